@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+// Nearcast: the firmware core of a venue set-top box that broadcasts rotating event tokens
+// over near-ultrasonic audio and BLE. See README.md for the architecture.
+import PackageDescription
+
+let package = Package(
+    name: "nearcast",
+    products: [
+        .executable(name: "nearcast", targets: ["nearcast"]),
+        .library(name: "NearcastCore", targets: ["NearcastCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, seen through module maps. Each shim.h holds only static inline wrappers
+        // for the macros and variadic functions Swift cannot import.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Pure Swift: no Foundation, no C modules, no I/O, no clock reads.
+        .target(name: "NearcastCore"),
+        // The only code that touches the operating system.
+        .target(
+            name: "NearcastDrivers",
+            dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto"]
+        ),
+        // Composition: boards, daemon loop, commands.
+        .target(
+            name: "NearcastApp",
+            dependencies: [
+                "NearcastCore", "NearcastDrivers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "nearcast", dependencies: ["NearcastApp"]),
+
+        .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore"]),
+        .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
+        .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp"]),
+        // Drives the built `nearcast` binary as a separate process.
+        .testTarget(name: "EndToEndTests", dependencies: ["NearcastCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

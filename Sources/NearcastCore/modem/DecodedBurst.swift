@@ -1,0 +1,16 @@
+/// A token found in audio, with where and how well it was received.
+public struct DecodedBurst: Sendable, Equatable {
+    /// The token the burst carried (its CRC checked after error correction).
+    public var token: Token
+    /// Audio sample index (from the start of the stream) at which the burst begins.
+    public var startSample: Int
+    /// The sample rate of the stream, to turn `startSample` into seconds.
+    public var sampleRate: Int
+    /// Normalised sync correlation, 0...1: how clearly the chirp pair stood out.
+    public var syncScore: Float
+    /// Estimated signal-to-noise ratio per symbol (Es/N0), dB.
+    public var symbolSNR: Float
+
+    /// Start of the burst in seconds from the start of the stream.
+    public var offsetSeconds: Double { Double(startSample) / Double(sampleRate) }
+}

@@ -1,0 +1,52 @@
+import Glibc
+
+/// A failed system call: the errno, what was being done, and to what.
+///
+/// Every errno that reaches Nearcast's code is turned into one of these (or a device error built
+/// from it) in one place, ``retryingInterrupts(_:_:)``, so messages read the same everywhere:
+/// `open /var/lib/nearcast/state.json: Permission denied (errno 13)`.
+public struct SystemError: Error, Equatable, CustomStringConvertible {
+    /// The errno value.
+    public let code: Int32
+    /// The operation, e.g. "open".
+    public let operation: String
+    /// The file or device it was applied to, if any.
+    public let subject: String?
+
+    public init(code: Int32, operation: String, subject: String? = nil) {
+        self.code = code
+        self.operation = operation
+        self.subject = subject
+    }
+
+    /// The C library's text for `code`.
+    public var message: String { Self.message(for: code) }
+
+    public var description: String {
+        let target = subject.map { " \($0)" } ?? ""
+        return "\(operation)\(target): \(message) (errno \(code))"
+    }
+
+    /// The C library's text for an errno value. glibc's strerror is thread-safe since 2.32
+    /// (unknown codes use a thread-local buffer); Debian 12 ships 2.36.
+    public static func message(for code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+}
+
+/// Runs a system call that returns −1 and sets errno on failure, retrying EINTR; throws a
+/// ``SystemError`` naming `operation` and `subject` otherwise. This is the only place that
+/// retries EINTR (never used for `close`, whose descriptor is gone even when it fails).
+@inline(__always)
+func retryingInterrupts<Result: BinaryInteger>(
+    _ operation: String, _ subject: String? = nil, _ call: () -> Result
+) throws(SystemError) -> Result {
+    while true {
+        let result = call()
+        if result != -1 { return result }
+        let code = errno
+        if code == EINTR { continue }
+        throw SystemError(code: code, operation: operation, subject: subject)
+    }
+}

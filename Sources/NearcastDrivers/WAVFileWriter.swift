@@ -1,0 +1,69 @@
+import NearcastCore
+
+/// Writes mono samples to a WAV file as they come, keeping the header's sizes current after
+/// every write so the file is valid even if the process is killed.
+public final class WAVFileWriter {
+    public let format: WAVFormat
+    private let file: OpenFile
+    private var dataBytes = 0
+    private var encoded: [UInt8]
+
+    /// Creates (or truncates) `path` and writes its header.
+    public init(path: String, format: WAVFormat, capacityFrames: Int = 4096) throws(SystemError) {
+        precondition(format.channels == 1, "Nearcast writes mono WAV files")
+        self.format = format
+        file = try OpenFile.forWriting(path)
+        encoded = [UInt8](repeating: 0, count: capacityFrames * format.bytesPerFrame)
+        try file.write(format.header(dataBytes: 0))
+    }
+
+    /// Frames written so far.
+    public var framesWritten: Int { dataBytes / format.bytesPerFrame }
+
+    /// Appends samples (−1...1; PCM is clipped there).
+    public func write(_ samples: UnsafeBufferPointer<Float>) throws(SystemError) {
+        var index = 0
+        while index < samples.count {
+            let chunk = min(samples.count - index, encoded.count / format.bytesPerFrame)
+            let bytes = encode(UnsafeBufferPointer(rebasing: samples[index..<index + chunk]))
+            try file.write(encoded[0..<bytes])
+            dataBytes += bytes
+            index += chunk
+        }
+        try updateHeader()
+    }
+
+    /// Fixes the header and closes the file.
+    public func close() throws(SystemError) {
+        try updateHeader()
+        try file.close()
+    }
+
+    private func encode(_ samples: UnsafeBufferPointer<Float>) -> Int {
+        encoded.withUnsafeMutableBytes { out in
+            switch format.encoding {
+            case .pcm16:
+                for (i, sample) in samples.enumerated() {
+                    let clipped = max(-1, min(1, sample))
+                    let value = UInt16(bitPattern: Int16((clipped * 32_767).rounded()))
+                    out[2 * i] = UInt8(truncatingIfNeeded: value)
+                    out[2 * i + 1] = UInt8(value >> 8)
+                }
+                return samples.count * 2
+            case .float32:
+                for (i, sample) in samples.enumerated() {
+                    let bits = sample.bitPattern
+                    for b in 0..<4 { out[4 * i + b] = UInt8(truncatingIfNeeded: bits >> UInt32(8 * b)) }
+                }
+                return samples.count * 4
+            }
+        }
+    }
+
+    private func updateHeader() throws(SystemError) {
+        let header = format.header(dataBytes: dataBytes)
+        // RIFF size at 4 and data size at 40.
+        try file.write(header[4..<8], at: 4)
+        try file.write(header[40..<44], at: 40)
+    }
+}

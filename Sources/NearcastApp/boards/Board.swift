@@ -1,0 +1,76 @@
+import NearcastCore
+
+/// A board: the hardware names Nearcast needs, loaded from `boards/NAME.json5` and validated.
+///
+/// Boards are data, not code: the same binary runs on a Pi 3, 4, 5 or Zero 2 W, on the
+/// virtual board in qemu and on the simulated board, and only this description changes.
+public struct Board: Sendable, Equatable {
+    /// The LEDs every board must have, in the order of the LED table in DESIGN.md.
+    public enum LEDRole: String, Sendable, CaseIterable {
+        case status, audio, ble, consent
+    }
+
+    /// One LED: a line of the board's GPIO chip.
+    public struct LED: Sendable, Equatable {
+        public var line: Int
+        /// True when driving the line low lights the LED; the driver inverts, so the rest of
+        /// Nearcast deals only in logical on and off.
+        public var activeLow: Bool
+    }
+
+    /// The GPIO chip the LEDs hang off.
+    public struct GPIO: Sendable, Equatable {
+        /// `gpiod` (libgpiod on a real chip) or `sim` (simulated, shown on the console).
+        public var driver: String
+        /// The chip's label (stable across kernels) or its number.
+        public var chip: String
+        /// Number of lines the chip has; LED lines must be below it.
+        public var lines: Int
+    }
+
+    /// An audio device: an ALSA PCM or, on the simulated board, a WAV file.
+    public struct AudioDevice: Sendable, Equatable {
+        /// `alsa` or `wav`.
+        public var driver: String
+        /// ALSA name (`hw:CARD=Headphones,DEV=0`) or, for `wav`, a file name in the state directory.
+        public var device: String
+        public var rate: Int
+        /// Frames per period (the chunk the driver reads or writes at once).
+        public var period: Int
+    }
+
+    /// The Bluetooth controller.
+    public struct Bluetooth: Sendable, Equatable {
+        /// `hci` (BlueZ raw HCI socket), `h4` (a UART controller) or `sim`.
+        public var driver: String
+        /// HCI device index (hci0 = 0) for `hci`.
+        public var index: Int?
+        /// Serial device for `h4`.
+        public var device: String?
+        /// Baud rate for `h4`.
+        public var baud: Int?
+    }
+
+    /// The technician console.
+    public struct Console: Sendable, Equatable {
+        /// A tty path, or `stdio`.
+        public var tty: String
+        public var baud: Int
+    }
+
+    public var name: String
+    public var description: String
+    public var gpio: GPIO
+    public var leds: [LEDRole: LED]
+    public var audioOutput: AudioDevice
+    public var audioInput: AudioDevice?
+    public var bluetooth: Bluetooth
+    public var console: Console
+    /// Whether broadcasting is allowed before a technician grants consent (sim and vm boards).
+    public var consentGrantedAtStart: Bool
+    /// Where the board was loaded from.
+    public var source: String
+
+    /// True for the simulated board, which needs no hardware.
+    public var isSimulated: Bool { audioOutput.driver == "wav" && gpio.driver == "sim" }
+}

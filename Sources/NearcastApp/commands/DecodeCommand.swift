@@ -1,0 +1,60 @@
+import ArgumentParser
+import NearcastCore
+import NearcastDrivers
+
+/// `nearcast decode`: every token in a WAV file.
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode every token in a WAV file (16-bit PCM or 32-bit float, 44.1 or 48 kHz, first channel).",
+        discussion: "Exits 0 when the file was read, even if it holds no token.")
+
+    @Argument(help: "The WAV file to decode.")
+    var file: String
+
+    @Flag(help: "One JSON object per token and line.")
+    var json = false
+
+    func run() throws {
+        let reader: WAVFileReader
+        do { reader = try WAVFileReader(path: file) } catch { throw CommandFailure("\(error)") }
+        let rate = reader.layout.format.sampleRate
+        let decoder: BurstDecoder
+        do { decoder = try BurstDecoder(sampleRate: rate) } catch { throw CommandFailure("\(file): \(error)") }
+
+        var found = 0
+        let report = { (burst: DecodedBurst) in
+            found += 1
+            StandardStreams.line(json ? Self.json(burst) : Self.text(burst))
+        }
+        var chunk = [Float](repeating: 0, count: 4096)
+        while true {
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBufferPointer { buffer throws(FileFormatError) in try reader.read(into: buffer) }
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            if count == 0 { break }
+            chunk.withUnsafeBufferPointer { decoder.push(UnsafeBufferPointer(rebasing: $0[0..<count]), report) }
+        }
+        decoder.finish(report)
+        if !json {
+            let seconds = Double(reader.layout.frames) / Double(rate)
+            StandardStreams.line("\(found) token\(found == 1 ? "" : "s") in \(Formatting.fixed(seconds, decimals: 2)) s of audio at \(rate) Hz")
+        }
+    }
+
+    static func json(_ burst: DecodedBurst) -> String {
+        "{\"payload\":\"\(burst.token.hex)\",\"kind\":\"\(burst.token.kind)\","
+            + "\"offset_s\":\(Formatting.fixed(burst.offsetSeconds, decimals: 6)),"
+            + "\"sync\":\(Formatting.fixed(Double(burst.syncScore), decimals: 3)),"
+            + "\"snr_db\":\(Formatting.fixed(Double(burst.symbolSNR), decimals: 1))}"
+    }
+
+    static func text(_ burst: DecodedBurst) -> String {
+        "\(Formatting.pad(Formatting.fixed(burst.offsetSeconds, decimals: 3), 9)) s  \(burst.token.kind)  \(burst.token.hex)"
+            + "  (sync \(Formatting.fixed(Double(burst.syncScore), decimals: 2)),"
+            + " Es/N0 \(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)) dB)"
+    }
+}

@@ -1,32 +1,81 @@
 import XCTest
 @testable import NearcastCore
 
+/// Encoder → decoder through clean and noisy audio: the modem's behaviour, not its limits
+/// (those are measured by the benchmark, with enough trials to support a percentage).
 final class ModemRoundTripTests: XCTestCase {
-    func testCleanBurstDecodes() throws {
+    func testRandomTokensRoundTripAtBothRatesAndAnyOffset() throws {
+        var generator = SeededGenerator(seed: 1)
         for rate in [48_000, 44_100] {
-            let token = try Token(kind: .direct, hex: "0102030405060708")
-            let audio = try renderBurst(token, sampleRate: rate, leadingSilence: 12_345)
-            let found = try decodeAll(audio, sampleRate: rate)
-            XCTAssertEqual(found.map(\.token), [token], "rate \(rate)")
+            for _ in 0..<12 {
+                let token = TestSignals.randomToken(using: &generator)
+                let lead = Int.random(in: 0..<rate, using: &generator)
+                let audio = try TestSignals.burst(token, sampleRate: rate, leadingSilence: lead)
+                let found = try TestSignals.decode(audio, sampleRate: rate)
+                XCTAssertEqual(found.map(\.token), [token], "rate \(rate), lead \(lead)")
+                if let burst = found.first {
+                    // The reported start is within a few samples of the true one.
+                    XCTAssertLessThan(abs(burst.startSample - lead), rate / 1000, "offset at rate \(rate)")
+                }
+            }
         }
     }
-}
 
-func renderBurst(_ token: Token, sampleRate: Int, leadingSilence: Int, trailingSilence: Int = 1000) throws -> [Float] {
-    let encoder = try BurstEncoder(sampleRate: sampleRate)
-    encoder.start(token)
-    var audio = [Float](repeating: 0, count: leadingSilence + encoder.rate.burstSamples + trailingSilence)
-    audio.withUnsafeMutableBufferPointer { buffer in
-        let tail = UnsafeMutableBufferPointer(rebasing: buffer[leadingSilence...])
-        _ = encoder.render(into: tail)
+    func testChunkSizeDoesNotChangeWhatIsDecoded() throws {
+        var generator = SeededGenerator(seed: 2)
+        var audio: [Float] = []
+        var sent: [Token] = []
+        for _ in 0..<3 {
+            let token = TestSignals.randomToken(using: &generator)
+            sent.append(token)
+            audio += try TestSignals.burst(token, sampleRate: 48_000, leadingSilence: Int.random(in: 100..<9000, using: &generator))
+        }
+        let power = try TestSignals.burstPower(sampleRate: 48_000)
+        TestSignals.addNoise(&audio, cn0: 45, sampleRate: 48_000, burstPower: power, generator: &generator)
+        let whole = try TestSignals.decode(audio, sampleRate: 48_000)
+        XCTAssertEqual(whole.map(\.token), sent)
+        for chunk in [1, 7, 160, 1023, 4096] {
+            let chunked = try TestSignals.decode(audio, sampleRate: 48_000, chunk: chunk)
+            XCTAssertEqual(chunked, whole, "chunk \(chunk)")
+        }
     }
-    return audio
-}
 
-func decodeAll(_ audio: [Float], sampleRate: Int) throws -> [DecodedBurst] {
-    let decoder = try BurstDecoder(sampleRate: sampleRate)
-    var found: [DecodedBurst] = []
-    audio.withUnsafeBufferPointer { decoder.push($0) { found.append($0) } }
-    decoder.finish { found.append($0) }
-    return found
+    func testBurstInModerateWhiteNoiseDecodes() throws {
+        // 36 dB-Hz is an in-band (1.5 kHz) SNR of 4.2 dB: audible hiss well above the tones.
+        var generator = SeededGenerator(seed: 3)
+        for rate in [48_000, 44_100] {
+            let power = try TestSignals.burstPower(sampleRate: rate)
+            var decoded = 0
+            let trials = 20
+            for _ in 0..<trials {
+                let token = TestSignals.randomToken(using: &generator)
+                var audio = try TestSignals.burst(token, sampleRate: rate, leadingSilence: Int.random(in: 0..<20_000, using: &generator))
+                TestSignals.addNoise(&audio, cn0: 36, sampleRate: rate, burstPower: power, generator: &generator)
+                let found = try TestSignals.decode(audio, sampleRate: rate)
+                XCTAssertTrue(found.allSatisfy { $0.token == token }, "a wrong payload was reported")
+                if found.map(\.token) == [token] { decoded += 1 }
+            }
+            XCTAssertEqual(decoded, trials, "rate \(rate): decoded \(decoded) of \(trials) at 36 dB-Hz")
+        }
+    }
+
+    func testBackToBackBurstsAreAllFound() throws {
+        var generator = SeededGenerator(seed: 4)
+        var audio: [Float] = []
+        var sent: [Token] = []
+        for _ in 0..<5 {
+            let token = TestSignals.randomToken(using: &generator)
+            sent.append(token)
+            audio += try TestSignals.burst(token, sampleRate: 48_000, leadingSilence: 0, trailingSilence: 0)
+        }
+        XCTAssertEqual(try TestSignals.decode(audio, sampleRate: 48_000).map(\.token), sent)
+    }
+
+    func testLoudAndQuietBurstsDecode() throws {
+        let token = try Token(kind: .eid, hex: "a1b2c3d4e5f60718")
+        for amplitude: Float in [1.0, 0.01, 0.0005] {
+            let audio = try TestSignals.burst(token, sampleRate: 48_000, leadingSilence: 5000, amplitude: amplitude)
+            XCTAssertEqual(try TestSignals.decode(audio, sampleRate: 48_000).map(\.token), [token], "amplitude \(amplitude)")
+        }
+    }
 }

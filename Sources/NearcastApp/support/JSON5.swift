@@ -65,7 +65,7 @@ public struct JSON5Parser {
 
     public static func parse(_ text: String) throws(JSON5SyntaxError) -> JSON5Node {
         var parser = JSON5Parser(bytes: Array(text.utf8))
-        parser.skipTrivia()
+        try parser.skipTriviaChecked()
         let node = try parser.parseValue()
         try parser.skipTriviaChecked()
         if parser.index < parser.bytes.count { throw parser.error("unexpected text after the value") }
@@ -89,8 +89,6 @@ public struct JSON5Parser {
         }
         index += 1
     }
-
-    private mutating func skipTrivia() { try? skipTriviaChecked() }
 
     private mutating func skipTriviaChecked() throws(JSON5SyntaxError) {
         while let c = current {
@@ -127,15 +125,19 @@ public struct JSON5Parser {
         case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"):
             value = .number(try parseNumber())
         default:
+            let wordStart = error("")
             let word = parseIdentifier()
+            func at(_ message: String) -> JSON5SyntaxError {
+                JSON5SyntaxError(line: wordStart.line, column: wordStart.column, message: message)
+            }
             switch word {
             case "true": value = .bool(true)
             case "false": value = .bool(false)
             case "null": value = .null
             case "Infinity": value = .number(.infinity)
             case "NaN": value = .number(.nan)
-            case "": throw error("unexpected character '\(Self.printable(c))', expected a value")
-            default: throw error("unexpected word '\(word)', expected a value (strings need quotes)")
+            case "": throw at("unexpected character '\(Self.printable(c))', expected a value")
+            default: throw at("unexpected word '\(word)', expected a value (strings need quotes)")
             }
         }
         return JSON5Node(value: value, line: startLine, column: startColumn)

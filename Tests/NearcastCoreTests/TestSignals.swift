@@ -1,0 +1,78 @@
+import Glibc
+@testable import NearcastCore
+
+/// A seeded generator (SplitMix64) so every noisy test is repeatable.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A standard normal sample (Box–Muller).
+    mutating func gaussian() -> Double {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return Glibc.sqrt(-2 * Glibc.log(u1)) * Glibc.cos(2 * Double.pi * u2)
+    }
+}
+
+/// Audio fixtures for the modem tests.
+enum TestSignals {
+    /// One burst for `token` with silence around it.
+    static func burst(_ token: Token, sampleRate: Int, leadingSilence: Int, trailingSilence: Int = 1000,
+                      amplitude: Float = 0.5) throws -> [Float] {
+        let encoder = try BurstEncoder(sampleRate: sampleRate, amplitude: amplitude)
+        encoder.start(token)
+        var audio = [Float](repeating: 0, count: leadingSilence + encoder.rate.burstSamples + trailingSilence)
+        audio.withUnsafeMutableBufferPointer { buffer in
+            _ = encoder.render(into: UnsafeMutableBufferPointer(rebasing: buffer[leadingSilence...]))
+        }
+        return audio
+    }
+
+    /// Mean power of a burst over its own duration (DESIGN's C/N0 definition).
+    static func burstPower(sampleRate: Int, amplitude: Float = 0.5) throws -> Double {
+        let token = try Token(kind: .direct, hex: "0011223344556677")
+        let audio = try burst(token, sampleRate: sampleRate, leadingSilence: 0, trailingSilence: 0, amplitude: amplitude)
+        return audio.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(audio.count)
+    }
+
+    /// Adds white Gaussian noise so the burst sits at `cn0` dB-Hz:
+    /// σ² = P·(fs/2) / 10^(C/N0 / 10) (shared/notes/modem-measurement.md).
+    static func addNoise(_ audio: inout [Float], cn0: Double, sampleRate: Int, burstPower: Double,
+                         generator: inout SeededGenerator) {
+        let sigma = Glibc.sqrt(burstPower * Double(sampleRate) / 2 / Glibc.pow(10, cn0 / 10))
+        for i in audio.indices { audio[i] += Float(sigma * generator.gaussian()) }
+    }
+
+    /// A random token of either kind and any valid length.
+    static func randomToken(using generator: inout SeededGenerator) -> Token {
+        let kind: TokenKind = Bool.random(using: &generator) ? .direct : .eid
+        let count = kind == .eid ? 8 : Int.random(in: 1...8, using: &generator)
+        var value = UInt64.random(in: 0...UInt64.max, using: &generator)
+        if count < 8 { value &= (UInt64(1) << UInt64(count * 8)) - 1 }
+        return Token(kind: kind, packed: value, count: count)!
+    }
+
+    /// Decodes `audio`, pushing it in chunks of `chunk` samples (0: all at once).
+    static func decode(_ audio: [Float], sampleRate: Int, chunk: Int = 0) throws -> [DecodedBurst] {
+        let decoder = try BurstDecoder(sampleRate: sampleRate)
+        var found: [DecodedBurst] = []
+        audio.withUnsafeBufferPointer { all in
+            let step = chunk > 0 ? chunk : max(all.count, 1)
+            var start = 0
+            while start < all.count {
+                let end = min(all.count, start + step)
+                decoder.push(UnsafeBufferPointer(rebasing: all[start..<end])) { found.append($0) }
+                start = end
+            }
+        }
+        decoder.finish { found.append($0) }
+        return found
+    }
+}

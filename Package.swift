@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
         .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp"]),
         // Drives the built `nearcast` binary as a separate process.
-        .testTarget(name: "EndToEndTests", dependencies: ["NearcastCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["nearcast"]),
     ],
     swiftLanguageModes: [.v6]
 )

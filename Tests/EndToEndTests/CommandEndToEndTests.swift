@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// The fixed command-line contracts of DESIGN.md, through the real binary.
+final class CommandEndToEndTests: XCTestCase {
+    func testEncodeThenDecodeForEveryRateKindAndSampleFormat() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cases: [(payload: String, kind: String, rate: String, float: Bool)] = [
+            ("0102030405060708", "direct", "48000", false),
+            ("a1b2c3", "direct", "44100", true),
+            ("ca8db2444f89ec78", "eid", "44100", false),
+            ("ca8db2444f89ec78", "eid", "48000", true),
+        ]
+        for (index, c) in cases.enumerated() {
+            let path = dir.appendingPathComponent("\(index).wav").path
+            var arguments = ["encode", "--payload", c.payload, "--kind", c.kind, "--rate", c.rate, "--out", path]
+            if c.float { arguments.append("--float") }
+            let encoded = try NearcastProcess.run(arguments)
+            XCTAssertEqual(encoded.status, 0, encoded.stderr)
+            let tokens = try NearcastProcess.decode(path)
+            XCTAssertEqual(tokens.count, 1, "\(c)")
+            XCTAssertEqual(tokens.first?["payload"] as? String, c.payload)
+            XCTAssertEqual(tokens.first?["kind"] as? String, c.kind)
+            XCTAssertEqual(tokens.first?["offset_s"] as? Double ?? -1, 0, accuracy: 0.002)
+        }
+    }
+
+    func testDecodeOfAFileWithoutTokensExitsZero() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A WAV of silence: encode a burst at the lowest amplitude and zero its samples.
+        let path = dir.appendingPathComponent("silence.wav").path
+        var data = Data("RIFF".utf8) + le32(36 + 96_000) + Data("WAVEfmt ".utf8) + le32(16)
+        data += le16(1) + le16(1) + le32(48_000) + le32(96_000) + le16(2) + le16(16) + Data("data".utf8) + le32(96_000)
+        data += Data(count: 96_000)
+        try data.write(to: URL(fileURLWithPath: path))
+        let result = try NearcastProcess.run(["decode", path, "--json"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stdout, "")
+        let human = try NearcastProcess.run(["decode", path])
+        XCTAssertTrue(human.stdout.contains("0 tokens in 1.00 s"), human.stdout)
+    }
+
+    func testEIDCommandPrintsTheVector() throws {
+        let result = try NearcastProcess.run(["eid", "--key", "a2c873f26ebae374d9f7efbcd922ca1c", "--exponent", "9", "--time", "1258098495"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "ca8db2444f89ec78\n")
+    }
+
+    func testBoardsListAndCheck() throws {
+        let list = try NearcastProcess.run(["boards"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        for name in ["rpi3b", "rpi4b", "rpi5", "zero2w", "sim"] {
+            XCTAssertTrue(list.lines.contains { $0.hasPrefix(name + " ") }, "\(name) in \(list.stdout)")
+        }
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.json5")
+        try "{ name: \"bad\", gpio: { chip: 0, lines: 4 }, leds: { status: { line: 9 } } }".write(to: bad, atomically: true, encoding: .utf8)
+        let check = try NearcastProcess.run(["boards", "check", bad.path])
+        XCTAssertNotEqual(check.status, 0)
+        XCTAssertTrue(check.stderr.contains("\(bad.path):1:"), check.stderr)
+        XCTAssertTrue(check.stderr.contains("leds.status.line: 9 is out of range"), check.stderr)
+    }
+
+    func testBadInputGivesOneClearLineAndANonZeroExit() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notWAV = dir.appendingPathComponent("text.wav")
+        try "not audio".write(to: notWAV, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["encode", "--payload", "zz", "--out", dir.appendingPathComponent("x.wav").path], "--payload: invalid hex payload 'zz'"),
+            (["encode", "--payload", "0102", "--kind", "eid", "--out", dir.appendingPathComponent("x.wav").path], "an eid token is exactly 8 bytes"),
+            (["encode", "--payload", "01", "--rate", "22050", "--out", dir.appendingPathComponent("x.wav").path], "--rate 22050"),
+            (["encode", "--payload", "01", "--out", "/nonexistent-dir/x.wav"], "/nonexistent-dir/x.wav: No such file or directory"),
+            (["decode", dir.appendingPathComponent("missing.wav").path], "missing.wav: No such file or directory"),
+            (["decode", notWAV.path], "text.wav: not a WAV file"),
+            (["eid", "--key", "00", "--exponent", "9", "--time", "1"], "--key: an identity key is 16 bytes"),
+            (["eid", "--key", "a2c873f26ebae374d9f7efbcd922ca1c", "--exponent", "16", "--time", "1"], "--exponent 16"),
+        ]
+        for (arguments, message) in cases {
+            let result = try NearcastProcess.run(arguments)
+            XCTAssertNotEqual(result.status, 0, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
+
+private func le32(_ v: Int) -> Data { Data((0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) }) }
+private func le16(_ v: Int) -> Data { Data([UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)]) }

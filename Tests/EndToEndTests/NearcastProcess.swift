@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// Runs the built `nearcast` binary as a separate process, as a user or a test harness would.
+struct NearcastProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// The binary next to this test bundle (SwiftPM puts products and tests in one folder),
+    /// or $NEARCAST_BIN.
+    static let binary: String = {
+        if let custom = ProcessInfo.processInfo.environment["NEARCAST_BIN"] { return custom }
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        // Inside an .xctest bundle directory on some layouts: walk up until nearcast is found.
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("nearcast").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return exe.deletingLastPathComponent().appendingPathComponent("nearcast").path
+    }()
+
+    /// Runs `nearcast` with `arguments` and waits (at most `timeout` seconds).
+    @discardableResult
+    static func run(_ arguments: [String], timeout: TimeInterval = 120, in directory: URL? = nil) throws -> Result {
+        let process = try start(arguments, in: directory)
+        return try wait(process, timeout: timeout)
+    }
+
+    /// A started process and the files its output goes to (files, not pipes: a chatty child
+    /// can never block on a full pipe).
+    typealias Started = (process: Process, stdout: URL, stderr: URL)
+
+    static func start(_ arguments: [String], in directory: URL? = nil) throws -> Started {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw NSError(domain: "nearcast", code: 1, userInfo: [NSLocalizedDescriptionKey: "no nearcast binary at \(binary): run `swift build` first"])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-out-\(UUID().uuidString)")
+        let out = base.appendingPathExtension("stdout"), err = base.appendingPathExtension("stderr")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, out, err)
+    }
+
+    static func wait(_ started: Started, timeout: TimeInterval = 120) throws -> Result {
+        let process = started.process
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            XCTFail("nearcast \(process.arguments ?? []) did not finish in \(timeout) s")
+        }
+        process.waitUntilExit()
+        defer {
+            try? FileManager.default.removeItem(at: started.stdout)
+            try? FileManager.default.removeItem(at: started.stderr)
+        }
+        return Result(status: process.terminationStatus,
+                      stdout: (try? String(contentsOf: started.stdout, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOf: started.stderr, encoding: .utf8)) ?? "")
+    }
+
+    /// Decoded tokens of a WAV file, from `nearcast decode --json`.
+    static func decode(_ path: String) throws -> [[String: Any]] {
+        let result = try run(["decode", path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try result.lines.map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+        }
+    }
+}
+
+/// A temporary directory for one test.
+func makeTemporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}

@@ -1,3 +1,4 @@
+import Glibc
 import NearcastCore
 
 /// The simulated board's speaker: writes what it is given to a WAV file, accepting samples no
@@ -60,5 +61,3 @@ public final class SimulatedAudioOutput: AudioOutput {
         }
     }
 }
-
-import Glibc

@@ -29,6 +29,7 @@ public final class Daemon {
     public func run() throws(CommandFailure) {
         let board = settings.board
         let signals = SignalWatcher()
+        log("nearcast \(BuildInfo.version): board \(board.name) (\(board.description)) from \(board.source)")
         let output = try openOutput()
         let fs = output.sampleRate
         let encoder: BurstEncoder
@@ -37,7 +38,6 @@ public final class Daemon {
         }
         let consent = board.consentGrantedAtStart || consentGranted()
         let clock = BeaconClock(startingAt: settings.state.savedBeaconTime(log: log))
-        log("nearcast \(BuildInfo.version): board \(board.name) (\(board.description)) from \(board.source)")
         log("state directory \(settings.state.path); beacon time starts at \(clock.start)")
         log("publishing \(settings.publication.summary), one burst every \(Formatting.fixed(settings.interval, decimals: 2)) s")
         log(consent ? "consent granted: broadcasting" :
@@ -74,12 +74,15 @@ public final class Daemon {
                 let carried = encoder.render(into: span)
                 if consent, let offset = timer.burstStart(inSpanAt: position, count: count) {
                     let burstTime = clock.time(elapsedSeconds: Double(position + offset) / Double(fs))
-                    if let token = try? settings.publication.token(at: burstTime) {
+                    do {
+                        let token = try settings.publication.token(at: burstTime)
                         encoder.start(token)
                         let at = max(offset, carried)
                         encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[at...]))
                         startedToken = token
                         startOffset = at
+                    } catch {
+                        log("error: no token for beacon time \(burstTime): \(error); burst skipped")
                     }
                 }
             }

@@ -1,3 +1,5 @@
+import NearcastCore
+
 /// A JSON5 value with the place it was written, so that validation errors can say
 /// `boards/rpi4b.json5:12:14: leds.status.line: ...`.
 ///
@@ -224,7 +226,7 @@ public struct JSON5Parser {
                     var scalar: UInt32 = 0
                     for _ in 0..<4 {
                         advance()
-                        guard let h = current, let v = Self.hexValue(h) else { throw error("bad \\u escape") }
+                        guard let h = current, let v = Hex.digitValue(h) else { throw error("bad \\u escape") }
                         scalar = scalar << 4 | UInt32(v)
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { throw error("bad \\u escape") }
@@ -274,15 +276,6 @@ public struct JSON5Parser {
             advance()
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     private static func printable(_ c: UInt8) -> String {

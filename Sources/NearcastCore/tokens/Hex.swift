@@ -20,7 +20,7 @@ public enum Hex {
         bytes.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else {
+            guard let high = digitValue(utf8[index]), let low = digitValue(utf8[index + 1]) else {
                 throw .invalidHex(String(text))
             }
             bytes.append(high << 4 | low)
@@ -51,7 +51,8 @@ public enum Hex {
         return text
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
+    /// The value of one ASCII hex digit, or nil for any other byte.
+    public static func digitValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10

@@ -11,6 +11,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // Tests only: counts heap allocations to prove the hot paths allocate nothing.
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
     targets: [
         // C libraries, seen through module maps. Each shim.h holds only static inline wrappers
@@ -38,6 +40,12 @@ let package = Package(
         .executableTarget(name: "nearcast", dependencies: ["NearcastApp"]),
 
         .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore"]),
+        // Zero-allocation proofs for the hot paths (modem, scheduler tick, LED patterns, line
+        // editor), counting mallocs on the test's own thread.
+        .testTarget(
+            name: "AllocationTests",
+            dependencies: ["NearcastCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+        ),
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
         .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp"]),
         // Drives the built `nearcast` binary as a separate process.

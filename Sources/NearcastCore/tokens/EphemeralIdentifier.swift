@@ -28,14 +28,26 @@ public enum EphemeralIdentifier {
     public static func compute(
         identityKey: [UInt8], exponent: Int, time: UInt32, cipher: some BlockCipher128
     ) throws -> Token {
+        let key = try temporaryKey(identityKey: identityKey, time: time, cipher: cipher)
+        return try compute(temporaryKey: key, exponent: exponent, time: time, cipher: cipher)
+    }
+
+    /// The temporary key, which changes only every 2^16 s of beacon time (its input holds just
+    /// the top 16 bits of the time), so a resolver can compute it once for many epochs.
+    public static func temporaryKey(identityKey: [UInt8], time: UInt32, cipher: some BlockCipher128) throws -> [UInt8] {
         precondition(identityKey.count == 16, "an Eddystone identity key is 16 bytes")
-        precondition((0...maximumExponent).contains(exponent), "rotation exponent must be 0...15")
         var keyData = [UInt8](repeating: 0, count: 16)
         keyData[11] = 0xFF
         keyData[14] = UInt8(truncatingIfNeeded: time >> 24)
         keyData[15] = UInt8(truncatingIfNeeded: time >> 16)
-        let temporaryKey = try cipher.encrypt(block: keyData, key: identityKey)
+        return try cipher.encrypt(block: keyData, key: identityKey)
+    }
 
+    /// The EID for `time` from the temporary key of the same 2^16-second span.
+    public static func compute(
+        temporaryKey: [UInt8], exponent: Int, time: UInt32, cipher: some BlockCipher128
+    ) throws -> Token {
+        precondition((0...maximumExponent).contains(exponent), "rotation exponent must be 0...15")
         let quantised = epochStart(time: time, exponent: exponent)
         var eidData = [UInt8](repeating: 0, count: 16)
         eidData[11] = UInt8(exponent)

@@ -3,16 +3,7 @@ import NearcastDrivers
 import XCTest
 
 final class EIDResolverTests: XCTestCase {
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    private typealias Generator = SplitMix64
 
     private func randomKey(_ generator: inout Generator) -> [UInt8] {
         (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -23,7 +14,7 @@ final class EIDResolverTests: XCTestCase {
     }
 
     func testResolvesTheRightBeaconAmongThousands() throws {
-        var generator = Generator(state: 40)
+        var generator = Generator(seed: 40)
         let resolver = EIDResolver(cipher: OpenSSLAES128(), skew: 600)
         var beacons: [(key: [UInt8], k: Int, time: UInt32)] = []
         for _ in 0..<2_000 {
@@ -45,7 +36,7 @@ final class EIDResolverTests: XCTestCase {
     }
 
     func testSkewedClocksResolveInsideTheWindowAndNotBeyond() throws {
-        var generator = Generator(state: 41)
+        var generator = Generator(seed: 41)
         let key = randomKey(&generator)
         let resolver = EIDResolver(cipher: OpenSSLAES128(), skew: 3_600)
         let id = try resolver.register(identityKey: key, exponent: 10, beaconTime: 1_000_000, at: 50_000)
@@ -62,7 +53,7 @@ final class EIDResolverTests: XCTestCase {
     }
 
     func testForgedAndForeignEIDsAreNotResolved() throws {
-        var generator = Generator(state: 42)
+        var generator = Generator(seed: 42)
         let key = randomKey(&generator)
         let resolver = EIDResolver(cipher: OpenSSLAES128(), skew: 3_600)
         _ = try resolver.register(identityKey: key, exponent: 9, beaconTime: 4_000, at: 0)
@@ -79,7 +70,7 @@ final class EIDResolverTests: XCTestCase {
     }
 
     func testWindowFollowsTimeAcrossEpochsAndTemporaryKeySpans() throws {
-        var generator = Generator(state: 43)
+        var generator = Generator(seed: 43)
         let key = randomKey(&generator)
         let resolver = EIDResolver(cipher: OpenSSLAES128(), skew: 300)
         let start: UInt32 = 65_536 - 2_000                  // crosses a temporary-key span (2^16)

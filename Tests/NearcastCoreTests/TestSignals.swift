@@ -1,18 +1,10 @@
 import Glibc
 @testable import NearcastCore
 
-/// A seeded generator (SplitMix64) so every noisy test is repeatable.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The core's seeded generator, plus the Gaussian samples the noise tests need.
+typealias SeededGenerator = SplitMix64
 
+extension SplitMix64 {
     /// A standard normal sample (Box–Muller).
     mutating func gaussian() -> Double {
         let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)

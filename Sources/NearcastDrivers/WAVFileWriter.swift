@@ -26,7 +26,12 @@ public final class WAVFileWriter {
         while index < samples.count {
             let chunk = min(samples.count - index, encoded.count / format.bytesPerFrame)
             let bytes = encode(UnsafeBufferPointer(rebasing: samples[index..<index + chunk]))
-            try file.write(encoded[0..<bytes])
+            // Straight from the encode buffer: no copy per period on the audio path.
+            var failure: SystemError?
+            encoded.withUnsafeBytes { raw in
+                do throws(SystemError) { try file.write(UnsafeRawBufferPointer(rebasing: raw[0..<bytes])) } catch { failure = error }
+            }
+            if let failure { throw failure }
             dataBytes += bytes
             index += chunk
         }

@@ -52,10 +52,7 @@ struct BLEFrameCommand: ParsableCommand {
             do { token = try Token(kind: kind, hex: payload) } catch { throw CommandFailure("--payload: \(error)") }
         } else {
             let identityKey: [UInt8]
-            do { identityKey = try Hex.parse(key ?? "") } catch { throw CommandFailure("--key: \(error)") }
-            guard identityKey.count == 16 else {
-                throw CommandFailure("--key: an identity key is 16 bytes (32 hex digits), got \(identityKey.count)")
-            }
+            do { identityKey = try EphemeralIdentifier.identityKey(hex: key ?? "") } catch { throw CommandFailure("--key: \(error)") }
             token = try EphemeralIdentifier.compute(identityKey: identityKey, exponent: exponent ?? 0,
                                                     time: UInt32(time ?? 0), cipher: OpenSSLAES128())
         }

@@ -28,10 +28,7 @@ struct EIDCommand: ParsableCommand {
 
     func run() throws {
         let identityKey: [UInt8]
-        do { identityKey = try Hex.parse(key) } catch { throw CommandFailure("--key: \(error)") }
-        guard identityKey.count == 16 else {
-            throw CommandFailure("--key: an identity key is 16 bytes (32 hex digits), got \(identityKey.count)")
-        }
+        do { identityKey = try EphemeralIdentifier.identityKey(hex: key) } catch { throw CommandFailure("--key: \(error)") }
         let eid = try EphemeralIdentifier.compute(identityKey: identityKey, exponent: exponent,
                                                   time: UInt32(time), cipher: OpenSSLAES128())
         StandardStreams.line(eid.hex)

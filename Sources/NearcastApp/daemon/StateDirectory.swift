@@ -26,9 +26,7 @@ public struct StateDirectory: Sendable {
         if FileSystem.exists(path) {
             do {
                 let text = try FileSystem.readText(path, limit: 4096)
-                let key = try Hex.parse(text.filter { !$0.isWhitespace })
-                guard key.count == 16 else { throw TokenError.invalidHex("\(key.count) bytes") }
-                return key
+                return try EphemeralIdentifier.identityKey(hex: text.filter { !$0.isWhitespace })
             } catch let error as SystemError {
                 throw CommandFailure("\(path): cannot read: \(error.message)")
             } catch {

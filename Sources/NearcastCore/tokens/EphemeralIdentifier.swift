@@ -21,6 +21,13 @@ public protocol BlockCipher128 {
 ///                                           cipher: OpenSSLAES128())
 /// ```
 public enum EphemeralIdentifier {
+    /// Parses a 16-byte identity key from hex (an optional `0x` prefix).
+    public static func identityKey(hex: some StringProtocol) throws(TokenError) -> [UInt8] {
+        let key = try Hex.parse(hex)
+        guard key.count == 16 else { throw .wrongKeyLength(count: key.count) }
+        return key
+    }
+
     /// The largest rotation exponent the Eddystone spec allows (2^15 s ≈ 9 hours).
     public static let maximumExponent = 15
 

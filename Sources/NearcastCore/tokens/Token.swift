@@ -67,6 +67,7 @@ public struct Token: Sendable, Hashable, CustomStringConvertible {
 public enum TokenError: Error, Equatable, CustomStringConvertible {
     case invalidHex(String)
     case wrongLength(kind: TokenKind, count: Int)
+    case wrongKeyLength(count: Int)
 
     public var description: String {
         switch self {
@@ -76,6 +77,8 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
             return "an eid token is exactly 8 bytes, got \(count)"
         case .wrongLength(_, let count):
             return "a direct token is 1 to 8 bytes, got \(count)"
+        case .wrongKeyLength(let count):
+            return "an identity key is 16 bytes (32 hex digits), got \(count)"
         }
     }
 }

@@ -33,10 +33,13 @@ let package = Package(
         .target(
             name: "NearcastApp",
             dependencies: [
-                "NearcastCore", "NearcastDrivers",
+                "NearcastCore", "NearcastDrivers", "NearcastBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The modem's test bench: channel simulator, background sounds, benchmark runners.
+        // Pure Swift on top of the core; used by `nearcast bench` and the tests.
+        .target(name: "NearcastBench", dependencies: ["NearcastCore"]),
         .executableTarget(name: "nearcast", dependencies: ["NearcastApp"]),
 
         .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore"]),

@@ -24,3 +24,14 @@ public enum MonotonicClock {
         }
     }
 }
+
+/// CPU time used by the calling thread (CLOCK_THREAD_CPUTIME_ID): what a benchmark charges to
+/// the decoder, unaffected by other processes and by time spent waiting.
+public enum ThreadCPUClock {
+    /// CPU seconds the calling thread has used.
+    public static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

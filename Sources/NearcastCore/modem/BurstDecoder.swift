@@ -93,6 +93,9 @@ public final class BurstDecoder {
 
     /// Audio samples pushed so far.
     public private(set) var samplesPushed = 0
+    /// Sync candidates whose frame was run through the Viterbi decoder and checked, so far: the
+    /// chances noise had to pass the CRC.
+    public private(set) var framesTried = 0
 
     /// Feeds audio samples; calls `onBurst` for each token found, in order.
     public func push(_ samples: UnsafeBufferPointer<Float>, _ onBurst: (DecodedBurst) -> Void) {
@@ -255,6 +258,7 @@ public final class BurstDecoder {
                 _ = demodulator.measure(re: xr, im: xi, start: margin + bestShift + dataOffset)
             }
         }
+        framesTried += 1
         let snr = llrs.withUnsafeMutableBufferPointer { demodulator.llrs(into: $0) }
         let decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
         guard let token = FrameCodec.token(fromFrameBits: decoded.bits) else { return nil }

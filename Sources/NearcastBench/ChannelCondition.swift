@@ -1,0 +1,155 @@
+import NearcastCore
+
+/// One set of impairments between the speaker and the decoder, applied with a fixed seed.
+///
+/// Order of the chain: room (convolution with a ``RoomModel`` response), time scale (Doppler or
+/// clock error, by resampling), the microphone's roll-off, background noise at the set C/N0,
+/// overdrive and clipping in the analog stage, then the converter's DC offset. C/N0 is measured against the
+/// mean power of the transmitted burst over its own duration (shared/notes/modem-measurement.md);
+/// the room's response is scaled so its direct path has gain 1.
+public struct ChannelCondition: Sendable {
+    /// Short name used on the command line and in tables.
+    public var name: String
+    /// One line for the table's legend.
+    public var summary: String
+    /// Audio sample rate of the whole chain.
+    public var sampleRate: Int = 48_000
+    /// Background noise colour, or nil for none.
+    public var noise: NoiseColor? = .white
+    /// Carrier-to-noise density in the modem's band, dB-Hz.
+    public var cn0: Double = 40
+    /// The time scale, in ppm, drawn uniformly from this range for each trial.
+    public var timeScalePPM: ClosedRange<Double> = 0...0
+    /// The room, or nil for a free field.
+    public var room: RoomModel?
+    /// Corner of a 4th-order Butterworth low-pass (a cheap microphone's roll-off), Hz.
+    public var micRolloffHz: Double?
+    /// Constant added after the noise, in units of full scale.
+    public var dcOffset: Double = 0
+    /// If set, the capture gain puts the burst's peak at this many times full scale, and every
+    /// sample is then clipped to ±1.
+    public var overdrive: Double?
+
+    public init(name: String, summary: String) {
+        self.name = name
+        self.summary = summary
+    }
+
+    /// Silence the simulator puts before and after the signal, seconds.
+    public static let padding = 0.5
+
+    /// The room every reverberant condition uses: a 250 m³ venue room, RT60 0.6 s in the
+    /// modem's band, listener 3 m from a wall-mounted speaker (Q = 2). Its direct-to-
+    /// reverberant ratio is −5.2 dB: most of the energy that arrives is echo.
+    public static let venueRoom = RoomModel(rt60: 0.6, distance: 3, volume: 250, directivity: 2)
+
+    /// The conditions `nearcast bench modem` measures by default: the bar of issue 3.
+    public static let standard: [ChannelCondition] = {
+        var list: [ChannelCondition] = []
+        func add(_ name: String, _ summary: String, _ configure: (inout ChannelCondition) -> Void) {
+            var condition = ChannelCondition(name: name, summary: summary)
+            configure(&condition)
+            list.append(condition)
+        }
+        add("clean", "no noise, no impairment (48 kHz)") { $0.noise = nil }
+        add("white-28", "white noise, C/N0 28 dB-Hz") { $0.cn0 = 28 }
+        add("white-28-44k", "white noise, C/N0 28 dB-Hz, 44.1 kHz") { $0.cn0 = 28; $0.sampleRate = 44_100 }
+        add("pink-28", "pink noise, C/N0 28 dB-Hz in the band") { $0.noise = .pink; $0.cn0 = 28 }
+        add("scale+4100", "time scale +4100 ppm, white 32 dB-Hz") { $0.cn0 = 32; $0.timeScalePPM = 4100...4100 }
+        add("scale-4100", "time scale -4100 ppm, white 32 dB-Hz") { $0.cn0 = 32; $0.timeScalePPM = -4100 ... -4100 }
+        add("scale-any", "time scale uniform in +-4100 ppm, white 32 dB-Hz") {
+            $0.cn0 = 32; $0.timeScalePPM = -4100...4100
+        }
+        add("room-3m", "RT60 0.6 s room, 3 m (DRR -5.2 dB), SNR 30 dB") {
+            $0.room = venueRoom; $0.cn0 = 30 + 31.8
+        }
+        add("room-3m-44k", "the same room at 44.1 kHz") {
+            $0.room = venueRoom; $0.cn0 = 30 + 31.8; $0.sampleRate = 44_100
+        }
+        add("cheap-mic", "roll-off above 19 kHz, DC 0.2, clipped 4x, white 34 dB-Hz") {
+            $0.micRolloffHz = 19_000; $0.dcOffset = 0.2; $0.overdrive = 4; $0.cn0 = 34
+        }
+        add("walking-44k", "44.1 kHz: room, +-4100 ppm, mic roll-off, pink 40 dB-Hz") {
+            $0.sampleRate = 44_100; $0.room = venueRoom; $0.timeScalePPM = -4100...4100
+            $0.micRolloffHz = 19_000; $0.noise = .pink; $0.cn0 = 40
+        }
+        return list
+    }()
+
+    /// The standard condition called `name`.
+    public static func named(_ name: String) -> ChannelCondition? {
+        standard.first { $0.name == name }
+    }
+}
+
+/// Applies a ``ChannelCondition`` to audio.
+public struct ChannelSimulator {
+    public let condition: ChannelCondition
+    private let scaler = TimeScaler()
+    private let noiseSource: NoiseSource?
+
+    public init(_ condition: ChannelCondition) {
+        self.condition = condition
+        noiseSource = condition.noise.map { NoiseSource(color: $0, sampleRate: condition.sampleRate) }
+    }
+
+    /// What one trial drew from the condition's ranges.
+    public struct Draw: Sendable {
+        /// The time scale applied, ppm.
+        public var timeScalePPM: Double
+        /// Where the input's first sample lands in the output, in output samples.
+        public var inputStart: Double
+    }
+
+    /// The received signal for `signal` (padded with silence both sides) and what was drawn.
+    /// The noise is scaled to the mean power of `signal` between its first and last non-zero
+    /// sample.
+    public func apply(_ signal: [Float], seed: UInt64) -> (received: [Float], draw: Draw) {
+        var generator = SplitMix64(seed: seed)
+        let fs = condition.sampleRate
+        let pad = Int(ChannelCondition.padding * Double(fs))
+        var x = [Double](repeating: 0, count: signal.count + 2 * pad)
+        for i in signal.indices { x[pad + i] = Double(signal[i]) }
+        let power = Self.activePower(signal)
+
+        if let room = condition.room {
+            let h = room.impulseResponse(sampleRate: fs, generator: &generator)
+            x = Array(FFT.convolve(x, h)[0..<x.count])
+        }
+        let range = condition.timeScalePPM
+        let ppm = range.lowerBound == range.upperBound ? range.lowerBound
+            : Double.random(in: range, using: &generator)
+        if ppm != 0 { x = scaler.scale(x, ppm: ppm) }
+        if let corner = condition.micRolloffHz {
+            // 4th-order Butterworth: two sections with Q = 0.541 and 1.307.
+            var first = Biquad.lowPass(corner, q: 0.541_196, sampleRate: fs)
+            var second = Biquad.lowPass(corner, q: 1.306_563, sampleRate: fs)
+            for i in x.indices { x[i] = second.process(first.process(x[i])) }
+        }
+        if let noiseSource {
+            let n0 = power / CoreMath.exp(condition.cn0 / 10 * CoreMath.log(10))
+            let noise = noiseSource.samples(count: x.count, n0: n0, generator: &generator)
+            for i in x.indices { x[i] += noise[i] }
+        }
+        if let overdrive = condition.overdrive {
+            let peak = signal.reduce(0) { max($0, abs(Double($1))) }
+            let gain = peak > 0 ? overdrive / peak : 1
+            for i in x.indices { x[i] = min(1, max(-1, x[i] * gain)) }
+        }
+        if condition.dcOffset != 0 {
+            // The converter's offset, after the analog stage clipped; its range still ends at ±1.
+            for i in x.indices { x[i] = min(1, max(-1, x[i] + condition.dcOffset)) }
+        }
+        let start = Double(pad) / (1 + ppm / 1e6)
+        return (x.map { Float($0) }, Draw(timeScalePPM: ppm, inputStart: start))
+    }
+
+    /// Mean power between the first and last non-zero sample.
+    static func activePower(_ signal: [Float]) -> Double {
+        guard let first = signal.firstIndex(where: { $0 != 0 }),
+              let last = signal.lastIndex(where: { $0 != 0 }) else { return 0 }
+        var sum = 0.0
+        for i in first...last { sum += Double(signal[i]) * Double(signal[i]) }
+        return sum / Double(last - first + 1)
+    }
+}

@@ -1,0 +1,98 @@
+import NearcastCore
+
+/// Runs bursts through a ``ChannelCondition`` and counts what the decoder made of them.
+///
+/// Each trial: a random 8-byte token (direct or EID, so kind + 8 bytes + CRC, the frame the bar
+/// is about), one burst at the condition's sample rate, the channel with its own seed, then a
+/// fresh streaming decoder fed in 1024-sample periods. Only the decoder's push/finish calls are
+/// timed, with the CPU clock the caller passes in (the bench module reads no clock itself).
+public struct ModemBenchmark {
+    /// What one condition gave.
+    public struct Result: Sendable {
+        public var condition: String
+        public var trials = 0
+        /// Right payload, reported within 10 ms of where the burst really starts.
+        public var decoded = 0
+        /// Payloads reported that were never sent (the number that must stay 0).
+        public var wrong = 0
+        /// Airtime of one burst, seconds.
+        public var airtime = 0.0
+        /// Seconds of audio the decoder was fed.
+        public var audioSeconds = 0.0
+        /// CPU seconds spent in the decoder.
+        public var decodeSeconds = 0.0
+        /// Seeds of the trials that failed, for replaying them.
+        public var failedSeeds: [UInt64] = []
+
+        /// Decoded share, percent.
+        public var successPercent: Double { trials == 0 ? 0 : 100 * Double(decoded) / Double(trials) }
+        /// Decoder CPU per second of audio, milliseconds.
+        public var cpuMillisecondsPerSecond: Double { audioSeconds == 0 ? 0 : 1000 * decodeSeconds / audioSeconds }
+    }
+
+    /// Audio is pushed in periods of this many samples, as a capture driver delivers it.
+    public static let period = 1024
+
+    public let condition: ChannelCondition
+    private let simulator: ChannelSimulator
+
+    public init(_ condition: ChannelCondition) {
+        self.condition = condition
+        simulator = ChannelSimulator(condition)
+    }
+
+    /// The seed of trial `index` under base seed `seed`, so one failure can be replayed alone.
+    public static func trialSeed(base seed: UInt64, index: Int) -> UInt64 {
+        seed &* 1_000_003 &+ UInt64(index)
+    }
+
+    /// Runs `trials` trials; `cpuSeconds` reads the calling thread's CPU clock.
+    public func run(trials: Int, seed: UInt64, cpuSeconds: () -> Double) throws -> Result {
+        let encoder = try BurstEncoder(sampleRate: condition.sampleRate)
+        var result = Result(condition: condition.name)
+        result.airtime = encoder.rate.burstSeconds
+        for index in 0..<trials {
+            let trialSeed = Self.trialSeed(base: seed, index: index)
+            var generator = SplitMix64(seed: trialSeed ^ 0x5EED)
+            let token = Self.randomToken(using: &generator)
+            encoder.start(token)
+            var burst = [Float](repeating: 0, count: encoder.rate.burstSamples)
+            burst.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
+            let (received, draw) = simulator.apply(burst, seed: trialSeed)
+
+            let decoder = try BurstDecoder(sampleRate: condition.sampleRate)
+            var found: [DecodedBurst] = []
+            let before = cpuSeconds()
+            received.withUnsafeBufferPointer { all in
+                var start = 0
+                while start < all.count {
+                    let end = min(all.count, start + Self.period)
+                    decoder.push(UnsafeBufferPointer(rebasing: all[start..<end])) { found.append($0) }
+                    start = end
+                }
+            }
+            decoder.finish { found.append($0) }
+            result.decodeSeconds += cpuSeconds() - before
+            result.audioSeconds += Double(received.count) / Double(condition.sampleRate)
+
+            let tolerance = 0.010 * Double(condition.sampleRate)
+            var ok = false
+            for burst in found {
+                if burst.token != token {
+                    result.wrong += 1
+                } else if abs(Double(burst.startSample) - draw.inputStart) <= tolerance {
+                    ok = true
+                }
+            }
+            result.trials += 1
+            if ok { result.decoded += 1 } else { result.failedSeeds.append(trialSeed) }
+        }
+        return result
+    }
+
+    /// An 8-byte token of either kind.
+    static func randomToken(using generator: inout SplitMix64) -> Token {
+        let kind: TokenKind = Bool.random(using: &generator) ? .direct : .eid
+        return Token(kind: kind, packed: UInt64.random(in: 0...UInt64.max, using: &generator), count: 8)!
+    }
+}

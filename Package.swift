@@ -50,6 +50,8 @@ let package = Package(
             dependencies: ["NearcastCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
+        // The modem through the simulated channel, and the simulator itself.
+        .testTarget(name: "ModemChannelTests", dependencies: ["NearcastCore", "NearcastBench"]),
         .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp"]),
         // Drives the built `nearcast` binary as a separate process.
         .testTarget(name: "EndToEndTests", dependencies: ["nearcast"]),

@@ -20,9 +20,10 @@ public struct FalseTokenBenchmark {
 
     /// Runs `seconds` of `sound` at `sampleRate`; `cpuSeconds` reads the thread's CPU clock.
     public static func run(sound: BackgroundSound.Kind, seconds: Double, sampleRate: Int, seed: UInt64,
+                           decoder configuration: BurstDecoder.Configuration = .init(),
                            cpuSeconds: () -> Double) throws -> Result {
         var source = BackgroundSound(kind: sound, sampleRate: sampleRate, seed: seed)
-        let decoder = try BurstDecoder(sampleRate: sampleRate)
+        let decoder = try BurstDecoder(sampleRate: sampleRate, configuration: configuration)
         var result = Result(sound: sound)
         var chunk = [Float](repeating: 0, count: 4800)
         var remaining = Int(seconds * Double(sampleRate))

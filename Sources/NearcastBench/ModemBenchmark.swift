@@ -47,7 +47,8 @@ public struct ModemBenchmark {
     }
 
     /// Runs `trials` trials; `cpuSeconds` reads the calling thread's CPU clock.
-    public func run(trials: Int, seed: UInt64, cpuSeconds: () -> Double) throws -> Result {
+    public func run(trials: Int, seed: UInt64, decoder configuration: BurstDecoder.Configuration = .init(),
+                    cpuSeconds: () -> Double) throws -> Result {
         let encoder = try BurstEncoder(sampleRate: condition.sampleRate)
         var result = Result(condition: condition.name)
         result.airtime = encoder.rate.burstSeconds
@@ -60,7 +61,7 @@ public struct ModemBenchmark {
             burst.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
             let (received, draw) = simulator.apply(burst, seed: trialSeed)
 
-            let decoder = try BurstDecoder(sampleRate: condition.sampleRate)
+            let decoder = try BurstDecoder(sampleRate: condition.sampleRate, configuration: configuration)
             var found: [DecodedBurst] = []
             let before = cpuSeconds()
             received.withUnsafeBufferPointer { all in

@@ -17,23 +17,8 @@ struct TimeScaler {
     private let table: [Double]     // [phase][tap], phases + 1 rows
 
     init() {
-        let taps = 2 * Self.halfTaps
-        var table = [Double](repeating: 0, count: (Self.phases + 1) * taps)
-        let i0Beta = CoreMath.exp(CoreMath.logBesselI0(Self.kaiserBeta))
-        for phase in 0...Self.phases {
-            let fraction = Double(phase) / Double(Self.phases)
-            for tap in 0..<taps {
-                // Distance from the output instant to input sample (k0 − halfTaps + 1 + tap).
-                let x = Double(tap - Self.halfTaps + 1) - fraction
-                let sinc = x == 0 ? 2 * Self.cutoff
-                    : CoreMath.sin(2 * CoreMath.pi * Self.cutoff * x) / (CoreMath.pi * x)
-                let r = x / Double(Self.halfTaps)
-                let window = abs(r) >= 1 ? 0
-                    : CoreMath.exp(CoreMath.logBesselI0(Self.kaiserBeta * (1 - r * r).squareRoot())) / i0Beta
-                table[phase * taps + tap] = sinc * window
-            }
-        }
-        self.table = table
+        table = KaiserSinc.polyphaseTable(halfTaps: Self.halfTaps, phases: Self.phases, cutoff: Self.cutoff,
+                                          beta: Self.kaiserBeta)
     }
 
     /// `x` played at `1 + ppm/10⁶` times its speed.

@@ -36,8 +36,20 @@ struct BenchModemCommand: ParsableCommand {
     @Option(help: "Base seed of the trials.")
     var seed: UInt64 = 1
 
+    @Option(help: "Override the C/N0 (dB-Hz) of every selected condition, for sweeps.")
+    var cn0: Double?
+
+    @Option(help: "Override the speaker's directivity factor Q of the room conditions (2: omnidirectional on a wall).")
+    var directivity: Double?
+
     @Option(help: "Hours of each background sound (white, pink, speech, music) for the false-token count; 0 skips it.")
     var noiseHours = 1.0
+
+    @Option(help: "The decoder's sync threshold, in units of the mean score of noise (default 7).")
+    var syncThreshold: Float?
+
+    @Option(help: "Sample rate of the false-token run: 48000 or 44100.")
+    var noiseRate = 48_000
 
     @Flag(help: "One JSON object per condition and line instead of the table.")
     var json = false
@@ -49,6 +61,14 @@ struct BenchModemCommand: ParsableCommand {
         guard trials > 0 else { throw ValidationError("--trials \(trials): use at least 1") }
         guard noiseHours >= 0 && noiseHours.isFinite else { throw ValidationError("--noise-hours: use 0 or more") }
         _ = try selectedConditions()
+        if let syncThreshold, !(syncThreshold > 0) { throw ValidationError("--sync-threshold: use a value above 0") }
+        guard noiseRate == 48_000 || noiseRate == 44_100 else { throw ValidationError("--noise-rate \(noiseRate): use 48000 or 44100") }
+    }
+
+    var decoderConfiguration: BurstDecoder.Configuration {
+        var configuration = BurstDecoder.Configuration()
+        if let syncThreshold { configuration.syncThresholdOverNoise = syncThreshold }
+        return configuration
     }
 
     func selectedConditions() throws -> [ChannelCondition] {
@@ -74,10 +94,21 @@ struct BenchModemCommand: ParsableCommand {
             StandardStreams.line("Modem benchmark: \(trials) trials per condition, seed \(seed), periods of \(ModemBenchmark.period) samples")
             StandardStreams.line(Self.header)
         }
-        for condition in selected {
+        for var condition in selected {
+            if let cn0 { condition.cn0 = cn0 }
+            if let directivity, condition.room != nil { condition.room?.directivity = directivity }
             StandardStreams.error("bench: \(condition.name): \(trials) trials...")
-            let result = try ModemBenchmark(condition).run(trials: trials, seed: seed, cpuSeconds: ThreadCPUClock.seconds)
-            StandardStreams.line(json ? Self.json(result) : Self.row(result, summary: condition.summary))
+            let result = try ModemBenchmark(condition).run(trials: trials, seed: seed, decoder: decoderConfiguration,
+                                                          cpuSeconds: ThreadCPUClock.seconds)
+            var summary = condition.summary
+            if cn0 != nil || directivity != nil {
+                summary += " [C/N0 \(Formatting.fixed(condition.cn0, decimals: 1)) dB-Hz"
+                if let room = condition.room {
+                    summary += ", Q \(Formatting.fixed(room.directivity, decimals: 1)), DRR \(Formatting.fixed(room.directToReverberantDB, decimals: 1)) dB"
+                }
+                summary += "]"
+            }
+            StandardStreams.line(json ? Self.json(result) : Self.row(result, summary: summary))
             if showFailures && !result.failedSeeds.isEmpty {
                 StandardStreams.line("  failed seeds: " + result.failedSeeds.map(String.init).joined(separator: " "))
             }
@@ -85,13 +116,14 @@ struct BenchModemCommand: ParsableCommand {
         guard noiseHours > 0 else { return }
         if !json {
             StandardStreams.line("")
-            StandardStreams.line("False tokens: \(Formatting.fixed(noiseHours, decimals: 2)) h of each sound at 48 kHz, no burst in it")
+            StandardStreams.line("False tokens: \(Formatting.fixed(noiseHours, decimals: 2)) h of each sound at \(noiseRate) Hz, no burst in it")
             StandardStreams.line("sound    hours  frames tried/h  false tokens  decode CPU")
         }
         for (index, sound) in BackgroundSound.Kind.allCases.enumerated() {
             StandardStreams.error("bench: \(sound.rawValue) noise: \(Formatting.fixed(noiseHours, decimals: 2)) h...")
-            let result = try FalseTokenBenchmark.run(sound: sound, seconds: noiseHours * 3600, sampleRate: 48_000,
-                                                     seed: seed &+ UInt64(index), cpuSeconds: ThreadCPUClock.seconds)
+            let result = try FalseTokenBenchmark.run(sound: sound, seconds: noiseHours * 3600, sampleRate: noiseRate,
+                                                     seed: seed &+ UInt64(index), decoder: decoderConfiguration,
+                                                     cpuSeconds: ThreadCPUClock.seconds)
             if json {
                 StandardStreams.line("{\"sound\":\"\(sound.rawValue)\",\"seconds\":\(Formatting.fixed(result.seconds, decimals: 1)),"
                     + "\"frames_tried\":\(result.framesTried),\"false_tokens\":\(result.falseTokens)}")

@@ -49,12 +49,14 @@ struct DecodeCommand: ParsableCommand {
         "{\"payload\":\"\(burst.token.hex)\",\"kind\":\"\(burst.token.kind)\","
             + "\"offset_s\":\(Formatting.fixed(burst.offsetSeconds, decimals: 6)),"
             + "\"sync\":\(Formatting.fixed(Double(burst.syncScore), decimals: 3)),"
-            + "\"snr_db\":\(Formatting.fixed(Double(burst.symbolSNR), decimals: 1))}"
+            + "\"snr_db\":\(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)),"
+            + "\"time_scale_ppm\":\(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0))}"
     }
 
     static func text(_ burst: DecodedBurst) -> String {
         "\(Formatting.pad(Formatting.fixed(burst.offsetSeconds, decimals: 3), 9)) s  \(burst.token.kind)  \(burst.token.hex)"
             + "  (sync \(Formatting.fixed(Double(burst.syncScore), decimals: 2)),"
-            + " Es/N0 \(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)) dB)"
+            + " Es/N0 \(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)) dB,"
+            + " time scale \(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)) ppm)"
     }
 }

@@ -3,13 +3,19 @@
 /// Pipeline, all at the complex baseband rate after ``BasebandConverter``:
 /// 1. **Sync**: at every baseband sample, the normalised correlation of the last chirp-length
 ///    window with the up-chirp and with the down-chirp templates (0...1, level-independent).
-///    A burst starting at s scores `(ρ_up(s) + ρ_down(s + L)) / 2`.
+///    A down-chirp peak at d pairs with the best up-chirp peak u within ±`pairSlack` of d − L
+///    (a time scale parts the two peaks, see ``ModemProfile/chirpPairSpreadSeconds``) and
+///    scores `(ρ_up(u) + ρ_down(d)) / 2`.
 /// 2. **Candidates**: a score above the threshold that stays the largest for one chirp length
 ///    either side becomes a candidate; up to ``maximumPendingCandidates`` wait for their audio.
-/// 3. **Decode**: when a candidate's whole burst has arrived, the symbol timing is refined over
-///    ±2 baseband samples, soft bits are computed (``SoftDemodulator``), Viterbi-decoded, and the
-///    frame's CRC, kind and tail are checked (``FrameCodec``). Only a frame that passes all of
-///    them is reported.
+/// 3. **Time scale**: both peaks are located to a fraction of a sample (parabola through the
+///    peak and its neighbours); their distance gives the time scale ε and their mean the
+///    burst's start. The burst is then resampled at 1/(1+ε) and turned back by the frequency
+///    offset ε·f_c (``FractionalInterpolator``), so the symbols are demodulated as if sent
+///    and received on the same clock.
+/// 4. **Decode**: the symbol timing is refined over ±2 baseband samples, soft bits are computed
+///    (``SoftDemodulator``), Viterbi-decoded, and the frame's CRC, kind and tail are checked
+///    (``FrameCodec``). Only a frame that passes all of them is reported.
 ///
 /// Every buffer is allocated in `init`; `push` and `finish` do not allocate.
 ///
@@ -21,10 +27,12 @@
 public final class BurstDecoder {
     /// Tunables of the decoder.
     public struct Configuration: Sendable {
-        /// Sync score (0...1) above which a candidate is decoded. Pure noise scores about
-        /// 1/L on average (L = 90 baseband samples at 48 kHz); the threshold keeps candidates
-        /// from noise rare, and the CRC rejects the few that get through.
-        public var syncThreshold: Float = 0.1
+        /// Sync score above which a candidate is decoded, in units of the mean score of pure
+        /// noise (1/L for a template of L baseband samples). The same multiple at every sample
+        /// rate gives the same miss and false-candidate odds per window, although the window
+        /// holds more noise at 44.1 kHz's wider baseband. Candidates from noise that get through
+        /// cost CPU, never a token: the CRC, kind and tail checks reject them.
+        public var syncThresholdOverNoise: Float = 7
 
         public init() {}
     }
@@ -37,7 +45,7 @@ public final class BurstDecoder {
     public let rate: ModemRate
     public let configuration: Configuration
     private var converter: BasebandConverter
-    private var demodulator: SoftDemodulator
+    private let demodulator: SoftDemodulator
     private let viterbi: ViterbiDecoder
 
     // Baseband history, stored twice (at i and i + capacity) so any window is contiguous.
@@ -45,15 +53,35 @@ public final class BurstDecoder {
     private var ringRe: [Float]
     private var ringIm: [Float]
     private var upScore: [Float]            // ρ_up by window start, mod capacity
+    private var downScore: [Float]          // ρ_down by window start, mod capacity
     private var produced = 0                // baseband samples so far
 
     // Conjugated chirp templates.
     private let upRe: [Float], upIm: [Float], downRe: [Float], downIm: [Float]
     private let templateEnergy: Float
 
-    private var candidateStart = -1
+    private let interpolator = FractionalInterpolator()
+    private let syncThreshold: Float
+    /// Sync scores every this many baseband samples. At 44.1 kHz the baseband (4.9 kHz) is four
+    /// times the chirps' bandwidth, so every other window still lands on each correlation peak's
+    /// main lobe; this halves the decoder's largest cost.
+    private let syncStride: Int
+    /// The last candidate decoded: a weaker one within a burst after it is its echo in a
+    /// reverberant room, not another burst (bursts do not overlap), and is not decoded again.
+    private var lastAttemptUp = Int.min / 2
+    private var lastAttemptScore: Float = 0
+    /// How far (baseband samples) the up-chirp peak may sit from d − L at the largest time scale.
+    private let pairSlack: Int
+    /// Baseband samples by which the peaks part per unit of time scale.
+    private let spreadPerUnitScale: Double
+    /// Baseband samples a burst can stretch by at the largest time scale.
+    private let maximumStretch: Int
+
+    private var candidateUp = -1
+    private var candidateDown = -1
     private var candidateScore: Float = 0
-    private var pendingStart: [Int]
+    private var pendingUp: [Int]
+    private var pendingDown: [Int]
     private var pendingScore: [Float]
     private var pendingCount = 0
     private var suppressUntil = 0
@@ -77,13 +105,21 @@ public final class BurstDecoder {
         ringRe = [Float](repeating: 0, count: 2 * capacity)
         ringIm = [Float](repeating: 0, count: 2 * capacity)
         upScore = [Float](repeating: 0, count: capacity)
+        downScore = [Float](repeating: 0, count: capacity)
+        let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
+        spreadPerUnitScale = ModemProfile.chirpPairSpreadSeconds * Double(rate.basebandRate)
+        pairSlack = Int((largestScale * spreadPerUnitScale).rounded(.up)) + 1
+        maximumStretch = Int((largestScale * Double(rate.basebandBurstSamples)).rounded(.up)) + 1
 
         let (ur, ui) = Self.chirpTemplate(rate: rate, rising: true)
         let (dr, di) = Self.chirpTemplate(rate: rate, rising: false)
         upRe = ur; upIm = ui; downRe = dr; downIm = di
         templateEnergy = Float(rate.basebandChirpSamples)
+        syncThreshold = configuration.syncThresholdOverNoise / Float(rate.basebandChirpSamples)
+        syncStride = rate.basebandRate >= 4_000 ? 2 : 1
 
-        pendingStart = [Int](repeating: 0, count: Self.maximumPendingCandidates)
+        pendingUp = [Int](repeating: 0, count: Self.maximumPendingCandidates)
+        pendingDown = [Int](repeating: 0, count: Self.maximumPendingCandidates)
         pendingScore = [Float](repeating: 0, count: Self.maximumPendingCandidates)
         let span = rate.basebandBurstSamples + 2 * Self.timingMargin
         scratchRe = [Float](repeating: 0, count: span)
@@ -128,12 +164,25 @@ public final class BurstDecoder {
         let chirp = rate.basebandChirpSamples
         if t >= chirp - 1 {
             let window = t - chirp + 1
-            let (up, down) = correlate(windowStart: window)
-            upScore[window & (capacity - 1)] = up
-            if window >= chirp {
-                let start = window - chirp
-                let score = 0.5 * (upScore[start & (capacity - 1)] + down)
-                consider(start: start, score: score)
+            let slot = window & (capacity - 1)
+            if window % syncStride != 0 {
+                // Not scored: the peak is found to a fraction of a sample when decoding.
+                upScore[slot] = 0
+                downScore[slot] = 0
+            } else {
+                let (up, down) = correlate(windowStart: window)
+                upScore[slot] = up
+                downScore[slot] = down
+                // The best up-chirp peak that could belong with a down-chirp at `window`. Near
+                // the start of the stream u may be negative: those ring slots still hold the
+                // zeros the stream is taken to begin with.
+                var bestUp = window - chirp
+                var bestScore: Float = -1
+                for u in (window - chirp - pairSlack)...(window - chirp + pairSlack) {
+                    let score = upScore[u & (capacity - 1)]
+                    if score > bestScore { bestScore = score; bestUp = u }
+                }
+                consider(up: bestUp, down: window, score: 0.5 * (bestScore + down))
             }
         }
         decodeReadyCandidates(onBurst)
@@ -170,53 +219,63 @@ public final class BurstDecoder {
     }
 
     /// Peak picking: the largest score above threshold within ±one chirp becomes a candidate.
-    private func consider(start: Int, score: Float) {
+    private func consider(up: Int, down: Int, score: Float) {
         let chirp = rate.basebandChirpSamples
-        if candidateStart >= 0 {
-            if start - candidateStart <= chirp {
+        if candidateDown >= 0 {
+            if down - candidateDown <= chirp {
                 if score > candidateScore {
-                    candidateStart = start
+                    candidateUp = up
+                    candidateDown = down
                     candidateScore = score
                 }
                 return
             }
-            enqueue(start: candidateStart, score: candidateScore)
-            candidateStart = -1
+            enqueue(up: candidateUp, down: candidateDown, score: candidateScore)
+            candidateDown = -1
         }
-        if score >= configuration.syncThreshold && start >= suppressUntil {
-            candidateStart = start
+        if score >= syncThreshold && up >= suppressUntil {
+            candidateUp = up
+            candidateDown = down
             candidateScore = score
         }
     }
 
-    private func enqueue(start: Int, score: Float) {
-        if pendingCount < Self.maximumPendingCandidates {
-            pendingStart[pendingCount] = start
-            pendingScore[pendingCount] = score
+    private func enqueue(up: Int, down: Int, score: Float) {
+        var slot = pendingCount
+        if pendingCount == Self.maximumPendingCandidates {
+            // Full: replace the weakest if this one is stronger.
+            slot = 0
+            for index in 1..<pendingCount where pendingScore[index] < pendingScore[slot] { slot = index }
+            guard score > pendingScore[slot] else { return }
+        } else {
             pendingCount += 1
-            return
         }
-        // Full: replace the weakest if this one is stronger.
-        var weakest = 0
-        for index in 1..<pendingCount where pendingScore[index] < pendingScore[weakest] { weakest = index }
-        if score > pendingScore[weakest] {
-            pendingStart[weakest] = start
-            pendingScore[weakest] = score
-        }
+        pendingUp[slot] = up
+        pendingDown[slot] = down
+        pendingScore[slot] = score
     }
 
     private func decodeReadyCandidates(_ onBurst: (DecodedBurst) -> Void) {
+        // A candidate waits for its whole burst at the largest stretch, the timing margin on
+        // both sides and the interpolator's reach.
+        let wait = rate.basebandBurstSamples + maximumStretch + 2 * Self.timingMargin + FractionalInterpolator.halfTaps + 3
         var index = 0
         while index < pendingCount {
-            let start = pendingStart[index]
-            if start < suppressUntil {
+            let up = pendingUp[index]
+            if up < suppressUntil {
                 removePending(at: index)
                 continue
             }
-            if produced >= start + rate.basebandBurstSamples + Self.timingMargin {
+            if produced >= up + wait {
+                let down = pendingDown[index]
                 let score = pendingScore[index]
                 removePending(at: index)
-                if let burst = decode(start: start, syncScore: score) {
+                if up - lastAttemptUp < rate.basebandBurstSamples && score < 0.5 * lastAttemptScore {
+                    continue
+                }
+                lastAttemptUp = up
+                lastAttemptScore = score
+                if let burst = decode(up: up, down: down, syncScore: score) {
                     onBurst(burst)
                 }
                 continue
@@ -227,29 +286,79 @@ public final class BurstDecoder {
 
     private func removePending(at index: Int) {
         pendingCount -= 1
-        pendingStart[index] = pendingStart[pendingCount]
+        pendingUp[index] = pendingUp[pendingCount]
+        pendingDown[index] = pendingDown[pendingCount]
         pendingScore[index] = pendingScore[pendingCount]
     }
 
     // MARK: - Frame decoding
 
-    private func decode(start: Int, syncScore: Float) -> DecodedBurst? {
-        let margin = Self.timingMargin
-        let first = start - margin
-        guard first >= 0, produced - first <= capacity else { return nil }
-        let span = rate.basebandBurstSamples + 2 * margin
-        let offset = first & (capacity - 1)
-        for i in 0..<span {
-            scratchRe[i] = ringRe[offset + i]
-            scratchIm[i] = ringIm[offset + i]
+    /// Where a correlation peak near `index` really is, to a fraction of a sample: the largest
+    /// score within ±`syncStride` (scored afresh, since the sync may have skipped windows), then
+    /// the vertex of the parabola through it and its two neighbours.
+    private func refinedPeak(near index: Int, rising: Bool) -> Double {
+        func score(_ window: Int) -> Float {
+            let (up, down) = correlate(windowStart: window)
+            return rising ? up : down
         }
+        var best = index
+        var bestScore = score(index)
+        for window in (index - syncStride)...(index + syncStride) where window != index {
+            let value = score(window)
+            if value > bestScore { bestScore = value; best = window }
+        }
+        let left = score(best - 1), right = score(best + 1)
+        let curvature = left - 2 * bestScore + right
+        guard curvature < 0 else { return Double(best) }
+        let offset = 0.5 * (left - right) / curvature
+        return Double(best) + Double(max(-0.5, min(0.5, offset)))
+    }
+
+    private func decode(up: Int, down: Int, syncScore: Float) -> DecodedBurst? {
+        let chirp = Double(rate.basebandChirpSamples)
+        let upPeak = refinedPeak(near: up, rising: true)
+        let downPeak = refinedPeak(near: down, rising: false)
+        let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
+        let scale = max(-largest, min(largest, (downPeak - upPeak - chirp) / spreadPerUnitScale))
+        // Each peak sits ε·L/2 early from the chirp's compression; the pair's mean puts the start.
+        let start = 0.5 * (upPeak + downPeak - chirp) + scale * chirp
+
+        // Resample the burst (plus the timing margin either side) onto the sender's clock.
+        let margin = Self.timingMargin
+        let span = rate.basebandBurstSamples + 2 * margin
+        let stretch = 1 / (1 + scale)
+        let origin = Int((start - Double(margin) * stretch).rounded(.down)) - FractionalInterpolator.halfTaps - 1
+        let last = start + Double(span) * stretch + Double(FractionalInterpolator.halfTaps) + 1
+        // Before the stream began the ring holds zeros (origin may be negative at the start).
+        guard Int(last) < produced, produced - origin <= capacity else { return nil }
+        let offset = origin & (capacity - 1)
+        // After resampling, the tones sit ε·f_c/(1+ε) above where they belong.
+        let step = -2 * CoreMath.pi * Double(ModemProfile.basebandCenterHz) * scale * stretch / Double(rate.basebandRate)
+        let stepRe = CoreMath.cos(step), stepIm = CoreMath.sin(step)
+        var rotRe = 1.0, rotIm = 0.0
+        ringRe.withUnsafeBufferPointer { xr in
+            ringIm.withUnsafeBufferPointer { xi in
+                for i in 0..<span {
+                    let position = start + Double(i - margin) * stretch - Double(origin) + Double(offset)
+                    let (re, im) = interpolator.value(re: xr, im: xi, at: position)
+                    scratchRe[i] = re * Float(rotRe) - im * Float(rotIm)
+                    scratchIm[i] = re * Float(rotIm) + im * Float(rotRe)
+                    let nextRe = rotRe * stepRe - rotIm * stepIm
+                    rotIm = rotRe * stepIm + rotIm * stepRe
+                    rotRe = nextRe
+                }
+            }
+        }
+
         let dataOffset = 2 * rate.basebandChirpSamples
         var bestShift = 0
         var bestQuality: Float = -1
         scratchRe.withUnsafeBufferPointer { xr in
             scratchIm.withUnsafeBufferPointer { xi in
                 for shift in -margin...margin {
-                    let quality = demodulator.measure(re: xr, im: xi, start: margin + shift + dataOffset)
+                    // Every fourth symbol is enough to rank the timings.
+                    let quality = demodulator.measure(re: xr, im: xi, start: margin + shift + dataOffset,
+                                                      symbolStride: 4)
                     if quality > bestQuality {
                         bestQuality = quality
                         bestShift = shift
@@ -263,13 +372,13 @@ public final class BurstDecoder {
         let decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
         guard let token = FrameCodec.token(fromFrameBits: decoded.bits) else { return nil }
 
-        let burstStart = start + bestShift
-        suppressUntil = burstStart + rate.basebandBurstSamples - rate.basebandChirpSamples
+        let burstStart = start + Double(bestShift) * stretch
+        suppressUntil = Int(burstStart) + rate.basebandBurstSamples - rate.basebandChirpSamples
         // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
         // `delaySamples` earlier.
-        let audioStart = (burstStart + 1) * rate.decimation - 1 - converter.delaySamples
+        let audioStart = Int(((burstStart + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
         return DecodedBurst(token: token, startSample: max(0, audioStart), sampleRate: rate.sampleRate,
-                            syncScore: syncScore, symbolSNR: snr)
+                            syncScore: syncScore, symbolSNR: snr, timeScalePPM: Float(scale * 1e6))
     }
 
     // MARK: - Templates

@@ -10,6 +10,9 @@ public struct DecodedBurst: Sendable, Equatable {
     public var syncScore: Float
     /// Estimated signal-to-noise ratio per symbol (Es/N0), dB.
     public var symbolSNR: Float
+    /// The time scale the burst arrived with, parts per million (positive: played faster than
+    /// sent, as when the listener approaches or the capture clock runs slow).
+    public var timeScalePPM: Float = 0
 
     /// Start of the burst in seconds from the start of the stream.
     public var offsetSeconds: Double { Double(startSample) / Double(sampleRate) }

@@ -55,6 +55,10 @@ public enum ModemProfile {
     /// It is coprime with 176 and puts any two coded bits closer than 12 in different symbols.
     public static let interleaverMultiplier = 73
 
+    /// The largest time scale the decoder looks for, parts per million either way: 4100 ppm is a
+    /// listener walking at 1.4 m/s, or two sound cards' clocks far apart; the rest is margin.
+    public static let maximumTimeScalePPM = 5_000
+
     /// The frequency the decoder mixes down to 0 Hz: the middle of the tone set, on a tone.
     public static let basebandCenterHz = firstToneHz + (toneCount / 2) * toneSpacingHz
 
@@ -70,6 +74,17 @@ public enum ModemProfile {
     public static var codedBits: Int { encodedBits * 2 }
     /// FSK symbols in a burst.
     public static var symbolCount: Int { codedBits / bitsPerSymbol }
+    /// How far a time scale ε moves the down-chirp's correlation peak away from the up-chirp's,
+    /// in seconds per unit ε: a received x((1+ε)t) shifts both chirps by ε·f_mid, which moves a
+    /// chirp of slope k by ε·f_mid/k in time, in opposite directions for up and down, while
+    /// the pair itself shrinks by ε·T: Δ = ε·(2·f_mid/k − T). For 18.6–19.8 kHz in 30 ms that
+    /// is 0.93 s, so 4100 ppm parts the peaks by 3.8 ms.
+    public static var chirpPairSpreadSeconds: Double {
+        let duration = Double(chirpDurationUnits) / Double(timeUnitHz)
+        let middle = Double(chirpLowHz + chirpHighHz) / 2
+        let slope = Double(chirpHighHz - chirpLowHz) / duration
+        return 2 * middle / slope - duration
+    }
     /// Frequency of the highest tone, Hz.
     public static var lastToneHz: Int { firstToneHz + (toneCount - 1) * toneSpacingHz }
 }

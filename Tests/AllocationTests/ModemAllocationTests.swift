@@ -49,4 +49,35 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
         XCTAssertGreaterThan(found, 150, "the bursts were decoded while counting")
     }
+
+    func testEncoderAndDecoderThroughSharedRingsAllocateNothing() throws {
+        let rate = 44_100
+        let encoder = try BurstEncoder(sampleRate: rate)
+        let decoder = try BurstDecoder(sampleRate: rate)
+        let ring = SampleRing(capacity: 4 * 441)
+        let token = try Token(kind: .direct, hex: "0a0b0c0d")
+        var found = 0
+        var noise: UInt64 = 99
+        func period() {
+            ring.withWritableRegion(maximum: 441) { region in
+                for i in region.indices {
+                    noise = noise &* 6364136223846793005 &+ 1442695040888963407
+                    region[i] = Float(Int32(truncatingIfNeeded: noise >> 32)) / Float(Int32.max) * 0.01
+                }
+                if !encoder.isFinished { _ = encoder.render(into: region) }
+                return region.count
+            }
+            decoder.push(from: ring) { _ in found += 1 }
+        }
+        encoder.start(token)
+        for _ in 0..<100 { period() }                  // warm-up: one burst
+        let allocations = AllocationCounter.allocations {
+            for index in 0..<(60 * 100) {              // one minute in 10 ms periods
+                if index % 150 == 0 { encoder.start(token) }
+                period()
+            }
+        }
+        XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
+        XCTAssertGreaterThan(found, 35, "the bursts were decoded while counting")
+    }
 }

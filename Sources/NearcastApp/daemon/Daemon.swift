@@ -46,7 +46,9 @@ public final class Daemon {
 
         var timer = BurstTimer(interval: Int((settings.interval * Double(fs)).rounded()))
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
-        var buffer = [Float](repeating: 0, count: output.periodFrames)
+        // The hand-over to the driver: the period is rendered in place in the ring and the
+        // driver writes it to the device straight from there (4 periods: regions never wrap).
+        let ring = SampleRing(capacity: 4 * output.periodFrames)
         var position = 0
         var bursts = 0
         var lastSaved = clock.start
@@ -61,14 +63,14 @@ public final class Daemon {
                     break
                 }
             }
-            let count = limit.map { min(buffer.count, $0 - position) } ?? buffer.count
-            if count <= 0 { break }
+            let wanted = limit.map { min(output.periodFrames, $0 - position) } ?? output.periodFrames
+            if wanted <= 0 { break }
             let elapsed = Double(position) / Double(fs)
             let beaconTime = clock.time(elapsedSeconds: elapsed)
             var startedToken: Token?
             var startOffset = 0
-            buffer.withUnsafeMutableBufferPointer { buffer in
-                let span = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+            let count = ring.withWritableRegion(maximum: wanted) { span in
+                let count = span.count
                 for i in span.indices { span[i] = 0 }
                 // Finish a burst that began in an earlier period.
                 let carried = encoder.render(into: span)
@@ -85,6 +87,7 @@ public final class Daemon {
                         log("error: no token for beacon time \(burstTime): \(error); burst skipped")
                     }
                 }
+                return count
             }
             if let token = startedToken {
                 bursts += 1
@@ -92,9 +95,7 @@ public final class Daemon {
                 log(statusLine(burst: bursts, at: at, token: token, beaconTime: beaconTime))
             }
             do {
-                try buffer.withUnsafeBufferPointer { buffer throws(AudioDeviceError) in
-                    try output.write(UnsafeBufferPointer(rebasing: buffer[0..<count]))
-                }
+                try output.write(from: ring, frames: count)
             } catch {
                 throw CommandFailure("\(error)")
             }

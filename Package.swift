@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "ModemChannelTests", dependencies: ["NearcastCore", "NearcastBench"]),
         .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp"]),
         // Drives the built `nearcast` binary as a separate process.
-        .testTarget(name: "EndToEndTests", dependencies: ["nearcast"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["nearcast"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -69,25 +69,24 @@ public final class SampleRing {
     /// Copies as many of `samples` as fit; returns how many.
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {
-        var done = 0
-        while done < samples.count {
-            let step = withWritableRegion(maximum: samples.count - done) { region in
-                for i in region.indices { region[i] = samples[done + i] }
-                return region.count
-            }
-            if step == 0 { break }
-            done += step
+        fillRegions(samples.count) { region, offset in
+            for i in region.indices { region[i] = samples[offset + i] }
         }
-        return done
     }
 
     /// Writes up to `count` zeros (as many as fit); returns how many.
     @discardableResult
     public func writeSilence(_ count: Int) -> Int {
+        fillRegions(count) { region, _ in region.update(repeating: 0) }
+    }
+
+    /// Fills up to `total` samples region by region; `fill` gets each region and how many
+    /// samples came before it.
+    private func fillRegions(_ total: Int, _ fill: (UnsafeMutableBufferPointer<Float>, Int) -> Void) -> Int {
         var done = 0
-        while done < count {
-            let step = withWritableRegion(maximum: count - done) { region in
-                region.update(repeating: 0)
+        while done < total {
+            let step = withWritableRegion(maximum: total - done) { region in
+                fill(region, done)
                 return region.count
             }
             if step == 0 { break }

@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "NearcastBench", dependencies: ["NearcastCore"]),
         .executableTarget(name: "nearcast", dependencies: ["NearcastApp"]),
 
-        .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore"]),
+        .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore", "NearcastBench"]),
         // Zero-allocation proofs for the hot paths (modem, scheduler tick, LED patterns, line
         // editor), counting mallocs on the test's own thread.
         .testTarget(

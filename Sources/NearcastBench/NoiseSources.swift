@@ -1,8 +1,8 @@
 import NearcastCore
 
 extension SplitMix64 {
-    /// A standard normal sample (Box–Muller).
-    mutating func gaussian() -> Double {
+    /// A standard normal sample (Box–Muller): the bench's noise, and the tests'.
+    public mutating func gaussian() -> Double {
         let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
         let u2 = Double.random(in: 0..<1, using: &self)
         return (-2 * CoreMath.log(u1)).squareRoot() * CoreMath.cos(2 * CoreMath.pi * u2)

@@ -96,7 +96,6 @@ final class ModemChannelTests: XCTestCase {
             let result = try FalseTokenBenchmark.run(sound: kind, seconds: 60, sampleRate: 48_000, seed: 7,
                                                      cpuSeconds: { 0 })
             XCTAssertEqual(result.falseTokens, 0, "\(kind)")
-            XCTAssertEqual(result.seconds, 60)
         }
     }
 }

@@ -1,4 +1,5 @@
 import XCTest
+import NearcastBench
 @testable import NearcastCore
 
 /// The modem never turns noise or damage into a token.

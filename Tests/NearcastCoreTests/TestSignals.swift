@@ -1,17 +1,9 @@
 import Glibc
+import NearcastBench       // SplitMix64.gaussian()
 @testable import NearcastCore
 
-/// The core's seeded generator, plus the Gaussian samples the noise tests need.
+/// The core's seeded generator (Gaussian samples come from the bench's extension).
 typealias SeededGenerator = SplitMix64
-
-extension SplitMix64 {
-    /// A standard normal sample (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
-        let u2 = Double.random(in: 0..<1, using: &self)
-        return Glibc.sqrt(-2 * Glibc.log(u1)) * Glibc.cos(2 * Double.pi * u2)
-    }
-}
 
 /// Audio fixtures for the modem tests.
 enum TestSignals {

@@ -61,7 +61,13 @@ struct BenchModemCommand: ParsableCommand {
         guard trials > 0 else { throw ValidationError("--trials \(trials): use at least 1") }
         guard noiseHours >= 0 && noiseHours.isFinite else { throw ValidationError("--noise-hours: use 0 or more") }
         _ = try selectedConditions()
-        if let syncThreshold, !(syncThreshold > 0) { throw ValidationError("--sync-threshold: use a value above 0") }
+        if let syncThreshold, !(syncThreshold > 0 && syncThreshold.isFinite) {
+            throw ValidationError("--sync-threshold: use a value above 0")
+        }
+        if let cn0, !cn0.isFinite { throw ValidationError("--cn0: use a number of dB-Hz") }
+        if let directivity, !(directivity > 0 && directivity.isFinite) {
+            throw ValidationError("--directivity: use a value above 0")
+        }
         guard noiseRate == 48_000 || noiseRate == 44_100 else { throw ValidationError("--noise-rate \(noiseRate): use 48000 or 44100") }
     }
 
@@ -202,10 +208,8 @@ struct BenchChannelCommand: ParsableCommand {
             throw CommandFailure("\(error)")
         }
         guard samples.contains(where: { $0 != 0 }) else { throw CommandFailure("\(input): the file is silent") }
-        if rate != chosen.sampleRate {
-            // The condition's impairments do not depend on the rate; run them at the file's.
-            chosen.sampleRate = rate
-        }
+        // The condition's impairments do not depend on the rate; run them at the file's.
+        chosen.sampleRate = rate
         let (received, draw) = ChannelSimulator(chosen).apply(samples, seed: seed)
         do {
             let writer = try WAVFileWriter(path: output, format: WAVFormat(encoding: .float32, sampleRate: rate))

@@ -53,7 +53,6 @@ public final class BurstDecoder {
     private var ringRe: [Float]
     private var ringIm: [Float]
     private var upScore: [Float]            // ρ_up by window start, mod capacity
-    private var downScore: [Float]          // ρ_down by window start, mod capacity
     private var produced = 0                // baseband samples so far
 
     // Conjugated chirp templates.
@@ -74,8 +73,9 @@ public final class BurstDecoder {
     private let pairSlack: Int
     /// Baseband samples by which the peaks part per unit of time scale.
     private let spreadPerUnitScale: Double
-    /// Baseband samples a burst can stretch by at the largest time scale.
-    private let maximumStretch: Int
+    /// Baseband samples a candidate waits after its up-chirp before it is decoded: its whole
+    /// burst at the largest stretch, the timing margin on both sides and the interpolator's reach.
+    private let candidateWait: Int
 
     private var candidateUp = -1
     private var candidateDown = -1
@@ -105,11 +105,12 @@ public final class BurstDecoder {
         ringRe = [Float](repeating: 0, count: 2 * capacity)
         ringIm = [Float](repeating: 0, count: 2 * capacity)
         upScore = [Float](repeating: 0, count: capacity)
-        downScore = [Float](repeating: 0, count: capacity)
         let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
         spreadPerUnitScale = ModemProfile.chirpPairSpreadSeconds * Double(rate.basebandRate)
         pairSlack = Int((largestScale * spreadPerUnitScale).rounded(.up)) + 1
-        maximumStretch = Int((largestScale * Double(rate.basebandBurstSamples)).rounded(.up)) + 1
+        let maximumStretch = Int((largestScale * Double(rate.basebandBurstSamples)).rounded(.up)) + 1
+        candidateWait = rate.basebandBurstSamples + maximumStretch + 2 * Self.timingMargin
+            + FractionalInterpolator.halfTaps + 3
 
         let (ur, ui) = Self.chirpTemplate(rate: rate, rising: true)
         let (dr, di) = Self.chirpTemplate(rate: rate, rising: false)
@@ -164,15 +165,13 @@ public final class BurstDecoder {
         let chirp = rate.basebandChirpSamples
         if t >= chirp - 1 {
             let window = t - chirp + 1
-            let slot = window & (capacity - 1)
+            let scoreSlot = window & (capacity - 1)
             if window % syncStride != 0 {
                 // Not scored: the peak is found to a fraction of a sample when decoding.
-                upScore[slot] = 0
-                downScore[slot] = 0
+                upScore[scoreSlot] = 0
             } else {
                 let (up, down) = correlate(windowStart: window)
-                upScore[slot] = up
-                downScore[slot] = down
+                upScore[scoreSlot] = up
                 // The best up-chirp peak that could belong with a down-chirp at `window`. Near
                 // the start of the stream u may be negative: those ring slots still hold the
                 // zeros the stream is taken to begin with.
@@ -256,9 +255,6 @@ public final class BurstDecoder {
     }
 
     private func decodeReadyCandidates(_ onBurst: (DecodedBurst) -> Void) {
-        // A candidate waits for its whole burst at the largest stretch, the timing margin on
-        // both sides and the interpolator's reach.
-        let wait = rate.basebandBurstSamples + maximumStretch + 2 * Self.timingMargin + FractionalInterpolator.halfTaps + 3
         var index = 0
         while index < pendingCount {
             let up = pendingUp[index]
@@ -266,7 +262,7 @@ public final class BurstDecoder {
                 removePending(at: index)
                 continue
             }
-            if produced >= up + wait {
+            if produced >= up + candidateWait {
                 let down = pendingDown[index]
                 let score = pendingScore[index]
                 removePending(at: index)

@@ -5,6 +5,8 @@
 /// (Es) over the whole burst, and scores each tone with the noncoherent likelihood
 /// log I₀(2·√(Es·E)/N0). A bit's LLR is the log-sum-exp over tones whose value has the bit set
 /// minus that over tones where it is clear. Soft values go to the Viterbi decoder unchanged.
+/// In a reverberant room the noise of each bin also counts the echo the earlier symbols left in
+/// it (see `llrs(into:)`).
 public final class SoftDemodulator {
     public let rate: ModemRate
     private let toneRe: [Float]      // [tone][m] = cos(2π·f_k·m/fsb)
@@ -18,6 +20,11 @@ public final class SoftDemodulator {
     private var ringing: [Float]
     /// Working space for medians and quantiles.
     private var scratch: [Float]
+    /// Echo shares below this are read as none: a median of noise-only bins scatters about 0,
+    /// and a free field should get the plain metric.
+    static let echoFloor: Float = 0.02
+    /// Whether the last `measure` covered every symbol (only then are there LLRs to compute).
+    private var measuredEverySymbol = false
 
     public init(rate: ModemRate) {
         self.rate = rate
@@ -52,9 +59,10 @@ public final class SoftDemodulator {
     /// strongest tone's share of the symbol's energy, a timing-quality score (higher is better).
     /// Only a measurement of every symbol (stride 1) can be turned into LLRs.
     public func measure(re xr: UnsafeBufferPointer<Float>, im xi: UnsafeBufferPointer<Float>,
-                                 start: Int, symbolStride: Int = 1) -> Float {
+                        start: Int, symbolStride: Int = 1) -> Float {
         precondition(start >= 0 && start + ModemProfile.symbolCount * rate.basebandSymbolSamples <= xr.count,
                      "data section outside the buffer")
+        measuredEverySymbol = symbolStride == 1
         let ns = rate.basebandSymbolSamples
         let tones = ModemProfile.toneCount
         var score: Float = 0
@@ -101,6 +109,7 @@ public final class SoftDemodulator {
     /// plain noncoherent metric.
     public func llrs(into output: UnsafeMutableBufferPointer<Float>) -> Float {
         precondition(output.count >= ModemProfile.codedBits, "LLR buffer too small")
+        precondition(measuredEverySymbol, "llrs(into:) needs a measure of every symbol first")
         let tones = ModemProfile.toneCount
         let symbols = ModemProfile.symbolCount
         let (n0, es, echo, decay) = estimateChannel()
@@ -181,8 +190,8 @@ public final class SoftDemodulator {
                     // ρ: what is left in the previous symbol's bin, as a share of what it put there.
                     let echo = Self.echoShare(lag: 1, n0: n0, energies: e, peakTone: peakTone, scratch: scratch)
                     let second = Self.echoShare(lag: 2, n0: n0, energies: e, peakTone: peakTone, scratch: scratch)
-                    let decay = echo > 0.02 ? max(0, min(0.9, second / echo)) : 0
-                    return (n0, es, echo > 0.02 ? echo : 0, decay)
+                    guard echo > Self.echoFloor else { return (n0, es, 0, 0) }
+                    return (n0, es, echo, max(0, min(0.9, second / echo)))
                 }
             }
         }

@@ -36,17 +36,38 @@ final class DaemonEndToEndTests: XCTestCase {
         let attributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("identity-key").path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, "key material is private")
 
+        func eid(at time: Int) throws -> String {
+            try NearcastProcess.run(["eid", "--key", key, "--exponent", "2", "--time", "\(time)"])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // The switch to the EID of the epoch starting at 4 s happens at a random moment in the
+        // first quarter of the epoch (4.0-5.0 s), logged as it happens.
+        let switchLine = try XCTUnwrap(first.lines.first { $0.contains("switched to EID") }, first.stdout)
+        let switchTime = try XCTUnwrap(Double(switchLine.drop { $0 == "[" || $0 == " " }.prefix { $0 != " " }))
+        XCTAssertTrue((4.0..<5.0).contains(switchTime), switchLine)
+        XCTAssertTrue(switchLine.contains(try eid(at: 4)), switchLine)
         let heard = try NearcastProcess.decode(dir.appendingPathComponent("audio.wav").path)
         XCTAssertEqual(heard.count, 6)
         for token in heard {
             let offset = try XCTUnwrap(token["offset_s"] as? Double)
             let time = Int(offset.rounded())          // beacon time started at 0
-            let expected = try NearcastProcess.run(["eid", "--key", key, "--exponent", "2", "--time", "\(time)"])
+            // A burst starting in the period of the switch (20 ms on the sim board) already carries the new EID.
+            let epoch = offset >= switchTime - 0.021 ? 4 : 0
             XCTAssertEqual(token["kind"] as? String, "eid")
-            XCTAssertEqual(token["payload"] as? String, expected.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                           "EID at beacon time \(time)")
+            XCTAssertEqual(token["payload"] as? String, try eid(at: epoch), "EID on air at beacon time \(time)")
         }
-        XCTAssertEqual(Set(heard.compactMap { $0["payload"] as? String }).count, 2, "one rotation at t = 4 s")
+        XCTAssertEqual(Set(heard.compactMap { $0["payload"] as? String }).count, 2, "one rotation")
+        // BLE switched in the same period, from a new random address.
+        let ble = try String(contentsOf: dir.appendingPathComponent("ble.log"), encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains("advertise") }
+        XCTAssertEqual(ble.count, 2, ble.joined(separator: "\n"))
+        let (eid0, eid4) = (try eid(at: 0), try eid(at: 4))
+        XCTAssertTrue(ble[0].hasPrefix("0.000 set 0 advertise") && ble[0].hasSuffix(eid0), String(ble[0]))
+        XCTAssertTrue(ble[1].hasSuffix(eid4), String(ble[1]))
+        let bleTime = try XCTUnwrap(Double(ble[1].prefix { $0 != " " }))
+        XCTAssertEqual(bleTime, switchTime, accuracy: 0.021, "BLE switches in the audio period of the switch")
+        func address(_ line: Substring) -> Substring? { line.split(separator: " ").drop { $0 != "address" }.dropFirst().first }
+        XCTAssertNotEqual(address(ble[0]), address(ble[1]), "the random address rotates with the EID")
 
         // A second run continues the beacon clock where the first stopped.
         let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
@@ -68,12 +89,60 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try NearcastProcess.decode(dir.appendingPathComponent("audio.wav").path).count, 2)
     }
 
+    /// Three publications: audio bursts take turns, the legacy advertiser rotates the BLE ones,
+    /// and the advertising data is exactly what `ble-frame` prints.
+    func testSeveralPublicationsShareTheMediums() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try NearcastProcess.run(["run", "--board", "sim", "--duration", "6", "--state-dir", dir.path,
+                                           "--publish", "direct:c0ffee@audio", "--publish", "direct:0102@ble",
+                                           "--publish", "direct:abcdef01@both"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let heard = try NearcastProcess.decode(dir.appendingPathComponent("audio.wav").path)
+        XCTAssertEqual(heard.compactMap { $0["payload"] as? String },
+                       ["c0ffee", "abcdef01", "c0ffee", "abcdef01", "c0ffee", "abcdef01"], "round-robin, one burst a second")
+        let ble = try String(contentsOf: dir.appendingPathComponent("ble.log"), encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains("advertise") }.map { String($0.split(separator: " ").last!) }
+        let frame0102 = try NearcastProcess.run(["ble-frame", "--kind", "direct", "--payload", "0102", "--tx-power=-12"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let frameABCD = try NearcastProcess.run(["ble-frame", "--kind", "direct", "--payload", "abcdef01", "--tx-power=-12"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(ble, [frame0102, frameABCD, frame0102, frameABCD, frame0102, frameABCD],
+                       "the BLE publications take turns on the one legacy set, a second each")
+    }
+
+    /// A power cut (SIGKILL) right after start: the saved reservation puts the next start ahead
+    /// of every beacon time already broadcast.
+    func testBeaconClockNeverGoesBackwardsAfterAPowerCut() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "1000\n".write(to: dir.appendingPathComponent("beacon-clock"), atomically: true, encoding: .utf8)
+        let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
+        Thread.sleep(forTimeInterval: 3)
+        kill(started.process.processIdentifier, SIGKILL)
+        let killed = try NearcastProcess.wait(started, timeout: 10)
+        let times = killed.lines.compactMap { line -> Int? in
+            guard let range = line.range(of: "beacon-time ") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        XCTAssertGreaterThanOrEqual(times.max() ?? 0, 1_001, killed.stdout)
+        let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
+        XCTAssertEqual(saved.trimmingCharacters(in: .whitespacesAndNewlines), "1600", "the reservation written at start")
+        let next = try NearcastProcess.run(["run", "--board", "sim", "--duration", "1", "--state-dir", dir.path])
+        XCTAssertTrue(next.stdout.contains("beacon time starts at 1600"), next.stdout)
+    }
+
     func testBadRunArgumentsFailWithAClearMessage() throws {
         let cases: [([String], String)] = [
             (["run", "--board", "no-such-board", "--duration", "1"], "no-such-board: no such board"),
             (["run", "--interval", "0.1"], "--interval 0.1"),
             (["run", "--payload", "xyz", "--duration", "1", "--state-dir", "/tmp/nearcast-e2e-unused"], "--payload: invalid hex payload 'xyz'"),
             (["run", "--duration=-3"], "--duration -3.0: use a positive number of seconds"),
+            (["run", "--publish", "direct:zz"], "--publish direct:zz: invalid hex payload 'zz'"),
+            (["run", "--publish", "eid:16"], "--publish eid:16: the rotation exponent after eid: must be 0 to 15"),
+            (["run", "--publish", "direct:01@radio"], "--publish direct:01@radio: mediums 'radio' must be audio, ble or both"),
+            (["run", "--publish", "beacon"], "--publish beacon: start with direct:HEX or eid[:K]"),
+            (["run", "--mediums", "sound"], "--mediums sound: use audio, ble or both"),
         ]
         for (arguments, message) in cases {
             let result = try NearcastProcess.run(arguments)

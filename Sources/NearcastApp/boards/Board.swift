@@ -49,6 +49,11 @@ public struct Board: Sendable, Equatable {
         public var device: String?
         /// Baud rate for `h4`.
         public var baud: Int?
+        /// Advertising sets the simulated controller offers (1: legacy advertising only). Real
+        /// controllers are asked (LE Read Number of Supported Advertising Sets).
+        public var advertisingSets: Int = 1
+        /// Calibrated TX power at 0 m written into the Eddystone frames, in dBm.
+        public var txPower: Int = -12
     }
 
     /// The technician console.

@@ -58,7 +58,13 @@ enum BoardValidator {
             driver: btDriver,
             index: try btDriver == "hci" ? btReader.requiredInt("index", in: 0...15) : btReader.int("index", in: 0...15),
             device: try btDriver == "h4" ? btReader.requiredString("device") : btReader.string("device"),
-            baud: try baud(&btReader, required: false))
+            baud: try baud(&btReader, required: false),
+            advertisingSets: try btReader.int("advertisingSets", in: 1...63) ?? 1,
+            txPower: try btReader.int("txPower", in: -100...20) ?? -12)
+        if btDriver != "sim" && bluetooth.advertisingSets != 1 {
+            throw ConfigError(file: file, key: "bluetooth.advertisingSets",
+                              message: "only the sim driver takes a set count; a real controller is asked for it")
+        }
         try btReader.finish()
 
         var consoleReader = try top.requiredObject("console")

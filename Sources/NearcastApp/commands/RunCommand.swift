@@ -36,8 +36,20 @@ struct RunCommand: ParsableCommand {
     @Option(help: "EID rotation exponent K (0-15): a new EID every 2^K seconds.")
     var exponent: Int = 10
 
-    @Option(help: "Seconds between bursts (at least the 0.5 s airtime of a burst).")
+    @Option(help: "Seconds between one publication's bursts (at least the 0.5 s airtime of a burst).")
     var interval: Double = 1
+
+    @Option(help: "Mediums for --payload/--kind: audio, ble or both.")
+    var mediums: String = "both"
+
+    @Option(help: ArgumentHelp(
+        "A publication, instead of --payload/--kind; repeat for up to 8.",
+        discussion: "direct:HEX or eid[:K], optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10).",
+        valueName: "spec"))
+    var publish: [String] = []
+
+    @Flag(help: "Log every scheduling decision (Nearby's debug logging).")
+    var debug = false
 
     func validate() throws {
         if let duration, !(duration > 0 && duration.isFinite) {
@@ -55,6 +67,16 @@ struct RunCommand: ParsableCommand {
         if kind == .eid && payload != nil {
             throw ValidationError("--payload is for direct tokens; an EID comes from the identity key in the state directory")
         }
+        guard DiscoveryMediums(name: mediums) != nil else {
+            throw ValidationError("--mediums \(mediums): use audio, ble or both")
+        }
+        if !publish.isEmpty && (payload != nil || kind != .direct) {
+            throw ValidationError("--publish replaces --payload and --kind: use one or the other")
+        }
+        if publish.count > SchedulerConfiguration.maximumPublications {
+            throw ValidationError("--publish given \(publish.count) times: at most \(SchedulerConfiguration.maximumPublications) publications")
+        }
+        for spec in publish { _ = try PublicationSpec.parse(spec, defaultExponent: exponent) }
     }
 
     func run() throws {
@@ -67,18 +89,33 @@ struct RunCommand: ParsableCommand {
             ?? (loaded.isSimulated ? "sim-state" : "/var/lib/nearcast")
         let state = try StateDirectory(path: statePath)
 
-        let publication: Publication
-        switch kind {
-        case .direct:
-            do {
-                publication = Publication(.direct(try Token(kind: .direct, hex: payload ?? "6e65617263617374")))
-            } catch {
-                throw CommandFailure("--payload: \(error)")
+        var requests: [Daemon.PublicationRequest] = []
+        if publish.isEmpty {
+            let strategy = Strategy(mediums: DiscoveryMediums(name: mediums) ?? .both, mode: .broadcast)
+            switch kind {
+            case .direct:
+                do {
+                    let token = try Token(kind: .direct, hex: payload ?? "6e65617263617374")
+                    requests.append(.init(message: .direct(token), strategy: strategy))
+                } catch {
+                    throw CommandFailure("--payload: \(error)")
+                }
+            case .eid:
+                requests.append(.init(message: .eid(identityKey: try state.identityKey(), exponent: exponent), strategy: strategy))
             }
-        case .eid:
-            publication = Publication(.eid(identityKey: try state.identityKey(), exponent: exponent))
+        } else {
+            for text in publish {
+                let spec = try PublicationSpec.parse(text, defaultExponent: exponent)
+                let message: Message
+                switch spec.kind {
+                case .direct(let token): message = .direct(token)
+                case .eid(let k): message = .eid(identityKey: try state.identityKey(), exponent: k)
+                }
+                requests.append(.init(message: message, strategy: Strategy(mediums: spec.mediums, mode: .broadcast)))
+            }
         }
-        var settings = Daemon.Settings(board: loaded, state: state, publication: publication)
+        var settings = Daemon.Settings(board: loaded, state: state, publications: requests)
+        settings.debug = debug
         settings.interval = interval
         settings.duration = duration
         let quiet = console == "none"
@@ -102,6 +139,49 @@ enum RunConfig {
             throw CommandFailure("\(path):\(error)")
         } catch {
             throw CommandFailure("\(error)")
+        }
+    }
+}
+
+/// One `--publish` value: `direct:HEX` or `eid[:K]`, optionally `@audio`, `@ble` or `@both`.
+struct PublicationSpec: Equatable {
+    enum Kind: Equatable {
+        case direct(Token)
+        case eid(exponent: Int)
+    }
+
+    var kind: Kind
+    var mediums: DiscoveryMediums
+
+    static func parse(_ text: String, defaultExponent: Int) throws(ValidationError) -> PublicationSpec {
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        var mediums = DiscoveryMediums.both
+        if parts.count == 2 {
+            guard let parsed = DiscoveryMediums(name: parts[1]) else {
+                throw ValidationError("--publish \(text): mediums '\(parts[1])' must be audio, ble or both")
+            }
+            mediums = parsed
+        }
+        let fields = parts[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        switch fields[0] {
+        case "direct":
+            guard fields.count == 2 else { throw ValidationError("--publish \(text): write direct:HEX, e.g. direct:c0ffee") }
+            do {
+                return PublicationSpec(kind: .direct(try Token(kind: .direct, hex: fields[1])), mediums: mediums)
+            } catch {
+                throw ValidationError("--publish \(text): \(error)")
+            }
+        case "eid":
+            var exponent = defaultExponent
+            if fields.count == 2 {
+                guard let k = Int(fields[1]), (0...EphemeralIdentifier.maximumExponent).contains(k) else {
+                    throw ValidationError("--publish \(text): the rotation exponent after eid: must be 0 to 15")
+                }
+                exponent = k
+            }
+            return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
+        default:
+            throw ValidationError("--publish \(text): start with direct:HEX or eid[:K]")
         }
     }
 }

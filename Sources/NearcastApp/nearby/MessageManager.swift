@@ -1,0 +1,246 @@
+import NearcastCore
+
+/// Nearcast's Nearby-style API: publications and subscriptions with strategies, a permission
+/// that gates everything, error handlers for the platform's problems, and a debug switch.
+///
+/// The manager owns the pure ``TokenScheduler``; whoever drives the hardware (the daemon) calls
+/// ``tick(at:count:perform:)`` once per audio period, feeds heard tokens in with
+/// ``heard(_:on:at:)`` or ``heard(report:at:)``, and reports problems with
+/// ``report(_:present:)``. Single-threaded: use it from the daemon's loop.
+///
+/// ```swift
+/// let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: entropy)
+/// manager.onBluetoothPowerError = { off in print(off ? "bluetooth is off" : "bluetooth is back") }
+/// let publication = try manager.publish(.direct(token), strategy: Strategy(mediums: .ble))
+/// let subscription = try manager.subscribe(onFound: { print("found \($0)") }, onLost: { print("lost \($0)") })
+/// ```
+public final class MessageManager {
+    /// The most subscriptions at once.
+    public static let maximumSubscriptions = 8
+
+    /// Consent: nothing is broadcast or reported while it is not granted.
+    public let permission: Permission
+    /// Log every scheduling decision (Nearby's `setDebugLoggingEnabled`).
+    public var debugLogging = false
+    /// Called with true when the microphone cannot be opened for lack of permission, false when it recovers.
+    public var onMicrophonePermissionError: ((Bool) -> Void)?
+    /// Called with true when Bluetooth is refused for lack of permission, false when it recovers.
+    public var onBluetoothPermissionError: ((Bool) -> Void)?
+    /// Called with true when Bluetooth is powered off or blocked, false when it is back.
+    public var onBluetoothPowerError: ((Bool) -> Void)?
+    /// Ticks without hearing a token before a subscription reports it lost.
+    public let lostAfter: Int64
+
+    private(set) var scheduler: TokenScheduler
+    private let cipher: any BlockCipher128
+    private let log: (String) -> Void
+    /// The EID publications' keys, by slot index (AES runs outside the tick).
+    private var eidSources: [Int: (key: [UInt8], exponent: Int)] = [:]
+    private var subscriptions: [Int: Unowned<Subscription>] = [:]
+    private var nextSubscription = 0
+    private var problems: Set<MediumProblem> = []
+
+    /// A manager with no publications. `lostAfterSeconds` is how long a subscription waits
+    /// without hearing a token before reporting it lost (Nearby used a few seconds to a minute;
+    /// 10 s suits a burst a second).
+    public init(configuration: SchedulerConfiguration, clock: BeaconClock, cipher: any BlockCipher128,
+                seed: UInt64, consentGranted: Bool = true, lostAfterSeconds: Double = 10,
+                log: @escaping (String) -> Void = { _ in }) {
+        self.scheduler = TokenScheduler(configuration: configuration, clock: clock, seed: seed,
+                                        broadcastingAllowed: consentGranted)
+        self.cipher = cipher
+        self.log = log
+        self.lostAfter = Int64(lostAfterSeconds * Double(configuration.ticksPerSecond))
+        self.permission = Permission(granted: consentGranted)
+        permission.apply = { [unowned self] granted in self.permissionChanged(granted) }
+    }
+
+    /// The scheduler's view of things (for status output).
+    public var schedule: TokenScheduler { scheduler }
+
+    /// The problems reported and not yet cleared.
+    public var currentProblems: Set<MediumProblem> { problems }
+
+    // MARK: Publishing
+
+    /// Starts broadcasting `message`; it stays on air while the returned object lives.
+    public func publish(_ message: Message, strategy: Strategy = .default, at now: Int64 = 0) throws(NearbyError) -> Publication {
+        guard !strategy.mediums.isEmpty, strategy.mode.contains(.broadcast) else { throw .emptyStrategy(strategy) }
+        let slot: PublicationSlot?
+        switch message {
+        case .direct(let token):
+            slot = scheduler.add(direct: token, strategy: strategy, at: now)
+        case .eid(let key, let exponent):
+            guard key.count == 16 else { throw .badMessage("an identity key is 16 bytes, got \(key.count)") }
+            guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
+                throw .badMessage("EID rotation exponent \(exponent): use 0 to 15")
+            }
+            let time = scheduler.beaconTime(at: now)
+            let epoch = EphemeralIdentifier.epochStart(time: time, exponent: exponent)
+            let token = try eid(key: key, exponent: exponent, epochStart: epoch)
+            slot = scheduler.add(eid: token, exponent: exponent, epochStart: epoch, strategy: strategy, at: now)
+            if let slot { eidSources[slot.index] = (key, exponent) }
+        }
+        guard let slot else { throw .tooManyPublications(limit: SchedulerConfiguration.maximumPublications) }
+        debug("publish \(message) with \(strategy) as \(slot)")
+        return Publication(message: message, strategy: strategy, slot: slot, manager: self)
+    }
+
+    func remove(_ publication: Publication) {
+        guard scheduler.remove(publication.slot) else { return }
+        eidSources[publication.slot.index] = nil
+        debug("unpublish \(publication.slot)")
+    }
+
+    func isLive(_ publication: Publication) -> Bool { scheduler.status(of: publication.slot) != nil }
+
+    // MARK: Subscribing
+
+    /// Starts listening on the strategy's mediums; found and lost are called from ``heard(_:on:at:)``
+    /// and ``tick(at:count:perform:)``.
+    public func subscribe(strategy: Strategy = .default, onFound: @escaping (FoundMessage) -> Void,
+                          onLost: @escaping (FoundMessage) -> Void) throws(NearbyError) -> Subscription {
+        guard !strategy.mediums.isEmpty, strategy.mode.contains(.scan) else { throw .emptyStrategy(strategy) }
+        guard subscriptions.count < Self.maximumSubscriptions else {
+            throw .tooManySubscriptions(limit: Self.maximumSubscriptions)
+        }
+        let identifier = nextSubscription
+        nextSubscription += 1
+        let subscription = Subscription(strategy: strategy, lostAfter: lostAfter, identifier: identifier,
+                                        manager: self, onFound: onFound, onLost: onLost)
+        subscriptions[identifier] = Unowned(subscription)
+        debug("subscribe \(identifier) with \(strategy)")
+        return subscription
+    }
+
+    func remove(_ identifier: Int) {
+        if subscriptions.removeValue(forKey: identifier) != nil { debug("unsubscribe \(identifier)") }
+    }
+
+    /// Whether any subscription listens on `medium` (the daemon opens the microphone or the
+    /// scanner only then).
+    public func isScanning(on medium: DiscoveryMediums) -> Bool {
+        permission.isGranted && subscriptions.values.contains { $0.value.strategy.scans(on: medium) }
+    }
+
+    /// A token heard on `medium` at tick `time` (a decoded burst, a parsed advertisement).
+    public func heard(_ token: Token, on medium: DiscoveryMediums, at time: Int64) {
+        guard permission.isGranted else { return }
+        for key in subscriptions.keys.sorted() {
+            guard let subscription = subscriptions[key]?.value, subscription.strategy.scans(on: medium) else { continue }
+            subscription.tracker.observe(token, on: medium, at: time) { event in deliver(event, to: subscription) }
+        }
+    }
+
+    /// An HCI LE advertising report event: every Eddystone EID or Nearcast UID frame in it is
+    /// heard on BLE. A malformed event is an error naming what is wrong, and changes nothing.
+    public func heard(report event: [UInt8], at time: Int64) throws(HCIEventError) {
+        for report in try LEAdvertisingReports.parse(event: event) {
+            if let data = report.data, let frame = EddystoneFrame.token(in: data) {
+                heard(frame.token, on: .ble, at: time)
+            }
+        }
+    }
+
+    private func deliver(_ event: SightingTracker.Event, to subscription: Subscription) {
+        switch event {
+        case .found(let token, let medium):
+            debug("found \(token) over \(medium)")
+            subscription.onFound(FoundMessage(token: token, medium: medium))
+        case .lost(let token):
+            debug("lost \(token)")
+            subscription.onLost(FoundMessage(token: token, medium: []))
+        }
+    }
+
+    // MARK: Driving
+
+    /// Runs the scheduler for the `count` ticks starting at `start` and hands each action to
+    /// `perform`; EID requests are answered here and lost tokens reported.
+    public func tick(at start: Int64, count: Int, perform: (ScheduleAction) -> Void) {
+        scheduler.tick(at: start, count: count)
+        let actions = scheduler.actions
+        for index in 0..<actions.count {
+            let action = actions[index]
+            if case .tokenNeeded(let slot, let epoch) = action {
+                provideEID(for: slot, epochStart: epoch)
+                continue
+            }
+            if debugLogging { debug(Self.describe(action)) }
+            perform(action)
+        }
+        let end = start + Int64(count)
+        for key in subscriptions.keys.sorted() {
+            guard let subscription = subscriptions[key]?.value else { continue }
+            subscription.tracker.expire(at: end) { event in deliver(event, to: subscription) }
+        }
+    }
+
+    /// Reports that a platform problem appeared (`present`) or went away; the matching error
+    /// handler runs on each change.
+    public func report(_ problem: MediumProblem, present: Bool) {
+        guard present != problems.contains(problem) else { return }
+        if present { problems.insert(problem) } else { problems.remove(problem) }
+        debug("\(problem): \(present ? "yes" : "cleared")")
+        switch problem {
+        case .microphonePermission: onMicrophonePermissionError?(present)
+        case .bluetoothPermission: onBluetoothPermissionError?(present)
+        case .bluetoothPower: onBluetoothPowerError?(present)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func permissionChanged(_ granted: Bool) {
+        scheduler.setBroadcastingAllowed(granted)
+        debug("permission \(granted ? "granted" : "denied")")
+        if !granted {
+            // Nothing heard is reported while consent is withdrawn: forget what was present.
+            for key in subscriptions.keys.sorted() {
+                guard let subscription = subscriptions[key]?.value else { continue }
+                subscription.tracker.removeAll { event in deliver(event, to: subscription) }
+            }
+        }
+    }
+
+    private func provideEID(for slot: PublicationSlot, epochStart: UInt32) {
+        guard let source = eidSources[slot.index] else { return }
+        do {
+            let token = try eid(key: source.key, exponent: source.exponent, epochStart: epochStart)
+            scheduler.provide(token, for: slot, epochStart: epochStart)
+        } catch {
+            // Left unanswered, the scheduler takes the old EID off the air at its switch moment.
+            log("error: \(slot): \(error)")
+        }
+    }
+
+    private func eid(key: [UInt8], exponent: Int, epochStart: UInt32) throws(NearbyError) -> Token {
+        do {
+            return try EphemeralIdentifier.compute(identityKey: key, exponent: exponent, time: epochStart, cipher: cipher)
+        } catch {
+            throw .cipherFailed("\(error)")
+        }
+    }
+
+    private func debug(_ line: @autoclosure () -> String) {
+        if debugLogging { log("debug: \(line())") }
+    }
+
+    /// One line for an action, as debug logging prints it.
+    public static func describe(_ action: ScheduleAction) -> String {
+        switch action {
+        case .audioBurst(let slot, let token, let at): return "tick \(at): audio burst \(token) for \(slot)"
+        case .advertise(let set, let slot, let token, let address, let at):
+            return "tick \(at): advertise \(token) for \(slot) on set \(set) from \(address)"
+        case .stopAdvertising(let set, let at): return "tick \(at): stop advertising set \(set)"
+        case .tokenNeeded(let slot, let epoch): return "EID for \(slot) at epoch \(epoch) needed"
+        case .tokenChanged(let slot, let token, let at): return "tick \(at): \(slot) switched to \(token)"
+        }
+    }
+}
+
+/// An unowned reference in a collection: subscriptions end when their owner drops them.
+struct Unowned<Object: AnyObject> {
+    unowned let value: Object
+    init(_ value: Object) { self.value = value }
+}

@@ -1,0 +1,178 @@
+import NearcastApp
+import NearcastCore
+import NearcastDrivers
+import XCTest
+
+/// The Nearby-style API as a Swift program on the box would use it.
+final class MessageManagerTests: XCTestCase {
+    private let rate = 48_000
+    private let key: [UInt8] = Array(0..<16)
+
+    private func manager(consent: Bool = true, sets: Int = 1, log: @escaping (String) -> Void = { _ in }) -> MessageManager {
+        var config = SchedulerConfiguration(ticksPerSecond: rate, audioBurstLength: 24_000)
+        config.bleAdvertisingSets = sets
+        return MessageManager(configuration: config, clock: BeaconClock(startingAt: 100_000), cipher: OpenSSLAES128(),
+                              seed: 42, consentGranted: consent, lostAfterSeconds: 3, log: log)
+    }
+
+    /// Runs `seconds` of periods and returns the actions performed.
+    @discardableResult
+    private func run(_ manager: MessageManager, from start: inout Int64, seconds: Double, period: Int = 960) -> [ScheduleAction] {
+        var actions: [ScheduleAction] = []
+        let end = start + Int64(seconds * Double(rate))
+        while start < end {
+            manager.tick(at: start, count: period) { actions.append($0) }
+            start += Int64(period)
+        }
+        return actions
+    }
+
+    func testAPublicationBroadcastsWhileItsObjectLives() throws {
+        let manager = manager()
+        var position: Int64 = 0
+        var publication: Publication? = try manager.publish(.direct(try Token(kind: .direct, hex: "c0ffee")))
+        XCTAssertEqual(publication?.currentToken?.hex, "c0ffee")
+        let live = run(manager, from: &position, seconds: 3)
+        XCTAssertEqual(live.filter { if case .audioBurst = $0 { return true } else { return false } }.count, 3)
+        XCTAssertTrue(live.contains { if case .advertise = $0 { return true } else { return false } })
+        publication = nil                      // the owner lets go: unpublished
+        let after = run(manager, from: &position, seconds: 3)
+        XCTAssertEqual(after.first, .stopAdvertising(set: 0, at: 3 * 48_000))
+        XCTAssertFalse(after.contains { if case .audioBurst = $0 { return true } else { return false } })
+        XCTAssertEqual(manager.schedule.publicationCount, 0)
+    }
+
+    func testEIDPublicationsCarryTheRealEIDOfEachEpoch() throws {
+        let manager = manager()
+        let publication = try manager.publish(.eid(identityKey: key, exponent: 3), strategy: Strategy(mediums: .audio))
+        var position: Int64 = 0
+        var current = try XCTUnwrap(publication.currentToken)
+        var switches = 0
+        for action in run(manager, from: &position, seconds: 100) {
+            switch action {
+            case .tokenChanged(_, let token, let at):
+                let time = manager.schedule.beaconTime(at: at)
+                let expected = try EphemeralIdentifier.compute(identityKey: key, exponent: 3, time: time, cipher: OpenSSLAES128())
+                XCTAssertEqual(token, expected, "the EID of beacon time \(time)")
+                current = token
+                switches += 1
+            case .audioBurst(_, let token, _):
+                XCTAssertEqual(token, current)
+            default:
+                break
+            }
+        }
+        XCTAssertGreaterThanOrEqual(switches, 11, "100 s of 8 s epochs")
+    }
+
+    func testPermissionGatesBroadcastingAndNotifiesOnChange() throws {
+        let manager = manager(consent: false)
+        var changes: [Bool] = []
+        manager.permission.onChange = { changes.append($0) }
+        let publication = try manager.publish(.direct(try Token(kind: .direct, hex: "01")))
+        var position: Int64 = 0
+        XCTAssertTrue(run(manager, from: &position, seconds: 2).isEmpty, "nothing on air without consent")
+        manager.permission.grant()
+        manager.permission.grant()               // no change, no call
+        XCTAssertFalse(run(manager, from: &position, seconds: 2).isEmpty)
+        manager.permission.deny()
+        let denied = run(manager, from: &position, seconds: 2)
+        XCTAssertEqual(denied.count, 1, "only the advertiser being stopped")
+        XCTAssertEqual(changes, [true, false])
+        XCTAssertTrue(publication.isPublished, "consent pauses publications, it does not remove them")
+    }
+
+    func testErrorHandlersRunOnEveryChangeOfAProblem() {
+        let manager = manager()
+        var calls: [String] = []
+        manager.onMicrophonePermissionError = { calls.append("mic \($0)") }
+        manager.onBluetoothPermissionError = { calls.append("bt-perm \($0)") }
+        manager.onBluetoothPowerError = { calls.append("bt-power \($0)") }
+        manager.report(.bluetoothPower, present: true)
+        manager.report(.bluetoothPower, present: true)
+        manager.report(.microphonePermission, present: true)
+        manager.report(.bluetoothPower, present: false)
+        manager.report(.bluetoothPermission, present: false)   // was never present
+        XCTAssertEqual(calls, ["bt-power true", "mic true", "bt-power false"])
+        XCTAssertEqual(manager.currentProblems, [.microphonePermission])
+    }
+
+    func testTooManyPublicationsAndEmptyStrategiesAreClearErrors() throws {
+        let manager = manager()
+        var kept: [Publication] = []
+        for index in 0..<8 { kept.append(try manager.publish(.direct(Token(kind: .direct, packed: UInt64(index), count: 1)!))) }
+        XCTAssertThrowsError(try manager.publish(.direct(try Token(kind: .direct, hex: "ff")))) { error in
+            XCTAssertEqual("\(error)", "already 8 publications: unpublish one first")
+        }
+        kept[3].unpublish()
+        XCTAssertNoThrow(try manager.publish(.direct(try Token(kind: .direct, hex: "ff"))))
+        XCTAssertThrowsError(try manager.publish(.direct(try Token(kind: .direct, hex: "ff")), strategy: Strategy(mode: .scan)))
+        XCTAssertThrowsError(try manager.publish(.eid(identityKey: [1, 2], exponent: 4))) { error in
+            XCTAssertEqual("\(error)", "an identity key is 16 bytes, got 2")
+        }
+        XCTAssertThrowsError(try manager.subscribe(strategy: Strategy(mode: .broadcast), onFound: { _ in }, onLost: { _ in }))
+    }
+
+    /// Found and lost from real audio: the modem's encoder renders bursts, its streaming decoder
+    /// hears them, the subscription reports the token found, then lost once the bursts stop.
+    func testSubscriptionFindsAndLosesTokensHeardByTheAudioDecoder() throws {
+        let manager = manager()
+        var found: [FoundMessage] = [], lost: [FoundMessage] = []
+        let subscription = try manager.subscribe(strategy: Strategy(mediums: .audio, mode: .scan),
+                                                 onFound: { found.append($0) }, onLost: { lost.append($0) })
+        XCTAssertTrue(manager.isScanning(on: .audio))
+        XCTAssertFalse(manager.isScanning(on: .ble))
+        let encoder = try BurstEncoder(sampleRate: rate)
+        let decoder = try BurstDecoder(sampleRate: rate)
+        let token = try Token(kind: .direct, hex: "0badcafe")
+        var period = [Float](repeating: 0, count: 960)
+        var position: Int64 = 0
+        for index in 0..<(12 * rate / 960) {          // 12 s: bursts for the first 4 s, then silence
+            if index % 50 == 0 && index < 200 { encoder.start(token) }
+            period.withUnsafeMutableBufferPointer { buffer in
+                for i in buffer.indices { buffer[i] = 0 }
+                _ = encoder.render(into: buffer)
+            }
+            period.withUnsafeBufferPointer { samples in
+                decoder.push(samples) { burst in manager.heard(burst.token, on: .audio, at: position) }
+            }
+            manager.tick(at: position, count: 960) { _ in }
+            position += 960
+        }
+        XCTAssertEqual(found, [FoundMessage(token: token, medium: .audio)], "found once, not once per burst")
+        XCTAssertEqual(lost.map(\.token), [token], "lost after 3 s unheard")
+        XCTAssertTrue(subscription.present.isEmpty)
+    }
+
+    func testSubscriptionFindsEddystoneFramesInAdvertisingReports() throws {
+        let manager = manager()
+        var found: [FoundMessage] = []
+        let bleOnly = try manager.subscribe(strategy: Strategy(mediums: .ble, mode: .scan),
+                                            onFound: { found.append($0) }, onLost: { _ in })
+        var audioFound = 0
+        let audioOnly = try manager.subscribe(strategy: Strategy(mediums: .audio, mode: .scan),
+                                              onFound: { _ in audioFound += 1 }, onLost: { _ in })
+        let eid = try Token(kind: .eid, hex: "ca8db2444f89ec78")
+        let data = EddystoneFrame.advertisingData(for: eid, txPower: -12).bytes
+        let event: [UInt8] = [0x3E, UInt8(12 + data.count), 0x02, 0x01, 0x03, 0x01, 1, 2, 3, 4, 5, 6, UInt8(data.count)] + data + [0xC4]
+        try manager.heard(report: event, at: 0)
+        try manager.heard(report: event, at: 1_000)
+        XCTAssertEqual(found, [FoundMessage(token: eid, medium: .ble)])
+        XCTAssertEqual(audioFound, 0, "an audio-only subscription ignores BLE")
+        XCTAssertThrowsError(try manager.heard(report: Array(event.dropLast()), at: 2_000))
+        _ = (bleOnly, audioOnly)
+    }
+
+    func testDebugLoggingShowsSchedulingDecisions() throws {
+        var lines: [String] = []
+        let manager = manager(log: { lines.append($0) })
+        let publication = try manager.publish(.direct(try Token(kind: .direct, hex: "01")))
+        var position: Int64 = 0
+        run(manager, from: &position, seconds: 1)
+        XCTAssertTrue(lines.isEmpty, "quiet unless switched on")
+        manager.debugLogging = true
+        run(manager, from: &position, seconds: 1)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("debug: tick 48000: audio burst direct 01") }, "\(lines)")
+        _ = publication
+    }
+}

@@ -132,6 +132,32 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(next.stdout.contains("beacon time starts at 1600"), next.stdout)
     }
 
+    /// The scan side in a running daemon: on the sim board the microphone hears the speaker and
+    /// the scanner the advertiser; each token is found once, and the EID that rotated away is lost.
+    func testSubscriptionFindsAndLosesTokensInTheDaemon() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try NearcastProcess.run(["run", "--board", "sim", "--duration", "8", "--state-dir", dir.path,
+                                           "--publish", "eid:2@audio", "--publish", "direct:0102@ble",
+                                           "--subscribe", "both", "--lost-after", "2"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let key = try String(contentsOf: dir.appendingPathComponent("identity-key"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        func eid(at time: Int) throws -> String {
+            try NearcastProcess.run(["eid", "--key", key, "--exponent", "2", "--time", "\(time)"])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let events = run.lines.compactMap { line -> String? in
+            guard let range = line.range(of: "] found ") ?? line.range(of: "] lost ") else { return nil }
+            return String(line[line.index(after: range.lowerBound)...]).trimmingCharacters(in: .whitespaces)
+        }
+        let (first, second) = (try eid(at: 0), try eid(at: 4))
+        XCTAssertEqual(Set(events), ["found direct 0102 over ble", "found eid \(first) over audio",
+                                     "found eid \(second) over audio", "lost eid \(first)"], run.stdout)
+        XCTAssertEqual(events.count, 4, "each token found once: \(run.stdout)")
+        XCTAssertLessThan(events.firstIndex(of: "found eid \(first) over audio")!, events.firstIndex(of: "lost eid \(first)")!)
+    }
+
     func testBadRunArgumentsFailWithAClearMessage() throws {
         let cases: [([String], String)] = [
             (["run", "--board", "no-such-board", "--duration", "1"], "no-such-board: no such board"),
@@ -143,6 +169,8 @@ final class DaemonEndToEndTests: XCTestCase {
             (["run", "--publish", "direct:01@radio"], "--publish direct:01@radio: mediums 'radio' must be audio, ble or both"),
             (["run", "--publish", "beacon"], "--publish beacon: start with direct:HEX or eid[:K]"),
             (["run", "--mediums", "sound"], "--mediums sound: use audio, ble or both"),
+            (["run", "--subscribe", "radio"], "--subscribe radio: use audio, ble or both"),
+            (["run", "--lost-after", "0"], "--lost-after 0.0: use 1 to 3600 seconds"),
         ]
         for (arguments, message) in cases {
             let result = try NearcastProcess.run(arguments)

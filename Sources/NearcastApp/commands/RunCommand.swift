@@ -51,6 +51,12 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Log every scheduling decision (Nearby's debug logging).")
     var debug = false
 
+    @Option(help: "Also listen on audio, ble or both and log found/lost tokens (sim board: hears its own broadcast).")
+    var subscribe: String?
+
+    @Option(help: "With --subscribe: seconds a token may go unheard before it is reported lost.")
+    var lostAfter: Double = 10
+
     func validate() throws {
         if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration \(duration): use a positive number of seconds")
@@ -66,6 +72,12 @@ struct RunCommand: ParsableCommand {
         }
         if kind == .eid && payload != nil {
             throw ValidationError("--payload is for direct tokens; an EID comes from the identity key in the state directory")
+        }
+        guard lostAfter.isFinite && lostAfter >= 1 && lostAfter <= 3600 else {
+            throw ValidationError("--lost-after \(lostAfter): use 1 to 3600 seconds")
+        }
+        if let subscribe, DiscoveryMediums(name: subscribe) == nil {
+            throw ValidationError("--subscribe \(subscribe): use audio, ble or both")
         }
         guard DiscoveryMediums(name: mediums) != nil else {
             throw ValidationError("--mediums \(mediums): use audio, ble or both")
@@ -116,6 +128,11 @@ struct RunCommand: ParsableCommand {
         }
         var settings = Daemon.Settings(board: loaded, state: state, publications: requests)
         settings.debug = debug
+        settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
+        settings.lostAfter = lostAfter
+        if settings.subscribe != nil && !loaded.isSimulated {
+            throw CommandFailure("--subscribe: this build listens on the sim board only (ALSA capture and the HCI scanner are not in it yet)")
+        }
         settings.interval = interval
         settings.duration = duration
         let quiet = console == "none"

@@ -29,6 +29,11 @@ public final class Daemon {
         public var amplitude: Float = 0.5
         /// Log every scheduling decision.
         public var debug = false
+        /// Listen on these mediums and log found/lost tokens (nil: broadcast only). On the sim
+        /// board the microphone hears the simulated speaker and the scanner the simulated advertiser.
+        public var subscribe: DiscoveryMediums?
+        /// Seconds a subscription waits without hearing a token before reporting it lost.
+        public var lostAfter: Double = 10
     }
 
     private let settings: Settings
@@ -67,7 +72,7 @@ public final class Daemon {
             throw CommandFailure("cannot read the kernel's random source: \(error)")
         }
         let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: seed,
-                                     consentGranted: consent, log: log)
+                                     consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
         manager.debugLogging = settings.debug
         var published: [Publication] = []
         for request in settings.publications {
@@ -82,6 +87,23 @@ public final class Daemon {
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
             + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(advertiser.setCount) advertising set\(advertiser.setCount == 1 ? "" : "s")")
+        let heard = LineBuffer()
+        var subscription: Subscription?
+        var microphone: BurstDecoder?
+        if let mediums = settings.subscribe {
+            do {
+                subscription = try manager.subscribe(strategy: Strategy(mediums: mediums, mode: .scan),
+                                                     onFound: { heard.lines.append("found \($0)") },
+                                                     onLost: { heard.lines.append("lost \($0.token)") })
+            } catch {
+                throw CommandFailure("cannot subscribe: \(error)")
+            }
+            if mediums.contains(.audio) {
+                do { microphone = try BurstDecoder(sampleRate: fs) } catch { throw CommandFailure("\(error)") }
+            }
+            log("subscribed over \(mediums): the simulated microphone hears the simulated speaker and the simulated scanner the advertiser; tokens unheard for \(Formatting.fixed(Double(manager.lostAfter) / Double(fs), decimals: 0)) s are lost")
+        }
+        var lastScan = -fs
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
         log("leds: status=\(consent ? "slow-blink" : "off") audio=off ble=off consent=\(consent ? "off" : "on")")
@@ -139,11 +161,30 @@ public final class Daemon {
                         break
                     }
                 }
+                if let microphone, manager.isScanning(on: .audio) {
+                    microphone.push(UnsafeBufferPointer(span)) { burst in
+                        manager.heard(burst.token, on: .audio, at: Int64(position))
+                    }
+                }
                 return span.count
+            }
+            // The simulated scanner hears every enabled set once per 100 ms advertising interval.
+            if manager.isScanning(on: .ble) && position - lastScan >= fs / 10 {
+                lastScan = position
+                for shown in advertiser.sets {
+                    guard let shown else { continue }
+                    let report = LEAdvertisingReport(eventType: 3, isExtended: false, addressType: 1, address: shown.address,
+                                                     rssi: -50, data: shown.data)
+                    do { try manager.heard(report: LEAdvertisingReports.legacyEvent(for: report), at: Int64(position)) } catch {
+                        events.append("error: simulated scanner: \(error)")
+                    }
+                }
             }
             // Log outside the period's rendering (formatting allocates; the audio path does not).
             for line in events { log(line) }
             events.removeAll(keepingCapacity: true)
+            for line in heard.lines { log("[\(timestamp(Double(position) / Double(fs)))] \(line)") }
+            heard.lines.removeAll(keepingCapacity: true)
             do {
                 try output.write(from: ring, frames: count)
             } catch {
@@ -158,6 +199,7 @@ public final class Daemon {
             do { try advertiser.stop(set: set) } catch { log("warning: BLE set \(set): \(error)") }
         }
         published.removeAll()
+        subscription?.cancel()
         // A clean stop saves the exact time: the next start continues from here.
         let final = manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
@@ -233,6 +275,11 @@ public final class Daemon {
     private func saveClock(_ time: UInt32) {
         do { try settings.state.saveBeaconTime(time) } catch { log("warning: beacon clock not saved: \(error)") }
     }
+}
+
+/// Lines collected by handlers that run inside the loop, logged once the period is rendered.
+private final class LineBuffer {
+    var lines: [String] = []
 }
 
 extension SimulatedBLEAdvertiser {

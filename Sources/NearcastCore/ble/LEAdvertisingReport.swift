@@ -15,6 +15,16 @@ public struct LEAdvertisingReport: Sendable, Equatable {
     /// The advertising data, or nil when it is longer than a legacy advertisement's 31 bytes or
     /// the controller delivered only part of it (Nearcast's frames always fit in 31 bytes).
     public var data: AdvertisingData?
+
+    public init(eventType: UInt16, isExtended: Bool, addressType: UInt8, address: BLEAddress, rssi: Int8,
+                data: AdvertisingData?) {
+        self.eventType = eventType
+        self.isExtended = isExtended
+        self.addressType = addressType
+        self.address = address
+        self.rssi = rssi
+        self.data = data
+    }
 }
 
 /// Why an HCI event could not be read as advertising reports.
@@ -63,6 +73,19 @@ public enum LEAdvertisingReports {
         try walk(event, subevent: subevent, count: count, checkOnly: true, body)
         try walk(event, subevent: subevent, count: count, checkOnly: false, body)
         return count
+    }
+
+    /// Encodes one report as an LE Advertising Report event (the layout ``parse(event:_:)``
+    /// reads): what a simulated scanner hands the stack. Allocates; not for hot paths.
+    public static func legacyEvent(for report: LEAdvertisingReport) -> [UInt8] {
+        let data = report.data?.bytes ?? []
+        var event: [UInt8] = [leMetaEventCode, UInt8(12 + data.count), legacySubevent, 1,
+                              UInt8(truncatingIfNeeded: report.eventType), report.addressType]
+        for index in 0..<6 { event.append(report.address[hciByte: index]) }
+        event.append(UInt8(data.count))
+        event += data
+        event.append(UInt8(bitPattern: report.rssi))
+        return event
     }
 
     /// Convenience for tests and tools: the reports in `event` as an array.

@@ -154,19 +154,25 @@ final class TokenTests: XCTestCase {
         XCTAssertEqual(EphemeralIdentifier.epochStart(time: 77, exponent: 0), 77)
     }
 
-    func testBeaconClockAndBurstTimer() {
+    func testBeaconClock() {
         let clock = BeaconClock(startingAt: 100)
         XCTAssertEqual(clock.time(elapsedSeconds: 0), 100)
         XCTAssertEqual(clock.time(elapsedSeconds: 12.9), 112)
         XCTAssertEqual(BeaconClock(startingAt: UInt32.max - 1).time(elapsedSeconds: 10), UInt32.max)
+    }
 
-        var timer = BurstTimer(interval: 48_000)
-        var starts: [Int] = []
-        var position = 0
-        while position < 48_000 * 5 {
-            if let offset = timer.burstStart(inSpanAt: position, count: 960) { starts.append(position + offset) }
-            position += 960
-        }
-        XCTAssertEqual(starts, [0, 48_000, 96_000, 144_000, 192_000])
+    func testBeaconClockReservationStaysAheadAndRetriesFailedWrites() {
+        var reservation = BeaconClockReservation(saved: 1_000, leaseSeconds: 600)
+        XCTAssertEqual(reservation.clock.start, 1_000)
+        XCTAssertEqual(reservation.valueToSave(at: 1_000), 1_600, "reserve at once, before broadcasting")
+        reservation.saved(1_600)
+        XCTAssertNil(reservation.valueToSave(at: 1_299), "more than half the lease left")
+        XCTAssertEqual(reservation.valueToSave(at: 1_300), 1_900)
+        reservation.saveFailed(at: 1_300)
+        XCTAssertNil(reservation.valueToSave(at: 1_359), "a failed write waits a minute")
+        XCTAssertEqual(reservation.valueToSave(at: 1_360), 1_960)
+        XCTAssertFalse(reservation.isUnprotected(at: 1_600))
+        XCTAssertTrue(reservation.isUnprotected(at: 1_601), "past the reservation a power cut could go back")
+        XCTAssertEqual(BeaconClockReservation(saved: UInt32.max - 10).valueToSave(at: UInt32.max - 10), UInt32.max)
     }
 }

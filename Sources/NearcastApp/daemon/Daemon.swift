@@ -241,10 +241,11 @@ public final class Daemon {
 
     private func openAdvertiser() throws(CommandFailure) -> SimulatedBLEAdvertiser {
         let bluetooth = settings.board.bluetooth
-        guard bluetooth.driver == "sim" else {
-            throw CommandFailure("\(settings.board.source): bluetooth.driver \(bluetooth.driver): this build simulates BLE only (the HCI driver is not in it yet); use a board with bluetooth.driver \"sim\"")
-        }
         let path = settings.state.file("ble.log")
+        if bluetooth.driver != "sim" {
+            // Audio still goes out; BLE is recorded so that nothing is silently dropped.
+            log("warning: bluetooth.driver \(bluetooth.driver): the HCI driver is not in this build; BLE advertising is recorded in \(path), not sent")
+        }
         do {
             let advertiser = try SimulatedBLEAdvertiser(path: path, setCount: bluetooth.advertisingSets)
             log("bluetooth: simulated controller, \(bluetooth.advertisingSets) advertising set\(bluetooth.advertisingSets == 1 ? " (legacy)" : "s"); advertising recorded in \(path)")

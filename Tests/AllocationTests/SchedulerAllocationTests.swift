@@ -85,3 +85,27 @@ final class SchedulerAllocationTests: XCTestCase {
         XCTAssertEqual(lost, 30)
     }
 }
+
+/// The console's line editor allocates nothing per keystroke.
+final class LineEditorAllocationTests: XCTestCase {
+    func testTypingEditingCompletingAndGarbageAllocateNothing() {
+        let table = CommandTable([.init("status", ["--json"]), .init("publish", ["direct", "eid"]), .init("publications")])
+        var editor = LineEditor(table: table)
+        var out = TerminalOutput()
+        let session = Array("stat\t--j\t\r\u{1B}[A\u{1B}[D\u{1B}[D\u{7F}x\u{01}\u{05}\u{17}\u{0B}\u{15}pub\t\t\rhello world\u{1B}[3~\u{1B}OH\r".utf8)
+        var noise = SplitMix64(seed: 9)
+        var lines = 0
+        func run(_ rounds: Int) {
+            for _ in 0..<rounds {
+                // Index loops: iterating an array inside the counted closure allocates in debug builds.
+                for index in 0..<session.count where editor.feed(session[index], into: &out) == .line { lines += 1 }
+                for _ in 0..<200 { _ = editor.feed(UInt8(truncatingIfNeeded: noise.next()), into: &out) }
+                out.drain { $0.count }
+            }
+        }
+        run(10)
+        let allocations = AllocationCounter.allocations { run(2_000) }
+        XCTAssertEqual(allocations, 0, "heap allocations in the line editor")
+        XCTAssertGreaterThan(lines, 6_000)
+    }
+}

@@ -93,16 +93,10 @@ public struct LineEditor: Sendable {
             escape = byte == UInt8(ascii: "[") ? .csi : byte == UInt8(ascii: "O") ? .ss3 : .none
             return nil
         case .ss3:
+            // ESC O x: the application-mode arrows and Home/End, the same finals as CSI.
             escape = .none
-            switch byte {
-            case UInt8(ascii: "A"): historyUp(&out)
-            case UInt8(ascii: "B"): historyDown(&out)
-            case UInt8(ascii: "C"): moveRight(&out)
-            case UInt8(ascii: "D"): moveLeft(&out)
-            case UInt8(ascii: "H"): moveTo(0, &out)
-            case UInt8(ascii: "F"): moveTo(count, &out)
-            default: break
-            }
+            escapeParameter = 0
+            if byte != UInt8(ascii: "~") { finishCSI(byte, &out) }
             return nil
         case .csi:
             escapeLength += 1

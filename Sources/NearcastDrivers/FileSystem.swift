@@ -94,4 +94,14 @@ public enum FileSystem {
         guard bytes.count == count else { throw SystemError(code: EIO, operation: "read", subject: "/dev/urandom") }
         return bytes
     }
+
+    /// Replaces this process with a fresh run of the same executable and arguments (execv);
+    /// returns only when that fails, with the reason.
+    public static func restartCurrentProcess() -> SystemError {
+        guard let path = executablePath() else { return SystemError(code: ENOENT, operation: "find own executable") }
+        var arguments = CommandLine.arguments.map { strdup($0) }
+        arguments.append(nil)
+        execv(path, &arguments)
+        return SystemError(code: errno, operation: "execv", subject: path)
+    }
 }

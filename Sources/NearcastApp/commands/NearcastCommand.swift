@@ -12,7 +12,7 @@ public struct NearcastCommand: ParsableCommand {
               nearcast decode sim-state/audio.wav
             """,
         version: BuildInfo.versionLine,
-        subcommands: [RunCommand.self, EncodeCommand.self, DecodeCommand.self, EIDCommand.self, BLEFrameCommand.self,
+        subcommands: [RunCommand.self, ConsoleCommand.self, EncodeCommand.self, DecodeCommand.self, EIDCommand.self, BLEFrameCommand.self,
                       BoardsCommand.self, BenchCommand.self])
 
     public init() {}

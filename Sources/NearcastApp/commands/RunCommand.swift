@@ -21,7 +21,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "State directory. Default: $STATE_DIRECTORY, else ./sim-state on the sim board, else /var/lib/nearcast.")
     var stateDir: String?
 
-    @Option(help: "Technician console: stdio or none.")
+    @Option(help: "Technician console: stdio, none, or a serial device (e.g. /dev/ttyAMA0; the board's baud).")
     var console: String = "stdio"
 
     @Option(help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
@@ -67,8 +67,8 @@ struct RunCommand: ParsableCommand {
         guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
             throw ValidationError("--exponent \(exponent): use 0 to 15")
         }
-        guard console == "stdio" || console == "none" else {
-            throw ValidationError("--console \(console): this build has the stdio and none consoles only")
+        guard console == "stdio" || console == "none" || console.hasPrefix("/") else {
+            throw ValidationError("--console \(console): use stdio, none or a serial device path such as /dev/ttyAMA0")
         }
         if kind == .eid && payload != nil {
             throw ValidationError("--payload is for direct tokens; an EID comes from the identity key in the state directory")
@@ -130,13 +130,20 @@ struct RunCommand: ParsableCommand {
         settings.debug = debug
         settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
         settings.lostAfter = lostAfter
+        settings.console = console
         if settings.subscribe != nil && !loaded.isSimulated {
             throw CommandFailure("--subscribe: this build listens on the sim board only (ALSA capture and the HCI scanner are not in it yet)")
         }
         settings.interval = interval
         settings.duration = duration
         let quiet = console == "none"
-        try Daemon(settings: settings, log: { line in if !quiet { StandardStreams.line(line) } }).run()
+        let daemon = Daemon(settings: settings, log: { line in if !quiet { StandardStreams.line(line) } })
+        try daemon.run()
+        if daemon.restartRequested {
+            // Start again with the same arguments: state, consent and the clock come from disk.
+            let failure = FileSystem.restartCurrentProcess()
+            throw CommandFailure("restart failed: \(failure)")
+        }
     }
 }
 

@@ -34,7 +34,12 @@ public final class Daemon {
         public var subscribe: DiscoveryMediums?
         /// Seconds a subscription waits without hearing a token before reporting it lost.
         public var lostAfter: Double = 10
+        /// The technician console: `stdio`, `none`, or a serial device (the board's UART).
+        public var console = "stdio"
     }
+
+    /// Whether the daemon stopped to be started again (the console's `restart`).
+    public private(set) var restartRequested = false
 
     private let settings: Settings
     private let log: (String) -> Void
@@ -74,16 +79,17 @@ public final class Daemon {
         let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: seed,
                                      consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
         manager.debugLogging = settings.debug
-        var published: [Publication] = []
+        let context = ConsoleContext(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
+                                     strategy: Strategy(mediums: .both, mode: settings.subscribe == nil ? .broadcast : .both))
         for request in settings.publications {
             do {
-                let publication = try manager.publish(request.message, strategy: request.strategy)
-                published.append(publication)
-                log("publishing \(request.message) over \(request.strategy.mediums) as \(publication.slot)")
+                let id = try context.publish(request)
+                log("publishing \(request.message) over \(request.strategy.mediums) as publication \(id)")
             } catch {
                 throw CommandFailure("cannot publish \(request.message): \(error)")
             }
         }
+        let consoles = try openConsoles(context)
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
             + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(advertiser.setCount) advertising set\(advertiser.setCount == 1 ? "" : "s")")
@@ -93,8 +99,11 @@ public final class Daemon {
         if let mediums = settings.subscribe {
             do {
                 subscription = try manager.subscribe(strategy: Strategy(mediums: mediums, mode: .scan),
-                                                     onFound: { heard.lines.append("found \($0)") },
-                                                     onLost: { heard.lines.append("lost \($0.token)") })
+                                                     onFound: { heard.lines.append("found \($0)"); context.present.append($0) },
+                                                     onLost: { message in
+                                                         heard.lines.append("lost \(message.token)")
+                                                         context.present.removeAll { $0.token == message.token }
+                                                     })
             } catch {
                 throw CommandFailure("cannot subscribe: \(error)")
             }
@@ -112,7 +121,6 @@ public final class Daemon {
         // The hand-over to the driver: the period is rendered in place in the ring and the
         // driver writes it to the device straight from there (4 periods: regions never wrap).
         let ring = SampleRing(capacity: 4 * output.periodFrames)
-        let txPower = Int8(clamping: board.bluetooth.txPower)
         var position = 0
         var bursts = 0
         var stopReason = "duration reached"
@@ -133,6 +141,12 @@ public final class Daemon {
                 for i in span.indices { span[i] = 0 }
                 // Finish a burst that began in an earlier period.
                 let carried = encoder.render(into: span)
+                if context.testBurstRequested && encoder.isFinished {
+                    context.testBurstRequested = false
+                    encoder.start(Token(kind: .direct, packed: 0x7465_7374, count: 4)!)
+                    encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[carried...]))
+                    events.append("[\(timestamp(Double(position + carried) / Double(fs)))] audio test burst (direct 74657374)")
+                }
                 manager.tick(at: Int64(position), count: span.count) { action in
                     switch action {
                     case .audioBurst(let slot, let token, let at):
@@ -140,12 +154,13 @@ public final class Daemon {
                         encoder.start(token)
                         encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[offset...]))
                         bursts += 1
+                        context.bursts = bursts
                         events.append(burstLine(burst: bursts, at: Double(position + offset) / Double(fs), token: token,
                                                 slot: slot, manager: manager))
                     case .advertise(let set, let slot, let token, let address, let at):
                         advertiser.setTime(Double(at) / Double(fs))
                         do {
-                            try advertiser.advertise(set: set, data: EddystoneFrame.advertisingData(for: token, txPower: txPower),
+                            try advertiser.advertise(set: set, data: EddystoneFrame.advertisingData(for: token, txPower: context.txPower),
                                                      address: address)
                             events.append("[\(timestamp(Double(at) / Double(fs)))] ble set \(set) \(token.kind) \(token.hex) from \(address) (\(slot))")
                         } catch {
@@ -181,30 +196,70 @@ public final class Daemon {
                 }
             }
             // Log outside the period's rendering (formatting allocates; the audio path does not).
-            for line in events { log(line) }
+            for line in events { consoles.log(line) }
             events.removeAll(keepingCapacity: true)
-            for line in heard.lines { log("[\(timestamp(Double(position) / Double(fs)))] \(line)") }
+            for line in heard.lines { consoles.log("[\(timestamp(Double(position) / Double(fs)))] \(line)") }
             heard.lines.removeAll(keepingCapacity: true)
+            consoles.service()
+            if context.restartRequested {
+                restartRequested = true
+                stopReason = "restart requested on the console"
+            }
             do {
                 try output.write(from: ring, frames: count)
             } catch {
                 throw CommandFailure("\(error)")
             }
             position += count
+            context.position = position
             saveReservation(&reservation, at: manager.schedule.beaconTime(at: Int64(position)))
+            if restartRequested { break }
         }
         do { try output.drain() } catch { log("warning: \(error)") }
         advertiser.setTime(Double(position) / Double(fs))
         for set in 0..<advertiser.setCount {
             do { try advertiser.stop(set: set) } catch { log("warning: BLE set \(set): \(error)") }
         }
-        published.removeAll()
+        context.unpublishAll()
         subscription?.cancel()
         // A clean stop saves the exact time: the next start continues from here.
         let final = manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
-        log("stopped (\(stopReason)) after \(Formatting.fixed(Double(position) / Double(fs), decimals: 2)) s: \(bursts) burst\(bursts == 1 ? "" : "s"); beacon time \(final)")
-        log("leds: status=off audio=off ble=off consent=off")
+        consoles.log("stopped (\(stopReason)) after \(Formatting.fixed(Double(position) / Double(fs), decimals: 2)) s: \(bursts) burst\(bursts == 1 ? "" : "s"); beacon time \(final)")
+        consoles.log("leds: status=off audio=off ble=off consent=off")
+        consoles.service()
+    }
+
+    /// The consoles: the terminal given by `--console` (stdio only when it is a terminal; with
+    /// pipes the daemon just logs) and `<state-dir>/console.sock` for `nearcast console`.
+    private func openConsoles(_ context: ConsoleContext) throws(CommandFailure) -> Consoles {
+        let consoles = Consoles(context: context, plainLog: log)
+        switch settings.console {
+        case "none":
+            break
+        case "stdio":
+            if TerminalPort.standardInputIsTerminal {
+                do { consoles.attach(try TerminalPort.standardStreams(), colour: true, isLogTerminal: true) } catch {
+                    throw CommandFailure("console stdio: \(error)")
+                }
+            }
+        default:
+            do {
+                consoles.attach(try TerminalPort.serial(path: settings.console, baud: settings.board.console.baud),
+                                colour: false, isLogTerminal: false)
+                log("console on \(settings.console) at \(settings.board.console.baud) baud")
+            } catch {
+                throw CommandFailure("--console \(settings.console): \(error)")
+            }
+        }
+        let path = settings.state.file("console.sock")
+        do {
+            consoles.server = try ConsoleSocketServer(path: path)
+            log("console socket \(path): attach with nearcast console --state-dir \(settings.state.path)")
+        } catch {
+            log("warning: console socket \(path) not available: \(error)")
+        }
+        return consoles
     }
 
     private func timestamp(_ seconds: Double) -> String {
@@ -275,6 +330,44 @@ public final class Daemon {
 
     private func saveClock(_ time: UInt32) {
         do { try settings.state.saveBeaconTime(time) } catch { log("warning: beacon clock not saved: \(error)") }
+    }
+}
+
+/// The daemon's consoles and where its log lines go: the log terminal (stdout, or the stdio
+/// console drawn above the prompt), the in-memory ring for `log`, and the other consoles
+/// (event lines such as bursts only while debug logging is on, so a technician can type).
+private final class Consoles {
+    let context: ConsoleContext
+    let plainLog: (String) -> Void
+    var server: ConsoleSocketServer?
+    private var sessions: [(session: ConsoleSession, isLogTerminal: Bool)] = []
+
+    init(context: ConsoleContext, plainLog: @escaping (String) -> Void) {
+        self.context = context
+        self.plainLog = plainLog
+    }
+
+    func attach(_ port: TerminalPort, colour: Bool, isLogTerminal: Bool) {
+        let context = self.context
+        let session = ConsoleSession(port: port, table: ConsoleCommands.table, colour: colour) { line, session in
+            ConsoleCommands.run(line, context, session: session)
+        }
+        sessions.append((session, isLogTerminal))
+    }
+
+    func log(_ line: String) {
+        context.logRing.append(line)
+        if !sessions.contains(where: { $0.isLogTerminal }) { plainLog(line) }
+        let isEvent = line.hasPrefix("[")
+        for entry in sessions where entry.isLogTerminal || !isEvent || context.manager.debugLogging {
+            entry.session.logLine(line)
+        }
+    }
+
+    func service() {
+        if let client = server?.accept() { attach(client, colour: false, isLogTerminal: false) }
+        for entry in sessions { entry.session.service() }
+        sessions.removeAll { $0.session.isClosed && !$0.isLogTerminal }
     }
 }
 

@@ -92,6 +92,12 @@ public final class MessageManager {
         debug("unpublish \(publication.slot)")
     }
 
+    /// Changes how a publication is sent (the console's `strategy`); takes effect at the next tick.
+    public func setStrategy(_ strategy: Strategy, for publication: Publication) {
+        scheduler.setStrategy(strategy, for: publication.slot)
+        debug("\(publication.slot) now \(strategy)")
+    }
+
     func isLive(_ publication: Publication) -> Bool { scheduler.status(of: publication.slot) != nil }
 
     // MARK: Subscribing

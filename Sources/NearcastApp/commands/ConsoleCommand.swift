@@ -1,0 +1,26 @@
+import ArgumentParser
+import NearcastDrivers
+
+/// `nearcast console`: attaches this terminal to the running daemon's console.
+struct ConsoleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "console",
+        abstract: "Attach to the running daemon's technician console (on the box itself).",
+        discussion: "Connects to <state-dir>/console.sock. Type exit or press Ctrl-D to leave; the daemon keeps running.")
+
+    @Option(help: "The daemon's state directory. Default: $STATE_DIRECTORY, else ./sim-state if it exists, else /var/lib/nearcast.")
+    var stateDir: String?
+
+    func run() throws {
+        let directory = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
+            ?? (FileSystem.isDirectory("sim-state") ? "sim-state" : "/var/lib/nearcast")
+        let path = "\(directory)/console.sock"
+        let socket: Int32
+        do { socket = try ConsoleSocketServer.connect(path: path) } catch {
+            throw CommandFailure("\(path): cannot attach: \(error.message) (is the daemon running with this state directory?)")
+        }
+        do { try ConsoleRelay.run(socket: socket) } catch {
+            throw CommandFailure("console: \(error)")
+        }
+    }
+}

@@ -1,0 +1,315 @@
+import NearcastCore
+import NearcastDrivers
+
+/// The console's commands: one line in, lines of text out. Each takes `-h`.
+enum ConsoleCommands {
+    struct Command {
+        let name: StaticString
+        let arguments: [StaticString]
+        let usage: String
+        let summary: String
+    }
+
+    static let commands: [Command] = [
+        Command(name: "help", arguments: [], usage: "help [COMMAND]", summary: "list the commands, or explain one"),
+        Command(name: "status", arguments: ["--json"], usage: "status [--json]",
+                summary: "mediums, mode, consent, publications, tokens, beacon time, drivers, LEDs, uptime"),
+        Command(name: "publish", arguments: ["direct", "eid"], usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both]",
+                summary: "start broadcasting a token (up to 8 publications)"),
+        Command(name: "unpublish", arguments: [], usage: "unpublish ID", summary: "stop a publication (ids from publications)"),
+        Command(name: "publications", arguments: [], usage: "publications", summary: "list the publications"),
+        Command(name: "strategy", arguments: ["mediums", "mode", "show"],
+                usage: "strategy [mediums audio|ble|both] [mode broadcast|scan|both]",
+                summary: "which mediums the box uses, and whether it broadcasts and scans"),
+        Command(name: "consent", arguments: ["grant", "deny", "show"], usage: "consent grant|deny|show",
+                summary: "the operator's permission to broadcast (remembered across restarts)"),
+        Command(name: "token", arguments: [], usage: "token", summary: "each publication's current token and next rotation"),
+        Command(name: "audio", arguments: ["test", "level"], usage: "audio test | audio level [0-100]",
+                summary: "play one calibration burst; show or set the burst level"),
+        Command(name: "ble", arguments: ["interval", "txpower"], usage: "ble interval [MS] | ble txpower [DBM]",
+                summary: "show or set the advertising interval (20-10240 ms) and calibrated TX power (-100..20 dBm)"),
+        Command(name: "leds", arguments: ["test"], usage: "leds [test]", summary: "show each LED's pattern; walk them"),
+        Command(name: "log", arguments: [], usage: "log [N]", summary: "the last N log lines (default 20)"),
+        Command(name: "debug", arguments: ["on", "off"], usage: "debug on|off", summary: "log every scheduling decision"),
+        Command(name: "board", arguments: [], usage: "board", summary: "the board file in use"),
+        Command(name: "version", arguments: [], usage: "version", summary: "the build"),
+        Command(name: "config", arguments: ["show"], usage: "config show", summary: "the settings in effect"),
+        Command(name: "restart", arguments: [], usage: "restart", summary: "stop cleanly and start again"),
+        Command(name: "exit", arguments: [], usage: "exit", summary: "leave the console (the daemon keeps running)"),
+    ]
+
+    /// The completion table for the line editor.
+    static let table = CommandTable(commands.map { CommandTable.Entry($0.name, $0.arguments) })
+
+    /// Runs one line; returns what to print.
+    static func run(_ line: String, _ context: ConsoleContext, session: ConsoleSession) -> [String] {
+        let words = line.split(separator: " ").map(String.init)
+        guard let name = words.first else { return [] }
+        guard let command = commands.first(where: { "\($0.name)" == name }) else {
+            return ["error: unknown command '\(name)'; type help"]
+        }
+        let arguments = Array(words.dropFirst())
+        if arguments.contains("-h") || arguments.contains("--help") {
+            return ["usage: \(command.usage)", "  \(command.summary)"]
+        }
+        do {
+            return try dispatch(name, arguments, context, session)
+        } catch {
+            return ["error: \(error.message)", "usage: \(command.usage)"]
+        }
+    }
+
+    struct Failure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    private static func dispatch(_ name: String, _ args: [String], _ c: ConsoleContext,
+                                 _ session: ConsoleSession) throws(Failure) -> [String] {
+        switch name {
+        case "help":
+            if let topic = args.first {
+                guard let command = commands.first(where: { "\($0.name)" == topic }) else { throw Failure("no command '\(topic)'") }
+                return ["usage: \(command.usage)", "  \(command.summary)"]
+            }
+            return commands.map { Formatting.padRight("\($0.name)", 14) + $0.summary }
+                + ["Tab completes; up/down recall; Ctrl-A/E/K/U/W edit; COMMAND -h explains one."]
+        case "status":
+            if args == ["--json"] { return [statusJSON(c)] }
+            try expectNone(args)
+            return status(c)
+        case "publish":
+            return try publish(args, c)
+        case "unpublish":
+            guard args.count == 1, let id = Int(args[0]) else { throw Failure("give the publication's id") }
+            guard c.unpublish(id) else { throw Failure("no publication \(id); see publications") }
+            return ["unpublished \(id)"]
+        case "publications":
+            try expectNone(args)
+            if c.publications.isEmpty { return ["no publications"] }
+            return c.publications.map { describe($0, c) }
+        case "strategy":
+            return try strategy(args, c)
+        case "consent":
+            guard args.count == 1 else { throw Failure("grant, deny or show") }
+            switch args[0] {
+            case "show": break
+            case "grant", "deny":
+                do { try c.setConsent(args[0] == "grant") } catch { throw Failure("consent not saved: \(error)") }
+            default: throw Failure("grant, deny or show, not '\(args[0])'")
+            }
+            return [c.consentGranted ? "consent granted: broadcasting" : "consent not granted: nothing is broadcast"]
+        case "token":
+            try expectNone(args)
+            if c.publications.isEmpty { return ["no publications"] }
+            return c.publications.map { entry in
+                let status = c.manager.schedule.status(of: entry.publication.slot)
+                let token = status?.token.map { "\($0)" } ?? "(EID being computed)"
+                var line = "\(entry.id): \(token)"
+                if let next = status?.nextSwitchAt {
+                    line += "; next EID in \(Formatting.fixed(Double(next - Int64(c.position)) / Double(c.sampleRate), decimals: 1)) s"
+                }
+                return line
+            }
+        case "audio":
+            return try audio(args, c)
+        case "ble":
+            return try ble(args, c)
+        case "leds":
+            if args == ["test"] {
+                return ["leds test: " + c.ledPatterns.map { "\($0.0) on 1 s" }.joined(separator: ", ")
+                        + (c.board.gpio.driver == "sim" ? " (simulated GPIO: shown here)" : "")]
+            }
+            try expectNone(args)
+            return c.ledPatterns.map { "\(Formatting.padRight($0.0, 8)) \($0.1)" }
+        case "log":
+            var count = 20
+            if let first = args.first {
+                guard let n = Int(first), n > 0, args.count == 1 else { throw Failure("N must be a positive number") }
+                count = min(n, c.logRing.capacity)
+            }
+            return c.logRing.last(count)
+        case "debug":
+            guard args.count == 1, args[0] == "on" || args[0] == "off" else { throw Failure("on or off") }
+            c.manager.debugLogging = args[0] == "on"
+            return ["debug logging \(args[0])"]
+        case "board":
+            try expectNone(args)
+            let b = c.board
+            return ["\(b.name): \(b.description) (\(b.source))",
+                    "audio out \(b.audioOutput.driver) \(b.audioOutput.device) \(b.audioOutput.rate) Hz period \(b.audioOutput.period)",
+                    "bluetooth \(b.bluetooth.driver)" + (b.bluetooth.index.map { " hci\($0)" } ?? ""),
+                    "gpio \(b.gpio.driver) chip \(b.gpio.chip), console \(b.console.tty) \(b.console.baud) baud"]
+        case "version":
+            try expectNone(args)
+            return [BuildInfo.versionLine]
+        case "config":
+            guard args == ["show"] else { throw Failure("show") }
+            return ["strategy \(c.strategy)", "audio level \(Int((c.encoder.amplitude * 100).rounded()))",
+                    "ble interval \(c.bleIntervalMilliseconds) ms, txpower \(c.txPower) dBm",
+                    "debug \(c.manager.debugLogging ? "on" : "off")"]
+        case "restart":
+            try expectNone(args)
+            c.restartRequested = true
+            return ["restarting: broadcasting stops for a moment"]
+        case "exit":
+            session.wantsToClose = session.port.name != "stdio"
+            return session.wantsToClose ? ["bye"] : ["this is the daemon's own terminal: stop it with Ctrl-C"]
+        default:
+            throw Failure("not implemented")
+        }
+    }
+
+    private static func expectNone(_ args: [String]) throws(Failure) {
+        if let extra = args.first { throw Failure("unexpected '\(extra)'") }
+    }
+
+    private static func mediums(_ text: String?) throws(Failure) -> DiscoveryMediums {
+        guard let text else { return .both }
+        guard let mediums = DiscoveryMediums(name: text) else { throw Failure("mediums '\(text)' must be audio, ble or both") }
+        return mediums
+    }
+
+    private static func publish(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+        guard let kind = args.first else { throw Failure("direct or eid") }
+        let message: Message
+        var mediumWord: String?
+        switch kind {
+        case "direct":
+            guard args.count >= 2, args.count <= 3 else { throw Failure("publish direct HEX [audio|ble|both]") }
+            do { message = .direct(try Token(kind: .direct, hex: args[1])) } catch { throw Failure("\(error)") }
+            mediumWord = args.count == 3 ? args[2] : nil
+        case "eid":
+            guard args.count <= 3 else { throw Failure("publish eid [K] [audio|ble|both]") }
+            var exponent = 10
+            var rest = args.dropFirst()
+            if let first = rest.first, let k = Int(first) {
+                guard (0...EphemeralIdentifier.maximumExponent).contains(k) else { throw Failure("K must be 0 to 15") }
+                exponent = k
+                rest = rest.dropFirst()
+            }
+            mediumWord = rest.first
+            let key: [UInt8]
+            do { key = try c.state.identityKey() } catch { throw Failure("\(error)") }
+            message = .eid(identityKey: key, exponent: exponent)
+        default:
+            throw Failure("direct or eid, not '\(kind)'")
+        }
+        let strategy = Strategy(mediums: try mediums(mediumWord), mode: .broadcast)
+        do {
+            let id = try c.publish(Daemon.PublicationRequest(message: message, strategy: strategy))
+            return ["published \(id): \(message) over \(strategy.mediums)"]
+        } catch {
+            throw Failure("\(error)")
+        }
+    }
+
+    private static func strategy(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+        var strategy = c.strategy
+        var index = 0
+        while index < args.count {
+            let word = args[index]
+            if word == "show" { index += 1; continue }
+            guard index + 1 < args.count else { throw Failure("'\(word)' needs a value") }
+            switch word {
+            case "mediums": strategy.mediums = try mediums(args[index + 1])
+            case "mode":
+                guard let mode = DiscoveryMode(name: args[index + 1]) else {
+                    throw Failure("mode '\(args[index + 1])' must be broadcast, scan or both")
+                }
+                strategy.mode = mode
+            default: throw Failure("mediums or mode, not '\(word)'")
+            }
+            index += 2
+        }
+        if strategy != c.strategy {
+            c.strategy = strategy
+            for entry in c.publications {
+                c.manager.setStrategy(Strategy(mediums: strategy.mediums.intersection(entry.request.strategy.mediums),
+                                               mode: strategy.mode), for: entry.publication)
+            }
+        }
+        return ["strategy: \(c.strategy)"]
+    }
+
+    private static func audio(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+        switch args.first {
+        case "test":
+            c.testBurstRequested = true
+            return ["audio test: one calibration burst (direct token 74657374, \"test\") at level \(Int((c.encoder.amplitude * 100).rounded()))"]
+        case "level":
+            if args.count == 2 {
+                guard let level = Int(args[1]), (0...100).contains(level) else { throw Failure("level must be 0 to 100") }
+                c.encoder.amplitude = Float(level) / 100
+            } else if args.count > 2 {
+                throw Failure("one level")
+            }
+            return ["audio level \(Int((c.encoder.amplitude * 100).rounded())) (peak amplitude of the bursts, % of full scale)"]
+        default:
+            throw Failure("test or level")
+        }
+    }
+
+    private static func ble(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+        switch args.first {
+        case "interval":
+            if args.count == 2 {
+                guard let ms = Int(args[1]), (20...10_240).contains(ms) else { throw Failure("interval must be 20 to 10240 ms") }
+                c.bleIntervalMilliseconds = ms
+            }
+            return ["ble interval \(c.bleIntervalMilliseconds) ms"]
+        case "txpower":
+            if args.count == 2 {
+                guard let dbm = Int(args[1]), (-100...20).contains(dbm) else { throw Failure("txpower must be -100 to 20 dBm") }
+                c.txPower = Int8(dbm)
+            }
+            return ["ble txpower \(c.txPower) dBm (written into the frames from the next advertising change)"]
+        default:
+            throw Failure("interval or txpower")
+        }
+    }
+
+    private static func describe(_ entry: ConsoleContext.Entry, _ c: ConsoleContext) -> String {
+        let status = c.manager.schedule.status(of: entry.publication.slot)
+        let mediums = status?.strategy.mediums ?? []
+        return "\(entry.id): \(entry.request.message) over \(mediums)" + (status?.token.map { ", now \($0.hex)" } ?? "")
+    }
+
+    private static func status(_ c: ConsoleContext) -> [String] {
+        var lines = ["strategy: \(c.strategy)",
+                     "consent: \(c.consentGranted ? "granted" : "not granted")",
+                     "publications: \(c.publications.count)"]
+        lines += c.publications.map { "  " + describe($0, c) }
+        lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.uptime, decimals: 1)) s, \(c.bursts) bursts")
+        lines.append("drivers: audio \(c.board.audioOutput.driver) ok, bluetooth \(c.board.bluetooth.driver)"
+                     + (c.manager.currentProblems.isEmpty ? "" : "; problems: " + c.manager.currentProblems.map(\.description).sorted().joined(separator: ", ")))
+        lines.append("leds: " + c.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+        if !c.present.isEmpty { lines.append("heard: " + c.present.map(\.description).joined(separator: ", ")) }
+        return lines
+    }
+
+    static func statusJSON(_ c: ConsoleContext) -> String {
+        func string(_ text: String) -> String { Formatting.jsonString(text) }
+        let publications = c.publications.map { entry -> String in
+            let status = c.manager.schedule.status(of: entry.publication.slot)
+            var fields = ["\"id\":\(entry.id)"]
+            switch entry.request.message {
+            case .direct: fields.append("\"kind\":\"direct\"")
+            case .eid(_, let k): fields.append("\"kind\":\"eid\""); fields.append("\"exponent\":\(k)")
+            }
+            fields.append("\"mediums\":\(string("\(status?.strategy.mediums ?? [])"))")
+            fields.append("\"token\":" + (status?.token.map { string($0.hex) } ?? "null"))
+            if let next = status?.nextSwitchAt {
+                fields.append("\"next_rotation_s\":\(Formatting.fixed(Double(next - Int64(c.position)) / Double(c.sampleRate), decimals: 3))")
+            }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        let leds = c.ledPatterns.map { "\(string($0.0)):\(string($0.1))" }.joined(separator: ",")
+        let problems = c.manager.currentProblems.map { string($0.description) }.sorted().joined(separator: ",")
+        return "{\"mediums\":\(string("\(c.strategy.mediums)")),\"mode\":\(string("\(c.strategy.mode)")),"
+            + "\"consent\":\(c.consentGranted),\"publications\":[\(publications.joined(separator: ","))],"
+            + "\"beacon_time\":\(c.beaconTime),\"uptime_s\":\(Formatting.fixed(c.uptime, decimals: 3)),\"bursts\":\(c.bursts),"
+            + "\"drivers\":{\"audio\":\(string(c.board.audioOutput.driver)),\"bluetooth\":\(string(c.board.bluetooth.driver)),\"problems\":[\(problems)]},"
+            + "\"leds\":{\(leds)},\"version\":\(string(BuildInfo.version))}"
+    }
+}

@@ -1,0 +1,97 @@
+import NearcastCore
+import NearcastDrivers
+
+/// What the console's commands act on: the running daemon's parts, shared with its loop.
+final class ConsoleContext {
+    struct Entry {
+        let id: Int
+        let request: Daemon.PublicationRequest
+        let publication: Publication
+    }
+
+    let board: Board
+    let state: StateDirectory
+    let manager: MessageManager
+    let encoder: BurstEncoder
+    let sampleRate: Int
+    let logRing = LogRing()
+    /// Publications in the order they were made; a publication's id is its scheduler slot
+    /// (0-7, as the log lines show it), reused once unpublished.
+    private(set) var publications: [Entry] = []
+    /// Calibrated TX power written into the Eddystone frames.
+    var txPower: Int8
+    /// The advertising interval the HCI driver will use, in milliseconds.
+    var bleIntervalMilliseconds = 100
+    /// The box's strategy: which mediums it uses and whether it broadcasts and scans.
+    var strategy: Strategy
+    /// Stream position of the daemon's loop, in samples.
+    var position = 0
+    /// Set by `restart`: the loop stops cleanly and the process starts again.
+    var restartRequested = false
+    /// Set by `audio test`: the loop plays one calibration burst.
+    var testBurstRequested = false
+    /// Bursts played so far.
+    var bursts = 0
+    /// Tokens heard by the daemon's own subscription (found and not yet lost).
+    var present: [FoundMessage] = []
+
+    init(board: Board, state: StateDirectory, manager: MessageManager, encoder: BurstEncoder, sampleRate: Int,
+         strategy: Strategy) {
+        self.board = board
+        self.state = state
+        self.manager = manager
+        self.encoder = encoder
+        self.sampleRate = sampleRate
+        self.strategy = strategy
+        self.txPower = Int8(clamping: board.bluetooth.txPower)
+    }
+
+    /// Publishes and returns the new publication's console id.
+    @discardableResult
+    func publish(_ request: Daemon.PublicationRequest) throws(NearbyError) -> Int {
+        let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
+        let id = publication.slot.index
+        publications.append(Entry(id: id, request: request, publication: publication))
+        return id
+    }
+
+    /// Ends publication `id`; false when there is none.
+    func unpublish(_ id: Int) -> Bool {
+        guard let index = publications.firstIndex(where: { $0.id == id }) else { return false }
+        publications[index].publication.unpublish()
+        publications.remove(at: index)
+        return true
+    }
+
+    /// Ends every publication (at shutdown).
+    func unpublishAll() {
+        for entry in publications { entry.publication.unpublish() }
+        publications.removeAll()
+    }
+
+    /// Seconds the daemon has been broadcasting.
+    var uptime: Double { Double(position) / Double(sampleRate) }
+
+    /// Beacon time now.
+    var beaconTime: UInt32 { manager.schedule.beaconTime(at: Int64(position)) }
+
+    /// Whether consent is granted (the Nearby permission), saved in the state directory.
+    var consentGranted: Bool { manager.permission.isGranted }
+
+    /// Grants or withdraws consent and remembers it across restarts.
+    func setConsent(_ granted: Bool) throws(SystemError) {
+        try FileSystem.writeAtomically(state.file("consent"), Array((granted ? "granted\n" : "denied\n").utf8), mode: 0o600)
+        manager.permission.set(granted)
+    }
+
+    /// The LEDs' patterns as the status model (issue "Real drivers") will drive them; today the
+    /// sim board only shows them.
+    var ledPatterns: [(String, String)] {
+        let broadcasting = consentGranted && !publications.isEmpty
+        return [("status", broadcasting ? "slow-blink" : "off"),
+                ("audio", manager.currentProblems.contains(.microphonePermission) ? "on" : "off"),
+                ("ble", manager.currentProblems.contains(.bluetoothPermission) ? "on"
+                    : manager.currentProblems.contains(.bluetoothPower) ? "slow-blink" : "off"),
+                ("consent", consentGranted ? "off" : "on")]
+    }
+}

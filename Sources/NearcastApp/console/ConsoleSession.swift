@@ -1,0 +1,106 @@
+import NearcastCore
+import NearcastDrivers
+
+/// One technician's console: bytes from a ``TerminalPort`` through the line editor, lines to the
+/// command interpreter, output back without ever blocking. Output waiting for a slow or stalled
+/// terminal is capped; beyond the cap it is dropped and counted, so the daemon never waits.
+final class ConsoleSession {
+    /// Output bytes kept for a terminal that is not reading.
+    static let maximumPending = 256 * 1024
+
+    let port: TerminalPort
+    private var editor: LineEditor
+    private var screen = TerminalOutput()
+    private var pending: [UInt8] = []
+    private(set) var droppedBytes = 0
+    private let execute: (String, ConsoleSession) -> [String]
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    /// Set by `exit`/Ctrl-D on a socket client.
+    var wantsToClose = false
+
+    init(port: TerminalPort, table: CommandTable, colour: Bool,
+         execute: @escaping (String, ConsoleSession) -> [String]) {
+        self.port = port
+        self.editor = LineEditor(table: table)
+        self.editor.colour = colour
+        self.execute = execute
+        say(["Nearcast console: type help (Tab completes, arrows edit and recall)"])
+        editor.showPrompt(into: &screen)
+        moveScreen()
+    }
+
+    /// Reads and handles what the terminal sent; writes what is waiting. Never blocks.
+    func service() {
+        var budget = 8                                          // at most 32 KiB per call
+        while budget > 0 {
+            let count = readBuffer.withUnsafeMutableBytes { port.read(into: $0) }
+            if count == 0 { break }
+            for index in 0..<count { handle(readBuffer[index]) }
+            budget -= 1
+        }
+        flush()
+    }
+
+    /// A log line, printed above the line being typed.
+    func logLine(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { editor.printAbove(UnsafeBufferPointer($0), into: &screen) }
+        moveScreen()
+    }
+
+    var isClosed: Bool { port.isClosed || wantsToClose }
+
+    private func handle(_ byte: UInt8) {
+        guard let event = editor.feed(byte, into: &screen) else {
+            if screen.count > TerminalOutput.capacity / 2 { moveScreen() }
+            return
+        }
+        moveScreen()
+        switch event {
+        case .line:
+            let line = editor.withSubmittedLine { String(decoding: $0, as: UTF8.self) }
+            say(execute(line, self))
+        case .tooLong(let length):
+            say(["error: line of \(length) bytes is longer than \(LineEditor.maximumLength); not run"])
+        case .interrupt:
+            break
+        case .endOfInput:
+            if port.name != "stdio" { wantsToClose = true }
+        }
+        editor.showPrompt(into: &screen)
+        moveScreen()
+    }
+
+    private func say(_ lines: [String]) {
+        for line in lines {
+            append(Array(line.utf8).map { $0 == 0x0A ? 0x20 : $0 })
+            append([0x0D, 0x0A])
+        }
+    }
+
+    private func moveScreen() {
+        screen.drain { raw in append(Array(raw)); return raw.count }
+    }
+
+    private func append(_ bytes: [UInt8]) {
+        let room = Self.maximumPending - pending.count
+        if bytes.count > room { droppedBytes += bytes.count - room }
+        pending += bytes.prefix(max(0, room))
+    }
+
+    private func flush() {
+        var written = 0
+        while written < pending.count {
+            let n = pending.withUnsafeBytes { port.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
+            if n == 0 { break }
+            written += n
+        }
+        if written > 0 { pending.removeFirst(written) }
+        // Say so once the terminal has caught up, so the technician knows output went missing.
+        if droppedBytes > 0 && pending.count < Self.maximumPending / 2 {
+            let notice = Array("\r\n[console: \(droppedBytes) bytes of output dropped: the terminal was not reading]\r\n".utf8)
+            droppedBytes = 0
+            pending += notice
+        }
+    }
+}

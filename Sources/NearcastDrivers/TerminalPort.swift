@@ -1,0 +1,247 @@
+import Glibc
+
+/// A byte stream to a technician: a serial tty, standard input/output, or a Unix socket client.
+/// Reads and writes never block, so a stalled or vanished terminal cannot stop broadcasting.
+public final class TerminalPort {
+    /// What the port is, for messages ("/dev/ttyAMA0", "stdio", "console socket client").
+    public let name: String
+    private let input: Int32
+    private let output: Int32
+    private let ownsDescriptors: Bool
+    private var savedAttributes: termios?
+    /// True once the other end has gone (EOF, hang-up, or a write error).
+    public private(set) var isClosed = false
+
+    private init(name: String, input: Int32, output: Int32, ownsDescriptors: Bool) {
+        self.name = name
+        self.input = input
+        self.output = output
+        self.ownsDescriptors = ownsDescriptors
+    }
+
+    deinit {
+        restoreAttributes()
+        if ownsDescriptors {
+            Glibc.close(input)
+            if output != input { Glibc.close(output) }
+        }
+    }
+
+    /// Opens a serial device (or a pseudo-terminal's slave side) in raw mode, 8N1 at `baud`.
+    public static func serial(path: String, baud: Int) throws(SystemError) -> TerminalPort {
+        let fd = try retryingInterrupts("open", path) { open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
+        let port = TerminalPort(name: path, input: fd, output: fd, ownsDescriptors: true)
+        var attributes = termios()
+        _ = try retryingInterrupts("tcgetattr", path) { tcgetattr(fd, &attributes) }
+        port.savedAttributes = attributes
+        cfmakeraw(&attributes)
+        attributes.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        attributes.c_cflag &= ~tcflag_t(CSTOPB | PARENB)
+        let speed = try Self.speed(baud, path: path)
+        _ = try retryingInterrupts("cfsetspeed", path) { cfsetspeed(&attributes, speed) }
+        _ = try retryingInterrupts("tcsetattr", path) { tcsetattr(fd, TCSANOW, &attributes) }
+        return port
+    }
+
+    /// Standard input and output. On a terminal, echo and line buffering are turned off (the
+    /// line editor echoes) but Ctrl-C still sends SIGINT; restored when the port goes away.
+    public static func standardStreams() throws(SystemError) -> TerminalPort {
+        let port = TerminalPort(name: "stdio", input: STDIN_FILENO, output: STDOUT_FILENO, ownsDescriptors: false)
+        try port.setNonBlocking(STDIN_FILENO)
+        if isatty(STDIN_FILENO) == 1 {
+            var attributes = termios()
+            _ = try retryingInterrupts("tcgetattr", "stdin") { tcgetattr(STDIN_FILENO, &attributes) }
+            port.savedAttributes = attributes
+            attributes.c_lflag &= ~tcflag_t(ICANON | ECHO | IEXTEN)
+            attributes.c_iflag &= ~tcflag_t(ICRNL | IXON)
+            _ = try retryingInterrupts("tcsetattr", "stdin") { tcsetattr(STDIN_FILENO, TCSANOW, &attributes) }
+        }
+        return port
+    }
+
+    /// A connected socket (a `nearcast console` client).
+    public static func socket(_ fd: Int32, name: String) throws(SystemError) -> TerminalPort {
+        let port = TerminalPort(name: name, input: fd, output: fd, ownsDescriptors: true)
+        try port.setNonBlocking(fd)
+        return port
+    }
+
+    /// True when standard input is a terminal.
+    public static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Reads what is waiting (up to `buffer.count` bytes) without blocking; 0 when nothing is.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard !isClosed else { return 0 }
+        while true {
+            let n = Glibc.read(input, buffer.baseAddress, buffer.count)
+            if n > 0 { return n }
+            if n == 0 { isClosed = true; return 0 }
+            let code = errno
+            if code == EINTR { continue }
+            if code != EAGAIN && code != EWOULDBLOCK { isClosed = true }
+            return 0
+        }
+    }
+
+    /// Writes as much of `bytes` as the terminal takes now; returns how many (0 if it is full).
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard !isClosed, bytes.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.send(output, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            if n >= 0 { return n }
+            var code = errno
+            if code == ENOTSOCK {
+                // Not a socket: a tty or a pipe; make sure it does not block, then write(2).
+                try? setNonBlocking(output)
+                let m = Glibc.write(output, bytes.baseAddress, bytes.count)
+                if m >= 0 { return m }
+                code = errno
+            }
+            if code == EINTR { continue }
+            if code != EAGAIN && code != EWOULDBLOCK { isClosed = true }
+            return 0
+        }
+    }
+
+    private func setNonBlocking(_ fd: Int32) throws(SystemError) {
+        let flags = try retryingInterrupts("fcntl", name) { fcntl(fd, F_GETFL) }
+        if flags & O_NONBLOCK == 0 {
+            _ = try retryingInterrupts("fcntl", name) { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        }
+    }
+
+    private func restoreAttributes() {
+        guard var saved = savedAttributes else { return }
+        tcsetattr(input, TCSANOW, &saved)
+        savedAttributes = nil
+    }
+
+    private static func speed(_ baud: Int, path: String) throws(SystemError) -> speed_t {
+        switch baud {
+        case 9_600: return speed_t(B9600)
+        case 19_200: return speed_t(B19200)
+        case 38_400: return speed_t(B38400)
+        case 57_600: return speed_t(B57600)
+        case 115_200: return speed_t(B115200)
+        case 230_400: return speed_t(B230400)
+        case 460_800: return speed_t(B460800)
+        case 921_600: return speed_t(B921600)
+        default: throw SystemError(code: EINVAL, operation: "set baud \(baud)", subject: path)
+        }
+    }
+}
+
+/// A Unix stream socket that a running daemon listens on, so `nearcast console` on the box can
+/// attach to it. Accepting never blocks.
+public final class ConsoleSocketServer {
+    public let path: String
+    private let descriptor: Int32
+
+    /// Listens at `path` (a stale socket file from an earlier run is replaced), mode 0600.
+    public init(path: String) throws(SystemError) {
+        self.path = path
+        unlink(path)
+        descriptor = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        var address = try Self.address(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if bound != 0 {
+            let code = errno
+            Glibc.close(descriptor)
+            throw SystemError(code: code, operation: "bind", subject: path)
+        }
+        chmod(path, 0o600)
+        if listen(descriptor, 4) != 0 {
+            let code = errno
+            Glibc.close(descriptor)
+            throw SystemError(code: code, operation: "listen", subject: path)
+        }
+    }
+
+    deinit {
+        Glibc.close(descriptor)
+        unlink(path)
+    }
+
+    /// A client that has connected, or nil.
+    public func accept() -> TerminalPort? {
+        let client = Glibc.accept(descriptor, nil, nil)
+        guard client >= 0 else { return nil }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        return try? TerminalPort.socket(client, name: "console socket client")
+    }
+
+    /// Connects to a daemon's console socket (for `nearcast console`); blocking.
+    public static func connect(path: String) throws(SystemError) -> Int32 {
+        let fd = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        var address = try Self.address(path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw SystemError(code: code, operation: "connect", subject: path)
+        }
+        return fd
+    }
+
+    private static func address(_ path: String) throws(SystemError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { throw SystemError(code: ENAMETOOLONG, operation: "socket path", subject: path) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+}
+
+/// `nearcast console`: relays this terminal to a daemon's console socket until either side
+/// closes. The local terminal goes into the same mode as the daemon's stdio console (no echo,
+/// no line buffering; Ctrl-C still interrupts the client).
+public enum ConsoleRelay {
+    /// Runs the relay; returns when the daemon closes the connection or input ends.
+    public static func run(socket fd: Int32) throws(SystemError) {
+        let local = try TerminalPort.standardStreams()
+        let remote = try TerminalPort.socket(fd, name: "console socket")
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        var inputOpen = true
+        while !remote.isClosed {
+            descriptors[0].fd = inputOpen ? STDIN_FILENO : -1
+            _ = poll(&descriptors, nfds_t(descriptors.count), 200)
+            let fromDaemon = buffer.withUnsafeMutableBytes { remote.read(into: $0) }
+            if fromDaemon > 0 { try writeAll(buffer, count: fromDaemon, to: STDOUT_FILENO) }
+            if inputOpen {
+                let fromUser = buffer.withUnsafeMutableBytes { local.read(into: $0) }
+                if fromUser > 0 {
+                    var offset = 0
+                    while offset < fromUser && !remote.isClosed {
+                        let sent = buffer.withUnsafeBytes { remote.write(UnsafeRawBufferPointer(rebasing: $0[offset..<fromUser])) }
+                        if sent == 0 { _ = poll(nil, 0, 10) }
+                        offset += sent
+                    }
+                }
+                if local.isClosed { inputOpen = false }
+            }
+            if !inputOpen && fromDaemon == 0 && descriptors[1].revents == 0 { break }
+        }
+    }
+
+    private static func writeAll(_ buffer: [UInt8], count: Int, to descriptor: Int32) throws(SystemError) {
+        var offset = 0
+        while offset < count {
+            let n = try retryingInterrupts("write", "stdout") {
+                buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, count - offset) }
+            }
+            if n == 0 { _ = poll(nil, 0, 10) }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import XCTest
+
+/// A pseudo-terminal pair: the daemon opens the slave side as its serial console, the test
+/// types on the master side like a technician's USB-serial cable.
+private final class PseudoTerminal {
+    let master: Int32
+    let slavePath: String
+    private var received: [UInt8] = []
+
+    init() throws {
+        // /dev/ptmx by hand (posix_openpt and friends are not in Swift's Glibc module):
+        // TIOCSPTLCK unlocks the slave, TIOCGPTN gives its number.
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+            throw NSError(domain: "pty", code: Int(errno))
+        }
+        slavePath = "/dev/pts/\(number)"
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close(master) }
+
+    func type(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(master, $0.baseAddress! + offset, bytes.count - offset) }
+            if n > 0 { offset += n } else { drain(); usleep(2_000) }
+        }
+    }
+
+    /// Reads what the daemon wrote so far.
+    @discardableResult
+    func drain() -> String {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Waits until the output after byte `from` contains `text`, up to `timeout` seconds; returns
+    /// that output.
+    func wait(for text: String, after from: Int = 0, timeout: TimeInterval = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            drain()
+            let tail = String(decoding: received[min(from, received.count)...], as: UTF8.self)
+            if tail.contains(text) { return tail }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// Bytes received so far (a mark for ``wait(for:after:timeout:)``).
+    var length: Int { drain(); return received.count }
+
+    var screen: String { drain() }
+}
+
+final class ConsoleEndToEndTests: XCTestCase {
+    private func startDaemon(_ terminal: PseudoTerminal, dir: URL, duration: Int) throws -> NearcastProcess.Started {
+        try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath,
+                                   "--duration", "\(duration)"])
+    }
+
+    /// The JSON object on the line after `status --json` was typed.
+    private func statusJSON(_ terminal: PseudoTerminal) throws -> [String: Any] {
+        let mark = terminal.length
+        terminal.type("status --json\r")
+        let tail = try XCTUnwrap(terminal.wait(for: "\"version\"", after: mark), terminal.screen)
+        let line = try XCTUnwrap(tail.split(whereSeparator: \.isNewline).first { $0.hasPrefix("{") }, tail.debugDescription)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    func testScriptedSessionPublishesChangesStrategyGrantsConsentAndReadsStatus() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let terminal = try PseudoTerminal()
+        let daemon = try startDaemon(terminal, dir: dir, duration: 8)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
+
+        terminal.type("consent deny\r")
+        XCTAssertNotNil(terminal.wait(for: "consent not granted"), terminal.screen)
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("consent"), encoding: .utf8), "denied\n")
+        var status = try statusJSON(terminal)
+        XCTAssertEqual(status["consent"] as? Bool, false)
+
+        terminal.type("publish direct c0ffee ble\r")
+        XCTAssertNotNil(terminal.wait(for: "published 1: direct token c0ffee over ble"), terminal.screen)
+        terminal.type("strategy mediums ble mode broadcast\r")
+        XCTAssertNotNil(terminal.wait(for: "strategy: mediums ble, mode broadcast"), terminal.screen)
+        terminal.type("consent grant\r")
+        XCTAssertNotNil(terminal.wait(for: "consent granted: broadcasting"), terminal.screen)
+
+        status = try statusJSON(terminal)
+        XCTAssertEqual(status["consent"] as? Bool, true)
+        XCTAssertEqual(status["mediums"] as? String, "ble")
+        XCTAssertEqual(status["mode"] as? String, "broadcast")
+        let publications = try XCTUnwrap(status["publications"] as? [[String: Any]])
+        XCTAssertEqual(publications.compactMap { $0["token"] as? String }, ["6e65617263617374", "c0ffee"])
+        XCTAssertEqual(publications.compactMap { $0["mediums"] as? String }, ["ble", "ble"])
+        XCTAssertEqual((status["leds"] as? [String: String])?["consent"], "off")
+
+        terminal.type("unpublish 7\r")
+        XCTAssertNotNil(terminal.wait(for: "error: no publication 7"), terminal.screen)
+        terminal.type("frobnicate\r")
+        XCTAssertNotNil(terminal.wait(for: "error: unknown command 'frobnicate'; type help"), terminal.screen)
+        terminal.type("publish -h\r")
+        XCTAssertNotNil(terminal.wait(for: "usage: publish direct HEX"), terminal.screen)
+
+        let result = try NearcastProcess.wait(daemon, timeout: 30)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        // BLE carried the new publication once consent came back; denied consent stopped the set.
+        let ble = try String(contentsOf: dir.appendingPathComponent("ble.log"), encoding: .utf8)
+        XCTAssertTrue(ble.contains("stop"), ble)
+        XCTAssertTrue(ble.contains("4e4541524353540"), ble)
+        XCTAssertTrue(ble.contains("03c0ffee"), "the direct token c0ffee in a UID frame: \(ble)")
+    }
+
+    func testEditingKeysAndHistoryOnARealTerminal() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let terminal = try PseudoTerminal()
+        let daemon = try startDaemon(terminal, dir: dir, duration: 5)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "))
+        // "vresion", fixed with left arrows, backspace and an insert; then Ctrl-A/Ctrl-K and Ctrl-U.
+        terminal.type("vresion\u{1B}[D\u{1B}[D\u{1B}[D\u{1B}[D\u{7F}\u{7F}er\r")
+        XCTAssertNotNil(terminal.wait(for: "nearcast 0."), terminal.screen)
+        var mark = terminal.length
+        terminal.type("junk\u{01}\u{0B}boa\t\r")
+        XCTAssertNotNil(terminal.wait(for: "sim: Simulated board", after: mark), terminal.screen)
+        // Up twice recalls "version"; CRLF ends it once.
+        mark = terminal.length
+        terminal.type("\u{1B}[A\u{1B}[A\r\n")
+        XCTAssertNotNil(terminal.wait(for: "nearcast 0.", after: mark), terminal.screen)
+        mark = terminal.length
+        terminal.type(String(repeating: "x", count: 400) + "\r")
+        XCTAssertNotNil(terminal.wait(for: "error: line of 400 bytes is longer than 256; not run", after: mark))
+        XCTAssertEqual(try NearcastProcess.wait(daemon, timeout: 30).status, 0)
+    }
+
+    /// 10^6 random bytes, with escape sequences, NULs and overlong lines mixed in: afterwards the
+    /// console still answers and the daemon never stopped broadcasting.
+    func testAMillionRandomBytesDoNotStopTheConsoleOrTheBroadcast() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let terminal = try PseudoTerminal()
+        let daemon = try startDaemon(terminal, dir: dir, duration: 12)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "))
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1_000_000)
+        let pieces: [[UInt8]] = [[0x1B, 0x5B], [0x1B, 0x4F], [0x00], [0x1B, 0x5B, 0x33, 0x7E], [0x03], [0x15], [0x09], [0x0D]]
+        while bytes.count < 1_000_000 {
+            switch UInt8.random(in: 0...9, using: &generator) {
+            case 0: bytes += pieces.randomElement(using: &generator)!
+            case 1: bytes += [UInt8](repeating: 0x41, count: Int.random(in: 250...600, using: &generator))
+            default: bytes += (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+        }
+        bytes = Array(bytes.prefix(1_000_000))
+        // Never send Ctrl-D or a complete "restart" line by chance: neither is part of the noise.
+        bytes = bytes.map { $0 == 0x04 ? 0x05 : $0 }
+        terminal.send(bytes)
+        // Like a technician after line noise: wait for the screen to settle, clear the line, go on.
+        var settled = terminal.length
+        repeat {
+            usleep(500_000)
+            let now = terminal.length
+            if now == settled { break }
+            settled = now
+        } while true
+        terminal.type("\u{15}\rstatus\r")
+        let mark = terminal.length
+        terminal.type("version\r")
+        XCTAssertNotNil(terminal.wait(for: "nearcast 0.", after: mark, timeout: 20), "the console answers after the noise")
+        let result = try NearcastProcess.wait(daemon, timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let heard = try NearcastProcess.decode(dir.appendingPathComponent("audio.wav").path)
+        XCTAssertGreaterThanOrEqual(heard.count, 11, "a burst a second throughout: \(heard.count)")
+    }
+
+    func testConsoleCommandAttachesToTheRunningDaemon() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "6"])
+        let socket = dir.appendingPathComponent("console.sock").path
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(50_000) }
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
+        client.arguments = ["console", "--state-dir", dir.path]
+        let input = Pipe(), output = Pipe()
+        client.standardInput = input
+        client.standardOutput = output
+        try client.run()
+        input.fileHandleForWriting.write(Data("version\rpublications\rexit\r".utf8))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        XCTAssertEqual(client.terminationStatus, 0)
+        XCTAssertTrue(text.contains("nearcast 0."), text)
+        XCTAssertTrue(text.contains("0: direct token 6e65617263617374"), text)
+        XCTAssertTrue(text.contains("bye"), text)
+        XCTAssertEqual(try NearcastProcess.wait(daemon, timeout: 30).status, 0)
+        let missing = try NearcastProcess.run(["console", "--state-dir", dir.path])
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.contains("cannot attach"), missing.stderr)
+    }
+}

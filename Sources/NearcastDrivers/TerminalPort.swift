@@ -11,6 +11,8 @@ public final class TerminalPort {
     private var savedAttributes: termios?
     /// True once the other end has gone (EOF, hang-up, or a write error).
     public private(set) var isClosed = false
+    /// Why it closed, for the log.
+    public private(set) var closeReason = ""
 
     private init(name: String, input: Int32, output: Int32, ownsDescriptors: Bool) {
         self.name = name
@@ -75,10 +77,10 @@ public final class TerminalPort {
         while true {
             let n = Glibc.read(input, buffer.baseAddress, buffer.count)
             if n > 0 { return n }
-            if n == 0 { isClosed = true; return 0 }
+            if n == 0 { close(because: "end of input"); return 0 }
             let code = errno
             if code == EINTR { continue }
-            if code != EAGAIN && code != EWOULDBLOCK { isClosed = true }
+            if code != EAGAIN && code != EWOULDBLOCK { close(because: "read: \(SystemError.message(for: code))") }
             return 0
         }
     }
@@ -98,9 +100,14 @@ public final class TerminalPort {
                 code = errno
             }
             if code == EINTR { continue }
-            if code != EAGAIN && code != EWOULDBLOCK { isClosed = true }
+            if code != EAGAIN && code != EWOULDBLOCK { close(because: "write: \(SystemError.message(for: code))") }
             return 0
         }
+    }
+
+    private func close(because reason: String) {
+        isClosed = true
+        closeReason = reason
     }
 
     private func setNonBlocking(_ fd: Int32) throws(SystemError) {

@@ -25,12 +25,26 @@ private final class PseudoTerminal {
 
     func type(_ text: String) { send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) {
+    /// Sends all of `bytes`; false when the other side went away or stopped reading for 30 s.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
+        var lastProgress = Date()
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(master, $0.baseAddress! + offset, bytes.count - offset) }
-            if n > 0 { offset += n } else { drain(); usleep(2_000) }
+            if n > 0 {
+                offset += n
+                lastProgress = Date()
+            } else if n < 0 && errno != EAGAIN && errno != EINTR {
+                return false                                    // EIO: the slave side is closed
+            } else if Date().timeIntervalSince(lastProgress) > 30 {
+                return false
+            } else {
+                drain()
+                usleep(2_000)
+            }
         }
+        return true
     }
 
     /// Reads what the daemon wrote so far.
@@ -65,9 +79,15 @@ private final class PseudoTerminal {
 }
 
 final class ConsoleEndToEndTests: XCTestCase {
-    private func startDaemon(_ terminal: PseudoTerminal, dir: URL, duration: Int) throws -> NearcastProcess.Started {
-        try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath,
-                                   "--duration", "\(duration)"])
+    /// The daemon with its console on the terminal, running until ``stop(_:)`` (no --duration, so
+    /// a slow machine cannot end the run before the test has typed everything).
+    private func startDaemon(_ terminal: PseudoTerminal, dir: URL) throws -> NearcastProcess.Started {
+        try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath])
+    }
+
+    private func stop(_ daemon: NearcastProcess.Started) throws -> NearcastProcess.Result {
+        kill(daemon.process.processIdentifier, SIGTERM)
+        return try NearcastProcess.wait(daemon, timeout: 60)
     }
 
     /// The JSON object on the line after `status --json` was typed.
@@ -83,7 +103,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let terminal = try PseudoTerminal()
-        let daemon = try startDaemon(terminal, dir: dir, duration: 8)
+        let daemon = try startDaemon(terminal, dir: dir)
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
 
         terminal.type("consent deny\r")
@@ -115,10 +135,16 @@ final class ConsoleEndToEndTests: XCTestCase {
         terminal.type("publish -h\r")
         XCTAssertNotNil(terminal.wait(for: "usage: publish direct HEX"), terminal.screen)
 
-        let result = try NearcastProcess.wait(daemon, timeout: 30)
+        // BLE carries the new publication once consent is back (the legacy set rotates a second
+        // each); denied consent stopped the set.
+        let log = dir.appendingPathComponent("ble.log")
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !((try? String(contentsOf: log, encoding: .utf8))?.contains("03c0ffee") ?? false) {
+            usleep(100_000)
+        }
+        let result = try stop(daemon)
         XCTAssertEqual(result.status, 0, result.stderr)
-        // BLE carried the new publication once consent came back; denied consent stopped the set.
-        let ble = try String(contentsOf: dir.appendingPathComponent("ble.log"), encoding: .utf8)
+        let ble = try String(contentsOf: log, encoding: .utf8)
         XCTAssertTrue(ble.contains("stop"), ble)
         XCTAssertTrue(ble.contains("4e4541524353540"), ble)
         XCTAssertTrue(ble.contains("03c0ffee"), "the direct token c0ffee in a UID frame: \(ble)")
@@ -128,7 +154,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let terminal = try PseudoTerminal()
-        let daemon = try startDaemon(terminal, dir: dir, duration: 5)
+        let daemon = try startDaemon(terminal, dir: dir)
         XCTAssertNotNil(terminal.wait(for: "nearcast> "))
         // "vresion", fixed with left arrows, backspace and an insert; then Ctrl-A/Ctrl-K and Ctrl-U.
         terminal.type("vresion\u{1B}[D\u{1B}[D\u{1B}[D\u{1B}[D\u{7F}\u{7F}er\r")
@@ -143,7 +169,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         mark = terminal.length
         terminal.type(String(repeating: "x", count: 400) + "\r")
         XCTAssertNotNil(terminal.wait(for: "error: line of 400 bytes is longer than 256; not run", after: mark))
-        XCTAssertEqual(try NearcastProcess.wait(daemon, timeout: 30).status, 0)
+        XCTAssertEqual(try stop(daemon).status, 0)
     }
 
     /// 10^6 random bytes, with escape sequences, NULs and overlong lines mixed in: afterwards the
@@ -152,7 +178,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let terminal = try PseudoTerminal()
-        let daemon = try startDaemon(terminal, dir: dir, duration: 12)
+        let daemon = try startDaemon(terminal, dir: dir)
         XCTAssertNotNil(terminal.wait(for: "nearcast> "))
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
@@ -168,7 +194,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         bytes = Array(bytes.prefix(1_000_000))
         // Never send Ctrl-D or a complete "restart" line by chance: neither is part of the noise.
         bytes = bytes.map { $0 == 0x04 ? 0x05 : $0 }
-        terminal.send(bytes)
+        XCTAssertTrue(terminal.send(bytes), "the console stopped reading")
         // Like a technician after line noise: wait for the screen to settle, clear the line, go on.
         var settled = terminal.length
         repeat {
@@ -181,16 +207,21 @@ final class ConsoleEndToEndTests: XCTestCase {
         let mark = terminal.length
         terminal.type("version\r")
         XCTAssertNotNil(terminal.wait(for: "nearcast 0.", after: mark, timeout: 20), "the console answers after the noise")
-        let result = try NearcastProcess.wait(daemon, timeout: 60)
+        let result = try stop(daemon)
         XCTAssertEqual(result.status, 0, result.stderr)
+        // "stopped (SIGTERM) after 14.22 s: 15 bursts": a burst every second of the run, all decodable.
+        let summary = try XCTUnwrap(result.lines.first { $0.hasPrefix("stopped (SIGTERM)") }, result.stdout)
+        let seconds = try XCTUnwrap(Double(summary.split(separator: " ")[3]))
+        let bursts = try XCTUnwrap(Int(summary.split(separator: " ")[5]))
+        XCTAssertGreaterThanOrEqual(Double(bursts), seconds.rounded(.down), summary)
         let heard = try NearcastProcess.decode(dir.appendingPathComponent("audio.wav").path)
-        XCTAssertGreaterThanOrEqual(heard.count, 11, "a burst a second throughout: \(heard.count)")
+        XCTAssertGreaterThanOrEqual(heard.count, bursts - 1, "every burst decodable: \(heard.count) of \(bursts)")
     }
 
     func testConsoleCommandAttachesToTheRunningDaemon() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "6"])
+        let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
         let socket = dir.appendingPathComponent("console.sock").path
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(50_000) }
@@ -208,7 +239,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains("nearcast 0."), text)
         XCTAssertTrue(text.contains("0: direct token 6e65617263617374"), text)
         XCTAssertTrue(text.contains("bye"), text)
-        XCTAssertEqual(try NearcastProcess.wait(daemon, timeout: 30).status, 0)
+        XCTAssertEqual(try stop(daemon).status, 0)
         let missing = try NearcastProcess.run(["console", "--state-dir", dir.path])
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("cannot attach"), missing.stderr)

@@ -153,8 +153,9 @@ enum ConsoleCommands {
             c.restartRequested = true
             return ["restarting: broadcasting stops for a moment"]
         case "exit":
-            session.wantsToClose = session.port.name != "stdio"
-            return session.wantsToClose ? ["bye"] : ["this is the daemon's own terminal: stop it with Ctrl-C"]
+            guard session.canClose else { return ["this console stays open while the daemon runs (exit leaves nearcast console)"] }
+            session.wantsToClose = true
+            return ["bye"]
         default:
             throw Failure("not implemented")
         }

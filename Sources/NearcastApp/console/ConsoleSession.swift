@@ -17,6 +17,9 @@ final class ConsoleSession {
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Set by `exit`/Ctrl-D on a socket client.
     var wantsToClose = false
+    /// Whether `exit` and Ctrl-D may end this session: only a `nearcast console` client; the
+    /// UART and stdio consoles stay open for as long as the daemon runs.
+    var canClose: Bool { port.name == "console socket client" }
 
     init(port: TerminalPort, table: CommandTable, colour: Bool,
          execute: @escaping (String, ConsoleSession) -> [String]) {
@@ -65,7 +68,7 @@ final class ConsoleSession {
         case .interrupt:
             break
         case .endOfInput:
-            if port.name != "stdio" { wantsToClose = true }
+            if canClose { wantsToClose = true }
         }
         editor.showPrompt(into: &screen)
         moveScreen()

@@ -367,6 +367,10 @@ private final class Consoles {
     func service() {
         if let client = server?.accept() { attach(client, colour: false, isLogTerminal: false) }
         for entry in sessions { entry.session.service() }
+        for entry in sessions where entry.session.isClosed && !entry.isLogTerminal {
+            let reason = entry.session.port.isClosed ? entry.session.port.closeReason : "exit"
+            plainLog("console \(entry.session.port.name) closed (\(reason))")
+        }
         sessions.removeAll { $0.session.isClosed && !$0.isLogTerminal }
     }
 }

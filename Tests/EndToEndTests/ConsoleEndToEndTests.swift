@@ -72,6 +72,13 @@ private final class PseudoTerminal {
         return nil
     }
 
+    /// Types `line` and a CR, and waits for `reply` in what follows.
+    func command(_ line: String, expecting reply: String, file: StaticString = #filePath, line number: UInt = #line) {
+        let mark = length
+        type(line + "\r")
+        XCTAssertNotNil(wait(for: reply, after: mark), "\(line): \(screen)", file: file, line: number)
+    }
+
     /// Bytes received so far (a mark for ``wait(for:after:timeout:)``).
     var length: Int { drain(); return received.count }
 
@@ -106,18 +113,14 @@ final class ConsoleEndToEndTests: XCTestCase {
         let daemon = try startDaemon(terminal, dir: dir)
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
 
-        terminal.type("consent deny\r")
-        XCTAssertNotNil(terminal.wait(for: "consent not granted"), terminal.screen)
+        terminal.command("consent deny", expecting: "consent not granted")
         XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("consent"), encoding: .utf8), "denied\n")
         var status = try statusJSON(terminal)
         XCTAssertEqual(status["consent"] as? Bool, false)
 
-        terminal.type("publish direct c0ffee ble\r")
-        XCTAssertNotNil(terminal.wait(for: "published 1: direct token c0ffee over ble"), terminal.screen)
-        terminal.type("strategy mediums ble mode broadcast\r")
-        XCTAssertNotNil(terminal.wait(for: "strategy: mediums ble, mode broadcast"), terminal.screen)
-        terminal.type("consent grant\r")
-        XCTAssertNotNil(terminal.wait(for: "consent granted: broadcasting"), terminal.screen)
+        terminal.command("publish direct c0ffee ble", expecting: "published 1: direct token c0ffee over ble")
+        terminal.command("strategy mediums ble mode broadcast", expecting: "strategy: mediums ble, mode broadcast")
+        terminal.command("consent grant", expecting: "consent granted: broadcasting")
 
         status = try statusJSON(terminal)
         XCTAssertEqual(status["consent"] as? Bool, true)
@@ -128,12 +131,9 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertEqual(publications.compactMap { $0["mediums"] as? String }, ["ble", "ble"])
         XCTAssertEqual((status["leds"] as? [String: String])?["consent"], "off")
 
-        terminal.type("unpublish 7\r")
-        XCTAssertNotNil(terminal.wait(for: "error: no publication 7"), terminal.screen)
-        terminal.type("frobnicate\r")
-        XCTAssertNotNil(terminal.wait(for: "error: unknown command 'frobnicate'; type help"), terminal.screen)
-        terminal.type("publish -h\r")
-        XCTAssertNotNil(terminal.wait(for: "usage: publish direct HEX"), terminal.screen)
+        terminal.command("unpublish 7", expecting: "error: no publication 7")
+        terminal.command("frobnicate", expecting: "error: unknown command 'frobnicate'; type help")
+        terminal.command("publish -h", expecting: "usage: publish direct HEX")
 
         // BLE carries the new publication once consent is back (the legacy set rotates a second
         // each); denied consent stopped the set.

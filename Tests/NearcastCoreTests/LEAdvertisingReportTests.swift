@@ -73,6 +73,9 @@ final class LEAdvertisingReportTests: XCTestCase {
             if let reports = try? LEAdvertisingReports.parse(event: bytes) {
                 accepted += 1
                 XCTAssertFalse(reports.isEmpty)
+                // Every report's data came from inside the event, after its 4 header bytes.
+                let data = reports.reduce(0) { $0 + ($1.data?.count ?? 0) }
+                XCTAssertLessThanOrEqual(data, bytes.count - 4)
             }
         }
         XCTAssertLessThan(accepted, 20_000, "random bytes are mostly malformed")

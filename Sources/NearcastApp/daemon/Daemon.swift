@@ -115,7 +115,7 @@ public final class Daemon {
         var lastScan = -fs
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
-        log("leds: status=\(consent ? "slow-blink" : "off") audio=off ble=off consent=\(consent ? "off" : "on")")
+        log("leds: " + context.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
 
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
         // The hand-over to the driver: the period is rendered in place in the ring and the

@@ -27,6 +27,20 @@ public enum FileSystem {
         _ = try retryingInterrupts("fsync", directory) { fsync(fd) }
     }
 
+    /// Removes the file at `path` (nothing to do when it is already gone) and flushes the
+    /// directory, so the removal survives a power cut.
+    public static func remove(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 {
+            let code = errno
+            if code == ENOENT { return }
+            throw SystemError(code: code, operation: "unlink", subject: path)
+        }
+        let directory = directoryName(of: path)
+        let fd = try retryingInterrupts("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        _ = try retryingInterrupts("fsync", directory) { fsync(fd) }
+    }
+
     /// True when something exists at `path`.
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

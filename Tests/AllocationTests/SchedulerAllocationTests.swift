@@ -88,7 +88,7 @@ final class SchedulerAllocationTests: XCTestCase {
 
 /// The console's line editor allocates nothing per keystroke.
 final class LineEditorAllocationTests: XCTestCase {
-    func testTypingEditingCompletingAndGarbageAllocateNothing() {
+    func testTypingEditingCompletingSecretsAndGarbageAllocateNothing() {
         let table = CommandTable([.init("status", ["--json"]), .init("publish", ["direct", "eid"]), .init("publications")])
         var editor = LineEditor(table: table)
         var out = TerminalOutput()
@@ -96,7 +96,8 @@ final class LineEditorAllocationTests: XCTestCase {
         var noise = SplitMix64(seed: 9)
         var lines = 0
         func run(_ rounds: Int) {
-            for _ in 0..<rounds {
+            for round in 0..<rounds {
+                editor.secret = round % 4 == 3                  // a PIN typed now and then
                 // Index loops: iterating an array inside the counted closure allocates in debug builds.
                 for index in 0..<session.count where editor.feed(session[index], into: &out) == .line { lines += 1 }
                 for _ in 0..<200 { _ = editor.feed(UInt8(truncatingIfNeeded: noise.next()), into: &out) }

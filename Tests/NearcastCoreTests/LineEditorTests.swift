@@ -38,6 +38,29 @@ final class LineEditorTests: XCTestCase {
         XCTAssertEqual(s.lines, ["status", "help", "leds", "publications", ""], "CR, LF, CRLF; LF CR is two lines")
     }
 
+    func testASecretLineIsNeverEchoedCompletedOrRemembered() {
+        var s = Session()
+        s.type("status\r")
+        _ = s.screen
+        s.editor.secret = true
+        s.editor.prompt = "PIN: "
+        s.editor.showPrompt(into: &s.out)
+        s.type("12\u{1B}[D9\u{7F}34\t\u{1B}[A")  // digits, left, backspace, Tab, up
+        let shown = s.screen
+        XCTAssertTrue(shown.contains("PIN: "), shown)
+        XCTAssertFalse(shown.contains(where: { $0.isNumber }), "no digit of the PIN echoed: \(shown.debugDescription)")
+        XCTAssertFalse(shown.contains("status"), "the history is not walked while a secret is typed")
+        XCTAssertEqual(s.current, "1342", "editing still works on the hidden line")
+        s.type("\r")
+        XCTAssertEqual(s.lines.last, "1342")
+        s.editor.secret = false
+        s.editor.prompt = "nearcast> "
+        s.type("\u{1B}[A")
+        XCTAssertEqual(s.current, "status", "the PIN is not in the history")
+        s.type("\u{1B}[A")
+        XCTAssertEqual(s.current, "status")
+    }
+
     func testCursorMovementAndEditingKeys() {
         var s = Session()
         s.type("sttus")

@@ -35,6 +35,10 @@ enum ConsoleCommands {
         Command(name: "version", arguments: [], usage: "version", summary: "the build"),
         Command(name: "config", arguments: ["show"], usage: "config show", summary: "the settings in effect"),
         Command(name: "restart", arguments: [], usage: "restart", summary: "stop cleanly and start again"),
+        Command(name: "login", arguments: [], usage: "login", summary: "give the technician PIN (asked for, not echoed)"),
+        Command(name: "logout", arguments: [], usage: "logout", summary: "forget this session's PIN"),
+        Command(name: "pin", arguments: ["show", "set", "clear"], usage: "pin show|set|clear",
+                summary: "the technician PIN that guards the commands that change the box"),
         Command(name: "exit", arguments: [], usage: "exit", summary: "leave the console (the daemon keeps running)"),
     ]
 
@@ -52,10 +56,40 @@ enum ConsoleCommands {
         if arguments.contains("-h") || arguments.contains("--help") {
             return ["usage: \(command.usage)", "  \(command.summary)"]
         }
+        var notes: [String] = []
+        let now = context.nowMilliseconds
+        if session.loggedIn && now - session.lastCommandAt > idleLogout {
+            session.loggedIn = false
+            notes.append("logged out: \(idleLogout / 60_000) minutes without a command")
+        }
+        session.lastCommandAt = now
+        if context.pin.isSet && !session.loggedIn && changesState(name, arguments) {
+            return notes + ["error: '\(name)' changes the box and needs the technician PIN: type login"]
+        }
         do {
-            return try dispatch(name, arguments, context, session)
+            return notes + (try dispatch(name, arguments, context, session))
         } catch {
-            return ["error: \(error.message)", "usage: \(command.usage)"]
+            return notes + ["error: \(error.message)", "usage: \(command.usage)"]
+        }
+    }
+
+    /// A logged-in session that runs no command for this long (milliseconds) is logged out,
+    /// so a UART console left logged in does not stay open to the next person.
+    static let idleLogout: Int64 = 10 * 60_000
+
+    /// Whether a command line changes the box's state (and so needs the PIN when one is set).
+    /// Reading is always allowed; no command ever shows the identity key or the PIN.
+    static func changesState(_ name: String, _ args: [String]) -> Bool {
+        switch name {
+        case "publish", "unpublish", "restart", "debug": return true
+        case "strategy": return args.contains { $0 != "show" }
+        case "consent": return args.first == "grant" || args.first == "deny"
+        case "audio": return args.first == "test" || args.count > 1
+        case "ble": return args.count > 1
+        case "leds": return args.first == "test"
+        case "config": return args.first == "save"
+        case "pin": return args.first == "set" || args.first == "clear"
+        default: return false
         }
     }
 
@@ -152,12 +186,86 @@ enum ConsoleCommands {
             try expectNone(args)
             c.restartRequested = true
             return ["restarting: broadcasting stops for a moment"]
+        case "login":
+            try expectNone(args)
+            return login(c, session)
+        case "logout":
+            try expectNone(args)
+            session.loggedIn = false
+            return [c.pin.isSet ? "logged out" : "no technician PIN is set: every command is open"]
+        case "pin":
+            return try pin(args, c, session)
         case "exit":
             guard session.canClose else { return ["this console stays open while the daemon runs (exit leaves nearcast console)"] }
             session.wantsToClose = true
             return ["bye"]
         default:
             throw Failure("not implemented")
+        }
+    }
+
+    private static func login(_ c: ConsoleContext, _ session: ConsoleSession) -> [String] {
+        guard c.pin.isSet else { return ["no technician PIN is set: every command is open (pin set makes one)"] }
+        if session.loggedIn { return ["already logged in"] }
+        let wait = c.pin.waitRemaining(at: c.nowMilliseconds)
+        if wait > 0 { return [tooManyWrongPINs(wait)] }
+        session.askSecret("PIN: ") { typed, session in
+            switch c.pin.check(typed, at: c.nowMilliseconds) {
+            case .accepted:
+                session.loggedIn = true
+                session.lastCommandAt = c.nowMilliseconds
+                return ["logged in (logout ends it; \(idleLogout / 60_000) minutes idle end it too)"]
+            case .wrong(let remaining, let nextWait):
+                return ["wrong PIN" + (nextWait > 0 ? "; " + tooManyWrongPINs(nextWait) : remaining == 1
+                    ? "; one more wrong PIN starts a delay" : "")]
+            case .wait(let milliseconds):
+                return [tooManyWrongPINs(milliseconds)]
+            case .unusable(let why):
+                return ["error: \(why)"]
+            }
+        }
+        return []
+    }
+
+    private static func tooManyWrongPINs(_ milliseconds: Int64) -> String {
+        "too many wrong PINs: the next try is checked in \((milliseconds + 999) / 1000) s"
+    }
+
+    private static func pin(_ args: [String], _ c: ConsoleContext, _ session: ConsoleSession) throws(Failure) -> [String] {
+        switch args.first ?? "show" {
+        case "show":
+            guard args.count <= 1 else { throw Failure("unexpected '\(args[1])'") }
+            guard c.pin.isSet else { return ["technician PIN: not set; every command is open"] }
+            var lines = ["technician PIN: set (salted PBKDF2-SHA256 hash in \(c.pin.path)); this session is "
+                         + (session.loggedIn ? "logged in" : "not logged in")]
+            if let problem = c.pin.problem { lines.append("error: \(problem)") }
+            if c.pin.failures > 0 { lines.append("wrong PINs since the last right one: \(c.pin.failures)") }
+            return lines
+        case "set":
+            guard args.count == 1 else {
+                throw Failure("type the new PIN at the prompt, not on the line (lines are kept in the history)")
+            }
+            session.askSecret("new PIN (4-12 digits): ") { first, session in
+                if let problem = TechnicianPIN.problem(withNew: first) { return ["error: \(problem); PIN not changed"] }
+                session.askSecret("new PIN again: ") { second, session in
+                    guard second == first else { return ["error: the two PINs differ; PIN not changed"] }
+                    do { try c.pin.set(first) } catch { return ["error: \(error)"] }
+                    session.loggedIn = true
+                    session.lastCommandAt = c.nowMilliseconds
+                    c.log("console: technician PIN set on \(session.port.name)")
+                    return ["technician PIN set; commands that change the box now need it (this session is logged in)"]
+                }
+                return []
+            }
+            return []
+        case "clear":
+            guard args.count == 1 else { throw Failure("unexpected '\(args[1])'") }
+            guard c.pin.isSet else { return ["no technician PIN is set"] }
+            do { try c.pin.clear() } catch { throw Failure("\(error)") }
+            c.log("console: technician PIN removed on \(session.port.name)")
+            return ["technician PIN removed: every command is open"]
+        default:
+            throw Failure("show, set or clear, not '\(args[0])'")
         }
     }
 

@@ -15,6 +15,8 @@ final class ConsoleContext {
     let encoder: BurstEncoder
     let sampleRate: Int
     let logRing = LogRing()
+    /// The technician PIN guarding the commands that change state.
+    let pin: TechnicianPIN
     /// Publications in the order they were made; a publication's id is its scheduler slot
     /// (0-7, as the log lines show it), reused once unpublished.
     private(set) var publications: [Entry] = []
@@ -36,7 +38,8 @@ final class ConsoleContext {
     var present: [FoundMessage] = []
 
     init(board: Board, state: StateDirectory, manager: MessageManager, encoder: BurstEncoder, sampleRate: Int,
-         strategy: Strategy) {
+         strategy: Strategy, log: @escaping (String) -> Void) {
+        self.pin = TechnicianPIN(state: state, now: 0, log: log)
         self.board = board
         self.state = state
         self.manager = manager
@@ -44,7 +47,15 @@ final class ConsoleContext {
         self.sampleRate = sampleRate
         self.strategy = strategy
         self.txPower = Int8(clamping: board.bluetooth.txPower)
+        self.logHandler = log
+        pin.log = { [unowned self] line in self.log(line) }
     }
+
+    /// Where the console's own log lines go (the daemon's log, once its consoles are open).
+    var logHandler: (String) -> Void
+
+    /// Logs a line about what a technician did.
+    func log(_ line: String) { logHandler(line) }
 
     /// Publishes and returns the new publication's console id.
     @discardableResult
@@ -68,6 +79,9 @@ final class ConsoleContext {
         for entry in publications { entry.publication.unpublish() }
         publications.removeAll()
     }
+
+    /// The daemon's clock for the console (PIN delays, idle logout), in milliseconds of audio played.
+    var nowMilliseconds: Int64 { Int64(position) * 1000 / Int64(sampleRate) }
 
     /// Seconds the daemon has been broadcasting.
     var uptime: Double { Double(position) / Double(sampleRate) }

@@ -17,6 +17,13 @@ final class ConsoleSession {
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Set by `exit`/Ctrl-D on a socket client.
     var wantsToClose = false
+    /// Whether the technician PIN was given in this session (`login`).
+    var loggedIn = false
+    /// When this session last ran a command (milliseconds), for the idle logout.
+    var lastCommandAt: Int64 = 0
+    /// Where the next line goes while a secret (a PIN) is being typed.
+    private var secretHandler: ((String, ConsoleSession) -> [String])?
+    private static let commandPrompt: StaticString = "nearcast> "
     /// Whether `exit` and Ctrl-D may end this session: only a `nearcast console` client; the
     /// UART and stdio consoles stay open for as long as the daemon runs.
     var canClose: Bool { port.name == "console socket client" }
@@ -24,7 +31,7 @@ final class ConsoleSession {
     init(port: TerminalPort, table: CommandTable, colour: Bool,
          execute: @escaping (String, ConsoleSession) -> [String]) {
         self.port = port
-        self.editor = LineEditor(table: table)
+        self.editor = LineEditor(table: table, prompt: Self.commandPrompt)
         self.editor.colour = colour
         self.execute = execute
         say(["Nearcast console: type help (Tab completes, arrows edit and recall)"])
@@ -53,6 +60,22 @@ final class ConsoleSession {
 
     var isClosed: Bool { port.isClosed || wantsToClose }
 
+    /// Reads the next line as a secret: shown as `prompt` alone, nothing echoed, kept out of the
+    /// history, and handed to `handler` instead of the command interpreter. Ctrl-C cancels.
+    func askSecret(_ prompt: StaticString, then handler: @escaping (String, ConsoleSession) -> [String]) {
+        secretHandler = handler
+        editor.secret = true
+        editor.prompt = prompt
+    }
+
+    private func endSecret() -> ((String, ConsoleSession) -> [String])? {
+        let handler = secretHandler
+        secretHandler = nil
+        editor.secret = false
+        editor.prompt = Self.commandPrompt
+        return handler
+    }
+
     private func handle(_ byte: UInt8) {
         guard let event = editor.feed(byte, into: &screen) else {
             if screen.count > TerminalOutput.capacity / 2 { moveScreen() }
@@ -62,13 +85,15 @@ final class ConsoleSession {
         switch event {
         case .line:
             let line = editor.withSubmittedLine { String(decoding: $0, as: UTF8.self) }
-            say(execute(line, self))
+            if let handler = endSecret() { say(handler(line, self)) } else { say(execute(line, self)) }
         case .tooLong(let length):
-            say(["error: line of \(length) bytes is longer than \(LineEditor.maximumLength); not run"])
+            if endSecret() != nil { say(["cancelled: too long"]) } else {
+                say(["error: line of \(length) bytes is longer than \(LineEditor.maximumLength); not run"])
+            }
         case .interrupt:
-            break
+            if endSecret() != nil { say(["cancelled"]) }
         case .endOfInput:
-            if canClose { wantsToClose = true }
+            if endSecret() != nil { say(["cancelled"]) } else if canClose { wantsToClose = true }
         }
         editor.showPrompt(into: &screen)
         moveScreen()

@@ -80,7 +80,8 @@ public final class Daemon {
                                      consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
         manager.debugLogging = settings.debug
         let context = ConsoleContext(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
-                                     strategy: Strategy(mediums: .both, mode: settings.subscribe == nil ? .broadcast : .both))
+                                     strategy: Strategy(mediums: .both, mode: settings.subscribe == nil ? .broadcast : .both),
+                                     log: log)
         for request in settings.publications {
             do {
                 let id = try context.publish(request)
@@ -234,6 +235,7 @@ public final class Daemon {
     /// pipes the daemon just logs) and `<state-dir>/console.sock` for `nearcast console`.
     private func openConsoles(_ context: ConsoleContext) throws(CommandFailure) -> Consoles {
         let consoles = Consoles(context: context, plainLog: log)
+        context.logHandler = { [unowned consoles] line in consoles.log(line) }
         switch settings.console {
         case "none":
             break

@@ -11,7 +11,8 @@
 /// - up/down walk the last ``historyCapacity`` lines, keeping the line being typed;
 /// - Tab completes command names and their argument words from a ``CommandTable``;
 /// - CR, LF and CRLF all end a line; other control bytes and bytes above 0x7E are ignored;
-/// - a line longer than ``maximumLength`` is refused whole when it ends (``Event/tooLong(length:)``).
+/// - a line longer than ``maximumLength`` is refused whole when it ends (``Event/tooLong(length:)``);
+/// - with ``secret`` set (a PIN being typed) nothing typed is echoed, completed or remembered.
 public struct LineEditor: Sendable {
     /// The longest line accepted, in bytes.
     public static let maximumLength = 256
@@ -37,6 +38,9 @@ public struct LineEditor: Sendable {
     public var prompt: StaticString
     /// Whether to colour the prompt (only when the terminal asked for colours).
     public var colour = false
+    /// Whether the line is a secret (a PIN): its bytes are never echoed or redrawn, Tab and the
+    /// history do nothing, and it is not added to the history.
+    public var secret = false
 
     private var line: InlineArray<256, UInt8> = InlineArray(repeating: 0)
     private var count = 0
@@ -174,7 +178,7 @@ public struct LineEditor: Sendable {
             line[count] = byte
             count += 1
             cursor += 1
-            out.append(byte)
+            if !secret { out.append(byte) }
             return
         }
         var index = count
@@ -222,13 +226,13 @@ public struct LineEditor: Sendable {
     private mutating func moveLeft(_ out: inout TerminalOutput) {
         guard cursor > 0 else { return }
         cursor -= 1
-        out.append("\u{1B}[D")
+        if !secret { out.append("\u{1B}[D") }
     }
 
     private mutating func moveRight(_ out: inout TerminalOutput) {
         guard cursor < count else { return }
         cursor += 1
-        out.append("\u{1B}[C")
+        if !secret { out.append("\u{1B}[C") }
     }
 
     private mutating func moveTo(_ position: Int, _ out: inout TerminalOutput) {
@@ -271,7 +275,7 @@ public struct LineEditor: Sendable {
         }
         for index in 0..<count { submitted[index] = line[index] }
         submittedCount = count
-        remember()
+        if !secret { remember() }
         clearLine()
         return .line
     }
@@ -304,7 +308,7 @@ public struct LineEditor: Sendable {
     }
 
     private mutating func historyUp(_ out: inout TerminalOutput) {
-        guard browsing + 1 < historyCount else { return }
+        guard !secret, browsing + 1 < historyCount else { return }
         if browsing == -1 {
             for index in 0..<count { draft[index] = line[index] }
             draftCount = count
@@ -314,7 +318,7 @@ public struct LineEditor: Sendable {
     }
 
     private mutating func historyDown(_ out: inout TerminalOutput) {
-        guard browsing >= 0 else { return }
+        guard !secret, browsing >= 0 else { return }
         browsing -= 1
         if browsing == -1 {
             for index in 0..<draftCount { line[index] = draft[index] }
@@ -338,6 +342,7 @@ public struct LineEditor: Sendable {
     // MARK: Completion
 
     private mutating func complete(_ out: inout TerminalOutput) {
+        if secret { return }
         // Which word is being completed: the command (no space before the cursor) or its first argument.
         var wordStart = cursor
         while wordStart > 0 && line[wordStart - 1] != 0x20 { wordStart -= 1 }
@@ -416,6 +421,10 @@ public struct LineEditor: Sendable {
         if colour { out.append("\u{1B}[1;32m") }
         out.append(prompt)
         if colour { out.append("\u{1B}[0m") }
+        if secret {                                             // a PIN: the prompt alone
+            out.append("\u{1B}[K")
+            return
+        }
         for index in 0..<count { out.append(line[index]) }
         out.append("\u{1B}[K")
         if cursor < count {

@@ -66,6 +66,39 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertTrue(ble.contains("03c0ffee"), "the direct token c0ffee in a UID frame: \(ble)")
     }
 
+    /// `strategy mode both` makes the daemon listen (on the sim board it hears its own speaker
+    /// and advertiser); `mode broadcast` stops listening and forgets what it heard.
+    func testStrategyModeScanMakesTheDaemonListen() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let terminal = try PseudoTerminal()
+        let daemon = try startDaemon(terminal, dir: dir)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
+        terminal.command("status", expecting: "mode broadcast")
+        XCTAssertFalse(terminal.screen.contains("heard:"))
+        terminal.command("strategy mode both", expecting: "strategy: mediums both, mode both")
+        var heard = false
+        let deadline = Date().addingTimeInterval(20)
+        while !heard && Date() < deadline {
+            let mark = terminal.length
+            terminal.type("status\r")
+            let reply = terminal.wait(for: "leds:", after: mark) ?? ""
+            heard = reply.contains("heard: direct 6e65617263617374")
+            if !heard { usleep(300_000) }
+        }
+        XCTAssertTrue(heard, terminal.screen)
+        terminal.command("strategy mode broadcast", expecting: "strategy: mediums both, mode broadcast")
+        let mark = terminal.length
+        terminal.type("status\r")
+        let reply = try XCTUnwrap(terminal.wait(for: "leds:", after: mark), terminal.screen)
+        XCTAssertFalse(reply.contains("heard:"), reply)
+        let result = try stop(daemon)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("listening over both"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("found direct 6e65617263617374"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("listening stopped"), result.stdout)
+    }
+
     func testEditingKeysAndHistoryOnARealTerminal() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

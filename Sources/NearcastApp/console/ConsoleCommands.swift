@@ -331,6 +331,9 @@ enum ConsoleCommands {
             }
             index += 2
         }
+        if strategy.mode.contains(.scan) && !c.board.isSimulated {
+            throw Failure("mode \(strategy.mode) listens, and this build listens on the sim board only (ALSA capture and the HCI scanner are not in it yet)")
+        }
         if strategy != c.strategy {
             c.strategy = strategy
             for entry in c.publications {

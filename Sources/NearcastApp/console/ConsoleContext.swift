@@ -26,6 +26,12 @@ final class ConsoleContext {
     var bleIntervalMilliseconds = 100
     /// The box's strategy: which mediums it uses and whether it broadcasts and scans.
     var strategy: Strategy
+    /// The mediums the daemon may listen on (`--subscribe`; both by default).
+    var listenMediums: DiscoveryMediums = .both
+    /// The mediums the daemon listens on now: the strategy's, while its mode includes scan.
+    var listeningMediums: DiscoveryMediums {
+        strategy.mode.contains(.scan) ? strategy.mediums.intersection(listenMediums) : []
+    }
     /// Stream position of the daemon's loop, in samples.
     var position = 0
     /// Set by `restart`: the loop stops cleanly and the process starts again.

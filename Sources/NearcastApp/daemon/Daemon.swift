@@ -95,24 +95,8 @@ public final class Daemon {
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
             + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(advertiser.setCount) advertising set\(advertiser.setCount == 1 ? "" : "s")")
         let heard = LineBuffer()
-        var subscription: Subscription?
-        var microphone: BurstDecoder?
-        if let mediums = settings.subscribe {
-            do {
-                subscription = try manager.subscribe(strategy: Strategy(mediums: mediums, mode: .scan),
-                                                     onFound: { heard.lines.append("found \($0)"); context.present.append($0) },
-                                                     onLost: { message in
-                                                         heard.lines.append("lost \(message.token)")
-                                                         context.present.removeAll { $0.token == message.token }
-                                                     })
-            } catch {
-                throw CommandFailure("cannot subscribe: \(error)")
-            }
-            if mediums.contains(.audio) {
-                do { microphone = try BurstDecoder(sampleRate: fs) } catch { throw CommandFailure("\(error)") }
-            }
-            log("subscribed over \(mediums): the simulated microphone hears the simulated speaker and the simulated scanner the advertiser; tokens unheard for \(Formatting.fixed(Double(manager.lostAfter) / Double(fs), decimals: 0)) s are lost")
-        }
+        let listener = Listener(manager: manager, context: context, heard: heard, sampleRate: fs)
+        context.listenMediums = settings.subscribe ?? .both
         var lastScan = -fs
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
@@ -135,6 +119,10 @@ public final class Daemon {
                     stopReason = signal == .interrupt ? "SIGINT" : "SIGTERM"
                     break
                 }
+            }
+            // The daemon's own subscription follows the strategy (the console's `strategy mode scan`).
+            do { try listener.follow(context.listeningMediums, log: consoles.log) } catch {
+                throw CommandFailure("cannot subscribe: \(error)")
             }
             let wanted = limit.map { min(output.periodFrames, $0 - position) } ?? output.periodFrames
             if wanted <= 0 { break }
@@ -177,7 +165,7 @@ public final class Daemon {
                         break
                     }
                 }
-                if let microphone, manager.isScanning(on: .audio) {
+                if let microphone = listener.microphone, manager.isScanning(on: .audio) {
                     microphone.push(UnsafeBufferPointer(span)) { burst in
                         manager.heard(burst.token, on: .audio, at: Int64(position))
                     }
@@ -222,7 +210,7 @@ public final class Daemon {
             do { try advertiser.stop(set: set) } catch { log("warning: BLE set \(set): \(error)") }
         }
         context.unpublishAll()
-        subscription?.cancel()
+        listener.subscription?.cancel()
         // A clean stop saves the exact time: the next start continues from here.
         let final = manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
@@ -374,6 +362,48 @@ private final class Consoles {
             plainLog("console \(entry.session.port.name) closed (\(reason))")
         }
         sessions.removeAll { $0.session.isClosed && !$0.isLogTerminal }
+    }
+}
+
+/// The daemon's own subscription, following the box's strategy: listening while its mode
+/// includes scan, on its mediums. On the sim board the microphone hears the simulated speaker
+/// and the scanner the simulated advertiser.
+private final class Listener {
+    private(set) var subscription: Subscription?
+    private(set) var mediums: DiscoveryMediums = []
+    private(set) var microphone: BurstDecoder?
+    private let manager: MessageManager
+    private let context: ConsoleContext
+    private let heard: LineBuffer
+    private let sampleRate: Int
+
+    init(manager: MessageManager, context: ConsoleContext, heard: LineBuffer, sampleRate: Int) {
+        self.manager = manager
+        self.context = context
+        self.heard = heard
+        self.sampleRate = sampleRate
+    }
+
+    /// Listens on `wanted` (nothing: stops listening). The decoder is made once, on first use.
+    func follow(_ wanted: DiscoveryMediums, log: (String) -> Void) throws {
+        guard wanted != mediums else { return }
+        subscription?.cancel()
+        subscription = nil
+        context.present.removeAll()
+        mediums = wanted
+        guard !wanted.isEmpty else {
+            log("listening stopped")
+            return
+        }
+        let context = self.context, heard = self.heard
+        subscription = try manager.subscribe(strategy: Strategy(mediums: wanted, mode: .scan),
+                                             onFound: { heard.lines.append("found \($0)"); context.present.append($0) },
+                                             onLost: { message in
+                                                 heard.lines.append("lost \(message.token)")
+                                                 context.present.removeAll { $0.token == message.token }
+                                             })
+        if wanted.contains(.audio) && microphone == nil { microphone = try BurstDecoder(sampleRate: sampleRate) }
+        log("listening over \(wanted): the simulated microphone hears the simulated speaker and the simulated scanner the advertiser; tokens unheard for \(Formatting.fixed(Double(manager.lostAfter) / Double(sampleRate), decimals: 0)) s are lost")
     }
 }
 

@@ -99,6 +99,48 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("listening stopped"), result.stdout)
     }
 
+    /// `config save` keeps the publications, strategy and tunables across a restart; a damaged
+    /// settings file is reported, left in place, and the previous good copy used.
+    func testConfigSaveSurvivesARestartAndADamagedFileFallsBackToThePreviousCopy() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let terminal = try PseudoTerminal()
+        var daemon = try startDaemon(terminal, dir: dir)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
+        terminal.command("config show", expecting: "not saved: the box starts from the board's defaults")
+        terminal.command("publish direct c0ffee ble", expecting: "published 1")
+        terminal.command("strategy mediums ble", expecting: "strategy: mediums ble, mode broadcast")
+        terminal.command("config save", expecting: "mediums ble, mode broadcast, 2 publications; the box starts with these")
+        terminal.command("audio level 30", expecting: "audio level 30")
+        terminal.command("ble txpower -4", expecting: "ble txpower -4 dBm")
+        terminal.command("config show", expecting: "changed since the last config save")
+        terminal.command("config save", expecting: "2 publications")
+        XCTAssertEqual(try stop(daemon).status, 0)
+
+        daemon = try startDaemon(terminal, dir: dir)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> ", after: terminal.length), terminal.screen)
+        terminal.command("publications", expecting: "1: direct token c0ffee over ble")
+        terminal.command("config show", expecting: "saved in \(dir.path)/settings.json5: the box starts with these")
+        var status = try statusJSON(terminal)
+        XCTAssertEqual(status["mediums"] as? String, "ble")
+        XCTAssertEqual((status["publications"] as? [[String: Any]])?.compactMap { $0["token"] as? String }, ["6e65617263617374", "c0ffee"])
+        terminal.command("config show", expecting: "audio level 30")
+        XCTAssertEqual(try stop(daemon).status, 0)
+
+        // A power cut mid-write cannot truncate it (the write is atomic), but a bad SD card can.
+        let file = dir.appendingPathComponent("settings.json5")
+        let damaged = String(try String(contentsOf: file, encoding: .utf8).prefix(200))
+        try damaged.write(to: file, atomically: true, encoding: .utf8)
+        daemon = try startDaemon(terminal, dir: dir)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> ", after: terminal.length), terminal.screen)
+        terminal.command("config show", expecting: "audio level 50")   // the first save's level
+        terminal.command("publications", expecting: "1: direct token c0ffee over ble")
+        let result = try stop(daemon)
+        XCTAssertTrue(result.stdout.contains("warning: \(file.path):"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("using the previous saved settings"), result.stdout)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), damaged, "the damaged file is kept for inspection")
+    }
+
     func testEditingKeysAndHistoryOnARealTerminal() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -30,8 +30,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Payload to publish, in hex (default: 6e65617263617374, \"nearcast\").")
     var payload: String?
 
-    @Option(help: "Token kind to publish: direct or eid.")
-    var kind: TokenKind = .direct
+    @Option(help: "Token kind to publish: direct (the default) or eid.")
+    var kind: TokenKind?
 
     @Option(help: "EID rotation exponent K (0-15): a new EID every 2^K seconds.")
     var exponent: Int = 10
@@ -82,7 +82,7 @@ struct RunCommand: ParsableCommand {
         guard DiscoveryMediums(name: mediums) != nil else {
             throw ValidationError("--mediums \(mediums): use audio, ble or both")
         }
-        if !publish.isEmpty && (payload != nil || kind != .direct) {
+        if !publish.isEmpty && (payload != nil || kind != nil) {
             throw ValidationError("--publish replaces --payload and --kind: use one or the other")
         }
         if publish.count > SchedulerConfiguration.maximumPublications {
@@ -104,7 +104,7 @@ struct RunCommand: ParsableCommand {
         var requests: [Daemon.PublicationRequest] = []
         if publish.isEmpty {
             let strategy = Strategy(mediums: DiscoveryMediums(name: mediums) ?? .both, mode: .broadcast)
-            switch kind {
+            switch kind ?? .direct {
             case .direct:
                 do {
                     let token = try Token(kind: .direct, hex: payload ?? "6e65617263617374")
@@ -127,6 +127,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         var settings = Daemon.Settings(board: loaded, state: state, publications: requests)
+        settings.publicationsAreExplicit = !publish.isEmpty || payload != nil || kind != nil
         settings.debug = debug
         settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
         settings.lostAfter = lostAfter

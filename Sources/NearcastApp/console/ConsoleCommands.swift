@@ -33,7 +33,8 @@ enum ConsoleCommands {
         Command(name: "debug", arguments: ["on", "off"], usage: "debug on|off", summary: "log every scheduling decision"),
         Command(name: "board", arguments: [], usage: "board", summary: "the board file in use"),
         Command(name: "version", arguments: [], usage: "version", summary: "the build"),
-        Command(name: "config", arguments: ["show"], usage: "config show", summary: "the settings in effect"),
+        Command(name: "config", arguments: ["show", "save"], usage: "config show|save",
+                summary: "the settings in effect; save them so the box starts with them"),
         Command(name: "restart", arguments: [], usage: "restart", summary: "stop cleanly and start again"),
         Command(name: "login", arguments: [], usage: "login", summary: "give the technician PIN (asked for, not echoed)"),
         Command(name: "logout", arguments: [], usage: "logout", summary: "forget this session's PIN"),
@@ -178,10 +179,7 @@ enum ConsoleCommands {
             try expectNone(args)
             return [BuildInfo.versionLine]
         case "config":
-            guard args == ["show"] else { throw Failure("show") }
-            return ["strategy \(c.strategy)", "audio level \(Int((c.encoder.amplitude * 100).rounded()))",
-                    "ble interval \(c.bleIntervalMilliseconds) ms, txpower \(c.txPower) dBm",
-                    "debug \(c.manager.debugLogging ? "on" : "off")"]
+            return try config(args, c)
         case "restart":
             try expectNone(args)
             c.restartRequested = true
@@ -266,6 +264,29 @@ enum ConsoleCommands {
             return ["technician PIN removed: every command is open"]
         default:
             throw Failure("show, set or clear, not '\(args[0])'")
+        }
+    }
+
+    private static func config(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+        let path = c.state.file(SavedSettings.fileName)
+        let settings = c.settingsInEffect
+        switch args {
+        case ["show"]:
+            let saved = SavedSettings.load(from: c.state, log: { _ in })
+            return ["strategy \(settings.strategy)", "audio level \(settings.audioLevel)",
+                    "ble interval \(settings.bleIntervalMilliseconds) ms, txpower \(settings.txPower) dBm",
+                    "debug \(settings.debug ? "on" : "off")",
+                    "publications: " + (settings.publications.isEmpty ? "none" : settings.publications.joined(separator: " ")),
+                    saved == settings ? "saved in \(path): the box starts with these"
+                        : saved != nil ? "changed since the last config save (\(path)): a restart goes back to the saved settings"
+                        : "not saved: the box starts from the board's defaults (config save keeps these)"]
+        case ["save"]:
+            do { try settings.save(to: c.state, beaconTime: c.beaconTime) } catch { throw Failure("settings not saved: \(error)") }
+            c.log("console: settings saved in \(path) (\(settings.publications.count) publications)")
+            let count = settings.publications.count
+            return ["saved in \(path): \(settings.strategy), \(count) publication\(count == 1 ? "" : "s"); the box starts with these"]
+        default:
+            throw Failure("show or save")
         }
     }
 

@@ -80,6 +80,13 @@ final class ConsoleContext {
         return true
     }
 
+    /// The settings in effect, as `config save` stores them.
+    var settingsInEffect: SavedSettings {
+        SavedSettings(strategy: strategy, audioLevel: Int((encoder.amplitude * 100).rounded()),
+                      bleIntervalMilliseconds: bleIntervalMilliseconds, txPower: Int(txPower),
+                      debug: manager.debugLogging, publications: publications.map { SavedSettings.spec(of: $0.request) })
+    }
+
     /// Ends every publication (at shutdown).
     func unpublishAll() {
         for entry in publications { entry.publication.unpublish() }

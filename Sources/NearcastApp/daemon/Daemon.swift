@@ -21,6 +21,8 @@ public final class Daemon {
         public var board: Board
         public var state: StateDirectory
         public var publications: [PublicationRequest]
+        /// Whether the publications were given on the command line (they then replace the saved ones).
+        public var publicationsAreExplicit = false
         /// Seconds between one publication's bursts.
         public var interval: Double = 1
         /// Stop after this many seconds of audio (nil: run until SIGINT/SIGTERM).
@@ -56,8 +58,10 @@ public final class Daemon {
         log("nearcast \(BuildInfo.version): board \(board.name) (\(board.description)) from \(board.source)")
         let output = try openOutput()
         let fs = output.sampleRate
+        let saved = SavedSettings.load(from: settings.state, log: log)
         let encoder: BurstEncoder
-        do { encoder = try BurstEncoder(sampleRate: fs, amplitude: settings.amplitude) } catch {
+        let amplitude = saved.map { Float($0.audioLevel) / 100 } ?? settings.amplitude
+        do { encoder = try BurstEncoder(sampleRate: fs, amplitude: amplitude) } catch {
             throw CommandFailure("\(board.source): audio.output.rate: \(error)")
         }
         let advertiser = try openAdvertiser()
@@ -78,16 +82,28 @@ public final class Daemon {
         }
         let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: seed,
                                      consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
-        manager.debugLogging = settings.debug
+        manager.debugLogging = settings.debug || saved?.debug == true
+        var strategy = saved?.strategy ?? Strategy(mediums: .both, mode: .broadcast)
+        if settings.subscribe != nil { strategy.mode.insert(.scan) }
         let context = ConsoleContext(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
-                                     strategy: Strategy(mediums: .both, mode: settings.subscribe == nil ? .broadcast : .both),
-                                     log: log)
-        for request in settings.publications {
+                                     strategy: strategy, log: log)
+        if let saved {
+            context.txPower = Int8(clamping: saved.txPower)
+            context.bleIntervalMilliseconds = saved.bleIntervalMilliseconds
+            log("saved settings from \(settings.state.file(SavedSettings.fileName)): \(saved.strategy), audio level \(saved.audioLevel),"
+                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
+        }
+        for request in try publicationRequests(saved) {
             do {
                 let id = try context.publish(request)
                 log("publishing \(request.message) over \(request.strategy.mediums) as publication \(id)")
             } catch {
                 throw CommandFailure("cannot publish \(request.message): \(error)")
+            }
+            // A saved strategy (say, ble only) narrows what each publication uses.
+            if let publication = context.publications.last?.publication, let saved, saved.strategy != .init(mediums: .both, mode: .broadcast) {
+                manager.setStrategy(Strategy(mediums: strategy.mediums.intersection(request.strategy.mediums), mode: strategy.mode),
+                                    for: publication)
             }
         }
         let consoles = try openConsoles(context)
@@ -217,6 +233,31 @@ public final class Daemon {
         consoles.log("stopped (\(stopReason)) after \(Formatting.fixed(Double(position) / Double(fs), decimals: 2)) s: \(bursts) burst\(bursts == 1 ? "" : "s"); beacon time \(final)")
         consoles.log("leds: status=off audio=off ble=off consent=off")
         consoles.service()
+    }
+
+    /// What to publish: the command line's publications when it named any, else the saved ones,
+    /// else the default.
+    private func publicationRequests(_ saved: SavedSettings?) throws(CommandFailure) -> [PublicationRequest] {
+        guard let saved, !settings.publicationsAreExplicit else {
+            if let saved, saved.publications != settings.publications.map(SavedSettings.spec(of:)) {
+                log("the command line's publications replace the \(saved.publications.count) saved in \(settings.state.file(SavedSettings.fileName))")
+            }
+            return settings.publications
+        }
+        var requests: [PublicationRequest] = []
+        for text in saved.publications {
+            do {
+                let spec = try PublicationSpec.parse(text, defaultExponent: 10)
+                let strategy = Strategy(mediums: spec.mediums, mode: .broadcast)
+                switch spec.kind {
+                case .direct(let token): requests.append(.init(message: .direct(token), strategy: strategy))
+                case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(), exponent: k), strategy: strategy))
+                }
+            } catch {
+                throw CommandFailure("\(settings.state.file(SavedSettings.fileName)): publication '\(text)': \(error)")
+            }
+        }
+        return requests
     }
 
     /// The consoles: the terminal given by `--console` (stdio only when it is a terminal; with

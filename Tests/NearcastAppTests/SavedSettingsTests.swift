@@ -1,0 +1,44 @@
+import XCTest
+import NearcastCore
+@testable import NearcastApp
+
+final class SavedSettingsTests: XCTestCase {
+    private let example = SavedSettings(strategy: Strategy(mediums: .ble, mode: .both), audioLevel: 30,
+                                        bleIntervalMilliseconds: 250, txPower: -4, debug: true,
+                                        publications: ["direct:c0ffee@ble", "eid:12@both"])
+
+    func testWhatIsSavedReadsBackTheSame() throws {
+        let text = example.text(savedAtBeaconTime: 1234)
+        XCTAssertTrue(text.contains("beacon time 1234"))
+        XCTAssertEqual(try SavedSettings.parse(text, file: "settings.json5"), example)
+    }
+
+    func testEveryDamageNamesFileLineAndKey() {
+        let good = example.text(savedAtBeaconTime: 1)
+        let cases: [(String, String)] = [
+            (good.replacingOccurrences(of: "audioLevel: 30", with: "audioLevel: 300"), "settings.json5:7:15: audioLevel: 300 is out of range (0...100)"),
+            (good.replacingOccurrences(of: "debug: true", with: "debg: true"), "settings.json5:10:9: debg: unknown key"),
+            (good.replacingOccurrences(of: "txPower", with: "txPowr"), "settings.json5:4:1: txPower: missing (required)"),
+            (good.replacingOccurrences(of: "\"eid:12@both\"", with: "\"eid:99\""), "settings.json5:13:5: publications[1]: 'eid:99' is not a publication"),
+            (good.replacingOccurrences(of: "\"ble\", mode", with: "\"wifi\", mode"), "strategy.mediums: 'wifi' is not one of audio, ble, both"),
+            (good.replacingOccurrences(of: "version: 1", with: "version: 2"), "version: version 2 is not one this build reads (1)"),
+            (String(good.prefix(good.count / 2)), "settings.json5:"),
+            ("", "settings.json5:"),
+        ]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try SavedSettings.parse(text, file: "settings.json5")) { error in
+                XCTAssertTrue("\(error)".hasPrefix(expected) || "\(error)".contains(expected), "\(error) should say \(expected)")
+            }
+        }
+    }
+
+    func testTheSpecOfARequestIsWhatRunsPublishReads() throws {
+        let token = try Token(kind: .direct, hex: "c0ffee")
+        XCTAssertEqual(SavedSettings.spec(of: .init(message: .direct(token), strategy: Strategy(mediums: .audio, mode: .broadcast))),
+                       "direct:c0ffee@audio")
+        let spec = try PublicationSpec.parse("eid:7@ble", defaultExponent: 10)
+        XCTAssertEqual(spec, PublicationSpec(kind: .eid(exponent: 7), mediums: .ble))
+        XCTAssertEqual(SavedSettings.spec(of: .init(message: .eid(identityKey: [UInt8](repeating: 1, count: 16), exponent: 7),
+                                                    strategy: Strategy(mediums: .ble, mode: .broadcast))), "eid:7@ble")
+    }
+}

@@ -110,3 +110,27 @@ final class LineEditorAllocationTests: XCTestCase {
         XCTAssertGreaterThan(lines, 6_000)
     }
 }
+
+/// The status LEDs' patterns and the panel's tick allocate nothing.
+final class LEDPanelAllocationTests: XCTestCase {
+    func testPanelUpdatesAndWalksAllocateNothing() {
+        var panel = LEDPanel()
+        var states = DeviceStates(broadcasting: true)
+        var edges = 0
+        func run(_ from: Int64, _ to: Int64) {
+            var t = from
+            while t < to {
+                states.audio = t % 7_000 < 3_000 ? .ok : .underruns
+                states.bluetooth = t % 11_000 < 5_000 ? .poweredOff : .ok
+                if t % 20_000 == 0 { panel.startWalk(atMilliseconds: t) }
+                panel.update(states: states, atMilliseconds: t) { _, _ in edges += 1 }
+                _ = LEDPattern.pulses(count: 3).isLit(atMilliseconds: t)
+                t += 20
+            }
+        }
+        run(0, 1_000)
+        let allocations = AllocationCounter.allocations { run(1_000, 600_000) }   // ten minutes of 20 ms ticks
+        XCTAssertEqual(allocations, 0, "heap allocations in the LED panel")
+        XCTAssertGreaterThan(edges, 1_000)
+    }
+}

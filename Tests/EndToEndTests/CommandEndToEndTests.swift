@@ -64,6 +64,25 @@ final class CommandEndToEndTests: XCTestCase {
         XCTAssertTrue(check.stderr.contains("leds.status.line: 9 is out of range"), check.stderr)
     }
 
+    func testLEDsTestWalksTheSimBoardAndNamesTheBoardEntryWhenTheChipIsMissing() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let walk = try NearcastProcess.run(["leds", "test", "--board", "sim", "--step", "0.05", "--state-dir", dir.path])
+        XCTAssertEqual(walk.status, 0, walk.stderr)
+        XCTAssertEqual(walk.lines.dropFirst().prefix(4).map { String($0.prefix(11)) }, ["status   on", "audio    on", "ble      on", "consent  on"])
+        let log = try String(contentsOf: dir.appendingPathComponent("leds.log"), encoding: .utf8)
+        XCTAssertEqual(log.split(separator: "\n").map { $0.split(separator: " ").dropFirst(2).joined(separator: " ") },
+                       ["status on", "status off", "audio on", "audio off", "ble on", "ble off", "consent on", "consent off"])
+        // No GPIO chips on this machine: the Pi 4's chip is named with its board file entry.
+        let missing = try NearcastProcess.run(["leds", "test", "--board", "rpi4b", "--state-dir", dir.path])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("boards/rpi4b.json5: gpio.chip: open GPIO chip pinctrl-bcm2711: No such file or directory"),
+                      missing.stderr)
+        let bad = try NearcastProcess.run(["leds", "test", "--step", "0"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("--step 0.0: use 0.05 to 60 seconds"), bad.stderr)
+    }
+
     func testBadInputGivesOneClearLineAndANonZeroExit() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

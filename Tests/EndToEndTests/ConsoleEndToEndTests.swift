@@ -141,6 +141,44 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), damaged, "the damaged file is kept for inspection")
     }
 
+    /// `leds test` walks the LEDs (recorded by the simulated GPIO in leds.log), then the status
+    /// model's patterns come back; denying consent lights the consent LED.
+    func testLEDsTestWalksEachLEDAloneAndConsentLightsItsLED() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let terminal = try PseudoTerminal()
+        let daemon = try startDaemon(terminal, dir: dir)
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
+        terminal.command("leds", expecting: "slow-blink")
+        terminal.command("leds test", expecting: "status, audio, ble, consent each alone on for 1 s")
+        terminal.command("leds", expecting: "walk")
+        usleep(4_500_000)
+        terminal.command("consent deny", expecting: "consent not granted")
+        terminal.command("leds", expecting: "consent  on")
+        let result = try stop(daemon)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("leds: status=off audio=off ble=off consent=on"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("leds: all off and released"), result.stdout)
+        // leds.log: "SECONDS led NAME on|off". During the walk exactly one LED is lit at a time,
+        // in table order, each for 1 s of stream time.
+        let events = try String(contentsOf: dir.appendingPathComponent("leds.log"), encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: " ") }
+        let audioOn = try XCTUnwrap(events.firstIndex { $0[2] == "audio" && $0[3] == "on" }, "\(events)")
+        var lit: Set<Substring> = []
+        for event in events[..<audioOn] { if event[3] == "on" { lit.insert(event[2]) } else { lit.remove(event[2]) } }
+        var order: [Substring] = []
+        var start: [Substring: Double] = [:]
+        for event in events[audioOn...] {
+            if event[3] == "on" { lit.insert(event[2]) } else { lit.remove(event[2]) }
+            if event[3] == "on" && !order.contains(event[2]) && order.count < 3 { order.append(event[2]); start[event[2]] = Double(event[0]) }
+            if order.count == 3 && event[2] == "consent" && event[3] == "on" { break }
+            if event[3] == "on" { XCTAssertEqual(lit.count, 1, "one LED at a time during the walk: \(event)") }
+        }
+        XCTAssertEqual(order, ["audio", "ble", "consent"])
+        XCTAssertEqual(try XCTUnwrap(start["ble"]) - (try XCTUnwrap(start["audio"])), 1, accuracy: 0.03)
+        XCTAssertEqual(events.last.map { "\($0[2]) \($0[3])" }, "consent off", "released: all off")
+    }
+
     func testEditingKeysAndHistoryOnARealTerminal() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -6,9 +6,7 @@ import NearcastCore
 /// virtual board in qemu and on the simulated board, and only this description changes.
 public struct Board: Sendable, Equatable {
     /// The LEDs every board must have, in the order of the LED table in DESIGN.md.
-    public enum LEDRole: String, Sendable, CaseIterable {
-        case status, audio, ble, consent
-    }
+    public typealias LEDRole = StatusLED
 
     /// One LED: a line of the board's GPIO chip.
     public struct LED: Sendable, Equatable {

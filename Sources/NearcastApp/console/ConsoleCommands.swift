@@ -152,8 +152,10 @@ enum ConsoleCommands {
             return try ble(args, c)
         case "leds":
             if args == ["test"] {
-                return ["leds test: " + c.ledPatterns.map { "\($0.0) on 1 s" }.joined(separator: ", ")
-                        + (c.board.gpio.driver == "sim" ? " (simulated GPIO: shown here)" : "")]
+                c.panel.startWalk(atMilliseconds: c.nowMilliseconds)
+                return ["leds test: " + StatusLED.allCases.map(\.rawValue).joined(separator: ", ")
+                        + " each alone on for 1 s, then back to their patterns"
+                        + (c.board.gpio.driver == "sim" ? " (simulated GPIO: see leds.log in the state directory)" : "")]
             }
             try expectNone(args)
             return c.ledPatterns.map { "\(Formatting.padRight($0.0, 8)) \($0.1)" }

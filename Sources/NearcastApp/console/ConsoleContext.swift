@@ -111,14 +111,21 @@ final class ConsoleContext {
         manager.permission.set(granted)
     }
 
-    /// The LEDs' patterns as the status model (issue "Real drivers") will drive them; today the
-    /// sim board only shows them.
+    /// The status LEDs: the status model's patterns, or the walk `leds test` started.
+    var panel = LEDPanel()
+
+    /// What the LEDs show: whether the box is on the air, consent, and the drivers' states.
+    var deviceStates: DeviceStates {
+        let problems = manager.currentProblems
+        return DeviceStates(
+            broadcasting: consentGranted && !publications.isEmpty && strategy.mode.contains(.broadcast),
+            audio: problems.contains(.microphonePermission) ? .permissionDenied : .ok,
+            bluetooth: problems.contains(.bluetoothPermission) ? .permissionDenied : problems.contains(.bluetoothPower) ? .poweredOff : .ok,
+            consentGranted: consentGranted)
+    }
+
+    /// Each LED's name and pattern, in table order.
     var ledPatterns: [(String, String)] {
-        let broadcasting = consentGranted && !publications.isEmpty
-        return [("status", broadcasting ? "slow-blink" : "off"),
-                ("audio", manager.currentProblems.contains(.microphonePermission) ? "on" : "off"),
-                ("ble", manager.currentProblems.contains(.bluetoothPermission) ? "on"
-                    : manager.currentProblems.contains(.bluetoothPower) ? "slow-blink" : "off"),
-                ("consent", consentGranted ? "off" : "on")]
+        StatusLED.allCases.map { ($0.rawValue, panel.isWalking ? "walk" : panel.pattern(of: $0).name) }
     }
 }

@@ -116,7 +116,29 @@ public final class Daemon {
         var lastScan = -fs
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
-        log("leds: " + context.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+        let leds = openLEDs()
+        var shownPatterns = InlineArray<4, LEDPattern>(repeating: .pulses(count: -1))   // none yet: the first update logs
+        var ledFailureLogged = false
+        /// Puts the panel's levels on the LEDs and logs pattern changes (no allocation unless one changed).
+        func updateLEDs(at position: Int) {
+            let now = Int64(position) * 1000 / Int64(fs)
+            (leds as? SimulatedStatusLEDs)?.now = Double(position) / Double(fs)
+            context.panel.update(states: context.deviceStates, atMilliseconds: now) { led, lit in
+                do { try leds?.set(led, lit: lit) } catch {
+                    if !ledFailureLogged { consoles.log("error: \(error); the LEDs may be wrong, broadcasting continues") }
+                    ledFailureLogged = true
+                }
+            }
+            var changed = false
+            for index in 0..<StatusLED.count where context.panel.pattern(of: StatusLED(index: index)) != shownPatterns[index] {
+                shownPatterns[index] = context.panel.pattern(of: StatusLED(index: index))
+                changed = true
+            }
+            if changed {
+                consoles.log("leds: " + context.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+            }
+        }
+        updateLEDs(at: 0)
 
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
         // The hand-over to the driver: the period is rendered in place in the ring and the
@@ -206,6 +228,7 @@ public final class Daemon {
             for line in heard.lines { consoles.log("[\(timestamp(Double(position) / Double(fs)))] \(line)") }
             heard.lines.removeAll(keepingCapacity: true)
             consoles.service()
+            updateLEDs(at: position)
             if context.restartRequested {
                 restartRequested = true
                 stopReason = "restart requested on the console"
@@ -231,7 +254,8 @@ public final class Daemon {
         let final = manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
         consoles.log("stopped (\(stopReason)) after \(Formatting.fixed(Double(position) / Double(fs), decimals: 2)) s: \(bursts) burst\(bursts == 1 ? "" : "s"); beacon time \(final)")
-        consoles.log("leds: status=off audio=off ble=off consent=off")
+        leds?.release()
+        consoles.log("leds: all off" + (leds == nil ? "" : " and released"))
         consoles.service()
     }
 
@@ -322,6 +346,19 @@ public final class Daemon {
             }
         } catch {
             throw CommandFailure("\(error) (board \(settings.board.source), audio.output)")
+        }
+    }
+
+    /// The status LEDs; without them (a chip or line that cannot be had) the daemon still
+    /// broadcasts, and says why.
+    private func openLEDs() -> StatusLEDOutput? {
+        do {
+            let (leds, description) = try StatusLEDDriver.open(board: settings.board, state: settings.state)
+            log("leds: \(description)")
+            return leds
+        } catch {
+            log("error: \(error); broadcasting without status LEDs")
+            return nil
         }
     }
 

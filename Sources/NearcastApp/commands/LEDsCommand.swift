@@ -1,0 +1,54 @@
+import ArgumentParser
+import NearcastCore
+import NearcastDrivers
+
+/// `nearcast leds test`: walks a board's status LEDs so a hardware tester can see each one.
+struct LEDsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leds",
+        abstract: "Check a board's status LEDs.",
+        subcommands: [Test.self])
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test",
+            abstract: "Light each status LED alone, in table order (status, audio, ble, consent).",
+            discussion: "Stop the daemon first: a GPIO line has one owner, and a held line gives 'Device or resource busy'.")
+
+        @Option(help: "Board name or board file path.")
+        var board: String = "sim"
+
+        @Option(help: "Seconds each LED stays lit.")
+        var step: Double = 1
+
+        @Option(help: "State directory (the sim board records the LEDs in leds.log there).")
+        var stateDir: String = "sim-state"
+
+        func validate() throws {
+            guard step.isFinite && step >= 0.05 && step <= 60 else {
+                throw ValidationError("--step \(step): use 0.05 to 60 seconds")
+            }
+        }
+
+        func run() throws {
+            let loaded: Board
+            do { loaded = try BoardLoader.load(board) } catch { throw CommandFailure("\(error)") }
+            let (leds, description) = try StatusLEDDriver.open(board: loaded, state: try StateDirectory(path: stateDir))
+            defer { leds.release() }
+            StandardStreams.line("leds on \(loaded.name): \(description)")
+            for (index, led) in StatusLED.allCases.enumerated() {
+                (leds as? SimulatedStatusLEDs)?.now = Double(index) * step
+                do {
+                    try leds.set(led, lit: true)
+                    StandardStreams.line("\(Formatting.padRight(led.rawValue, 8)) on" + (loaded.leds[led].map { " (line \($0.line))" } ?? ""))
+                    MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(step * 1e9))
+                    (leds as? SimulatedStatusLEDs)?.now = Double(index + 1) * step
+                    try leds.set(led, lit: false)
+                } catch {
+                    throw CommandFailure("\(loaded.source): leds.\(led.rawValue): \(error)")
+                }
+            }
+            StandardStreams.line("all \(StatusLED.count) LEDs walked; each should have lit alone for \(Formatting.fixed(step, decimals: 2)) s")
+        }
+    }
+}

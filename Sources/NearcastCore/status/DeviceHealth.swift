@@ -1,0 +1,81 @@
+/// The audio device's state as the driver reports it, in rising order of priority: when several
+/// hold, the LED shows the highest.
+public enum AudioHealth: Int, Sendable, Comparable {
+    case ok
+    /// Underruns (or overruns) were counted recently.
+    case underruns
+    /// The device is gone (a USB card unplugged); the driver retries with backoff.
+    case missing
+    /// EACCES/EPERM opening the device.
+    case permissionDenied
+
+    public static func < (a: AudioHealth, b: AudioHealth) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The Bluetooth controller's state as the driver reports it, in rising order of priority.
+public enum BluetoothHealth: Int, Sendable, Comparable {
+    case ok
+    /// ENETDOWN, ERFKILL, or the controller is down.
+    case poweredOff
+    /// ENODEV or EAFNOSUPPORT: no adapter (or no Bluetooth in the kernel).
+    case noAdapter
+    /// EPERM: no CAP_NET_RAW.
+    case permissionDenied
+
+    public static func < (a: BluetoothHealth, b: BluetoothHealth) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Everything the status LEDs show, gathered from the drivers and the scheduler.
+public struct DeviceStates: Sendable, Equatable {
+    /// Whether the box is on the air: consent granted and at least one publication.
+    public var broadcasting = false
+    /// An error the daemon cannot recover from by itself.
+    public var fatal = false
+    public var audio = AudioHealth.ok
+    public var bluetooth = BluetoothHealth.ok
+    /// Whether the operator allows broadcasting (the Nearby permission).
+    public var consentGranted = true
+
+    public init(broadcasting: Bool = false, fatal: Bool = false, audio: AudioHealth = .ok,
+                bluetooth: BluetoothHealth = .ok, consentGranted: Bool = true) {
+        self.broadcasting = broadcasting
+        self.fatal = fatal
+        self.audio = audio
+        self.bluetooth = bluetooth
+        self.consentGranted = consentGranted
+    }
+}
+
+/// The status model: device states in, one pattern per LED out, exactly as DESIGN.md's table:
+///
+/// | LED | off | on | slow blink (1 Hz) | fast blink (5 Hz) |
+/// |---|---|---|---|---|
+/// | status | stopped | - | broadcasting (heartbeat) | fatal error |
+/// | audio | ok | permission denied on the sound device | device missing, retrying | underruns |
+/// | ble | ok | permission denied (no CAP_NET_RAW) | powered off / rfkill | no adapter |
+/// | consent | broadcasting allowed | broadcasting not allowed by the operator | - | - |
+public enum StatusModel {
+    /// The pattern `led` shows for `states`.
+    public static func pattern(for led: StatusLED, _ states: DeviceStates) -> LEDPattern {
+        switch led {
+        case .status:
+            return states.fatal ? .fastBlink : states.broadcasting ? .slowBlink : .off
+        case .audio:
+            switch states.audio {
+            case .ok: return .off
+            case .permissionDenied: return .on
+            case .missing: return .slowBlink
+            case .underruns: return .fastBlink
+            }
+        case .ble:
+            switch states.bluetooth {
+            case .ok: return .off
+            case .permissionDenied: return .on
+            case .poweredOff: return .slowBlink
+            case .noAdapter: return .fastBlink
+            }
+        case .consent:
+            return states.consentGranted ? .off : .on
+        }
+    }
+}

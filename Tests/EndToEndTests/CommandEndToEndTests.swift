@@ -64,6 +64,24 @@ final class CommandEndToEndTests: XCTestCase {
         XCTAssertTrue(check.stderr.contains("leds.status.line: 9 is out of range"), check.stderr)
     }
 
+    /// `--version` (and the console's `version`) carry the binary's GNU build ID, as readelf sees it.
+    func testVersionNamesTheBinarysBuildID() throws {
+        let version = try NearcastProcess.run(["--version"])
+        XCTAssertEqual(version.status, 0)
+        let readelf = Process()
+        readelf.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        readelf.arguments = ["-n", NearcastProcess.binary]
+        let pipe = Pipe()
+        readelf.standardOutput = pipe
+        try readelf.run()
+        let notes = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        readelf.waitUntilExit()
+        let line = try XCTUnwrap(notes.split(separator: "\n").first { $0.contains("Build ID:") }, notes)
+        let id = try XCTUnwrap(line.split(separator: " ").last)
+        let text = version.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(text.hasPrefix("nearcast ") && text.hasSuffix(" (build \(id))"), "\(text) vs build ID \(id)")
+    }
+
     func testLEDsTestWalksTheSimBoardAndNamesTheBoardEntryWhenTheChipIsMissing() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -445,6 +445,6 @@ enum ConsoleCommands {
             + "\"consent\":\(c.consentGranted),\"publications\":[\(publications.joined(separator: ","))],"
             + "\"beacon_time\":\(c.beaconTime),\"uptime_s\":\(Formatting.fixed(c.uptime, decimals: 3)),\"bursts\":\(c.bursts),"
             + "\"drivers\":{\"audio\":\(string(c.board.audioOutput.driver)),\"bluetooth\":\(string(c.board.bluetooth.driver)),\"problems\":[\(problems)]},"
-            + "\"leds\":{\(leds)},\"version\":\(string(BuildInfo.version))}"
+            + "\"leds\":{\(leds)},\"version\":\(string(BuildInfo.version)),\"build_id\":\(string(BuildInfo.buildID))}"
     }
 }

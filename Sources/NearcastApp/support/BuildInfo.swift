@@ -1,7 +1,12 @@
+import NearcastDrivers
+
 /// What build this is. `tools/release` stamps the version; a development build says "dev".
 public enum BuildInfo {
     /// The version, from `git describe` at release time.
     public static let version = "0.1.0-dev"
-    /// One line for `--version`.
-    public static var versionLine: String { "nearcast \(version)" }
+    /// The binary's GNU build ID (as `readelf -n` prints it), which tells two builds of the same
+    /// version apart.
+    public static var buildID: String { BuildIdentity.current ?? "none" }
+    /// One line for `--version` and the console's `version`.
+    public static var versionLine: String { "nearcast \(version) (build \(buildID))" }
 }

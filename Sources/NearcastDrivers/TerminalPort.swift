@@ -31,17 +31,9 @@ public final class TerminalPort {
 
     /// Opens a serial device (or a pseudo-terminal's slave side) in raw mode, 8N1 at `baud`.
     public static func serial(path: String, baud: Int) throws(SystemError) -> TerminalPort {
-        let fd = try retryingInterrupts("open", path) { open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
+        let (fd, saved) = try SerialLine.open(path, baud: baud, flowControl: false)
         let port = TerminalPort(name: path, input: fd, output: fd, ownsDescriptors: true)
-        var attributes = termios()
-        _ = try retryingInterrupts("tcgetattr", path) { tcgetattr(fd, &attributes) }
-        port.savedAttributes = attributes
-        cfmakeraw(&attributes)
-        attributes.c_cflag |= tcflag_t(CLOCAL | CREAD)
-        attributes.c_cflag &= ~tcflag_t(CSTOPB | PARENB)
-        let speed = try Self.speed(baud, path: path)
-        _ = try retryingInterrupts("cfsetspeed", path) { cfsetspeed(&attributes, speed) }
-        _ = try retryingInterrupts("tcsetattr", path) { tcsetattr(fd, TCSANOW, &attributes) }
+        port.savedAttributes = saved
         return port
     }
 
@@ -121,20 +113,6 @@ public final class TerminalPort {
         guard var saved = savedAttributes else { return }
         tcsetattr(input, TCSANOW, &saved)
         savedAttributes = nil
-    }
-
-    private static func speed(_ baud: Int, path: String) throws(SystemError) -> speed_t {
-        switch baud {
-        case 9_600: return speed_t(B9600)
-        case 19_200: return speed_t(B19200)
-        case 38_400: return speed_t(B38400)
-        case 57_600: return speed_t(B57600)
-        case 115_200: return speed_t(B115200)
-        case 230_400: return speed_t(B230400)
-        case 460_800: return speed_t(B460800)
-        case 921_600: return speed_t(B921600)
-        default: throw SystemError(code: EINVAL, operation: "set baud \(baud)", subject: path)
-        }
     }
 }
 

@@ -65,3 +65,32 @@ final class HCICodecTests: XCTestCase {
         XCTAssertThrowsError(try parse("0e"))
     }
 }
+
+final class H4DeframerTests: XCTestCase {
+    func testPacketsAreCutFromAnyPiecesAndNoiseIsDroppedAndCounted() throws {
+        let stream = try Hex.parse("ff00" + "040e0401030c00" + "02010003000a0b0c" + "043e0312abcd" + "0405")
+            + Hex.parse("00") + Hex.parse("040e0401" + "032000")
+        for pieceSize in [1, 2, 3, 7, 100] {
+            var deframer = H4Deframer()
+            var packets: [String] = []
+            var offset = 0
+            while offset < stream.count {
+                let piece = Array(stream[offset..<min(offset + pieceSize, stream.count)])
+                piece.withUnsafeBytes { deframer.feed($0) { type, body in packets.append("\(type):\(Hex.format(Array(body)))") } }
+                offset += pieceSize
+            }
+            XCTAssertEqual(packets, ["4:0e0401030c00", "2:010003000a0b0c", "4:3e0312abcd", "4:0500", "4:0e0401032000"], "pieces of \(pieceSize)")
+            XCTAssertEqual(deframer.discardedBytes, 2, "ff and 00 before the first packet")
+        }
+    }
+
+    func testOversizedDataPacketsAreSkippedWhole() throws {
+        var deframer = H4Deframer()
+        var events = 0
+        let big = [UInt8]([0x02, 0x01, 0x00, 0x00, 0x04]) + [UInt8](repeating: 0x04, count: 1024)   // ACL of 1024 bytes of 0x04
+        let event = try Hex.parse("040e0401030c00")
+        (big + event).withUnsafeBytes { deframer.feed($0) { type, _ in if type == 4 { events += 1 } } }
+        XCTAssertEqual(events, 1, "the ACL payload is not read as events")
+        XCTAssertEqual(deframer.skippedPackets, 1)
+    }
+}

@@ -7,9 +7,9 @@ public protocol BLEAdvertiser: AnyObject {
     /// Advertising sets the controller offers (1 when it has legacy advertising only).
     var setCount: Int { get }
     /// Puts `data` on set `set`, advertised from `address`, and enables the set.
-    func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(SystemError)
+    func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError)
     /// Disables set `set`.
-    func stop(set: Int) throws(SystemError)
+    func stop(set: Int) throws(BluetoothError)
 }
 
 /// The simulated board's advertiser: no controller, every change appended to a log file (one
@@ -34,21 +34,21 @@ public final class SimulatedBLEAdvertiser: BLEAdvertiser {
         self.file = try OpenFile.forWriting(path)
     }
 
-    public func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(SystemError) {
+    public func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError) {
         precondition((0..<setCount).contains(set), "advertising set \(set) does not exist")
         sets[set] = (address, data)
         try record("\(Self.seconds(now)) set \(set) advertise address \(address) data \(data)")
     }
 
-    public func stop(set: Int) throws(SystemError) {
+    public func stop(set: Int) throws(BluetoothError) {
         precondition((0..<setCount).contains(set), "advertising set \(set) does not exist")
         guard sets[set] != nil else { return }
         sets[set] = nil
         try record("\(Self.seconds(now)) set \(set) stop")
     }
 
-    private func record(_ line: String) throws(SystemError) {
-        try file.write(Array((line + "\n").utf8))
+    private func record(_ line: String) throws(BluetoothError) {
+        do { try file.write(Array((line + "\n").utf8)) } catch { throw BluetoothError(error) }
     }
 
     private static func seconds(_ value: Double) -> String {

@@ -47,6 +47,8 @@ public struct Board: Sendable, Equatable {
         public var device: String?
         /// Baud rate for `h4`.
         public var baud: Int?
+        /// RTS/CTS hardware flow control for `h4` (wire it when the pins exist).
+        public var flowControl = false
         /// Advertising sets the simulated controller offers (1: legacy advertising only). Real
         /// controllers are asked (LE Read Number of Supported Advertising Sets).
         public var advertisingSets: Int = 1

@@ -59,6 +59,7 @@ enum BoardValidator {
             index: try btDriver == "hci" ? btReader.requiredInt("index", in: 0...15) : btReader.int("index", in: 0...15),
             device: try btDriver == "h4" ? btReader.requiredString("device") : btReader.string("device"),
             baud: try baud(&btReader, required: false),
+            flowControl: try btReader.bool("flowControl") ?? false,
             advertisingSets: try btReader.int("advertisingSets", in: 1...63) ?? 1,
             txPower: try btReader.int("txPower", in: -100...20) ?? -12)
         if btDriver != "sim" && bluetooth.advertisingSets != 1 {

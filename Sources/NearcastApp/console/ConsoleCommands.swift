@@ -416,7 +416,8 @@ enum ConsoleCommands {
                      "publications: \(c.publications.count)"]
         lines += c.publications.map { "  " + describe($0, c) }
         lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.uptime, decimals: 1)) s, \(c.bursts) bursts")
-        lines.append("drivers: audio \(c.board.audioOutput.driver) ok, bluetooth \(c.board.bluetooth.driver)"
+        lines.append("drivers: audio \(c.board.audioOutput.driver) ok, bluetooth \(c.board.bluetooth.driver) "
+                     + (c.bluetoothProblem ?? "ok")
                      + (c.manager.currentProblems.isEmpty ? "" : "; problems: " + c.manager.currentProblems.map(\.description).sorted().joined(separator: ", ")))
         lines.append("leds: " + c.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
         if !c.present.isEmpty { lines.append("heard: " + c.present.map(\.description).joined(separator: ", ")) }
@@ -440,7 +441,8 @@ enum ConsoleCommands {
             return "{" + fields.joined(separator: ",") + "}"
         }
         let leds = c.ledPatterns.map { "\(string($0.0)):\(string($0.1))" }.joined(separator: ",")
-        let problems = c.manager.currentProblems.map { string($0.description) }.sorted().joined(separator: ",")
+        let problems = (c.manager.currentProblems.map { string($0.description) }.sorted()
+                        + (c.bluetoothProblem.map { [string($0)] } ?? [])).joined(separator: ",")
         return "{\"mediums\":\(string("\(c.strategy.mediums)")),\"mode\":\(string("\(c.strategy.mode)")),"
             + "\"consent\":\(c.consentGranted),\"publications\":[\(publications.joined(separator: ","))],"
             + "\"beacon_time\":\(c.beaconTime),\"uptime_s\":\(Formatting.fixed(c.uptime, decimals: 3)),\"bursts\":\(c.bursts),"

@@ -111,6 +111,11 @@ final class ConsoleContext {
         manager.permission.set(granted)
     }
 
+    /// The real Bluetooth controller's state (the daemon's loop keeps it current).
+    var bluetoothHealth = BluetoothHealth.ok
+    /// What is wrong with the controller, while something is.
+    var bluetoothProblem: String?
+
     /// The status LEDs: the status model's patterns, or the walk `leds test` started.
     var panel = LEDPanel()
 
@@ -120,7 +125,8 @@ final class ConsoleContext {
         return DeviceStates(
             broadcasting: consentGranted && !publications.isEmpty && strategy.mode.contains(.broadcast),
             audio: problems.contains(.microphonePermission) ? .permissionDenied : .ok,
-            bluetooth: problems.contains(.bluetoothPermission) ? .permissionDenied : problems.contains(.bluetoothPower) ? .poweredOff : .ok,
+            bluetooth: max(bluetoothHealth, problems.contains(.bluetoothPermission) ? .permissionDenied
+                           : problems.contains(.bluetoothPower) ? .poweredOff : .ok),
             consentGranted: consentGranted)
     }
 

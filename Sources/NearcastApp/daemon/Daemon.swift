@@ -213,7 +213,7 @@ public final class Daemon {
             // The simulated scanner hears every enabled set once per 100 ms advertising interval.
             if manager.isScanning(on: .ble) && position - lastScan >= fs / 10 {
                 lastScan = position
-                for shown in advertiser.sets {
+                for shown in (advertiser as? SimulatedBLEAdvertiser)?.sets ?? [] {
                     guard let shown else { continue }
                     let report = LEAdvertisingReport(eventType: 3, isExtended: false, addressType: 1, address: shown.address,
                                                      rssi: -50, data: shown.data)
@@ -227,6 +227,12 @@ public final class Daemon {
             events.removeAll(keepingCapacity: true)
             for line in heard.lines { consoles.log("[\(timestamp(Double(position) / Double(fs)))] \(line)") }
             heard.lines.removeAll(keepingCapacity: true)
+            if let real = advertiser as? RecoveringAdvertiser {
+                real.intervalMilliseconds = context.bleIntervalMilliseconds
+                real.maintain(now: Double(position) / Double(fs))
+                context.bluetoothHealth = real.health
+                context.bluetoothProblem = real.problem
+            }
             consoles.service()
             updateLEDs(at: position)
             if context.restartRequested {
@@ -362,19 +368,35 @@ public final class Daemon {
         }
     }
 
-    private func openAdvertiser() throws(CommandFailure) -> SimulatedBLEAdvertiser {
+    /// The BLE advertiser: simulated (ble.log) on the sim board; otherwise a real controller
+    /// through the BlueZ raw socket (`hci`) or an H4 UART (`h4`), retried while it is missing.
+    private func openAdvertiser() throws(CommandFailure) -> BLEAdvertiser {
         let bluetooth = settings.board.bluetooth
-        let path = settings.state.file("ble.log")
-        if bluetooth.driver != "sim" {
-            // Audio still goes out; BLE is recorded so that nothing is silently dropped.
-            log("warning: bluetooth.driver \(bluetooth.driver): the HCI driver is not in this build; BLE advertising is recorded in \(path), not sent")
-        }
-        do {
-            let advertiser = try SimulatedBLEAdvertiser(path: path, setCount: bluetooth.advertisingSets)
-            log("bluetooth: simulated controller, \(bluetooth.advertisingSets) advertising set\(bluetooth.advertisingSets == 1 ? " (legacy)" : "s"); advertising recorded in \(path)")
+        switch bluetooth.driver {
+        case "sim":
+            let path = settings.state.file("ble.log")
+            do {
+                let advertiser = try SimulatedBLEAdvertiser(path: path, setCount: bluetooth.advertisingSets)
+                log("bluetooth: simulated controller, \(bluetooth.advertisingSets) advertising set\(bluetooth.advertisingSets == 1 ? " (legacy)" : "s"); advertising recorded in \(path)")
+                return advertiser
+            } catch {
+                throw CommandFailure("\(path): \(error)")
+            }
+        default:
+            let source = settings.board.source
+            let log = self.log
+            let advertiser = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> HCIAdvertiser in
+                let transport: HCITransport
+                if bluetooth.driver == "h4" {
+                    transport = try H4SerialTransport(path: bluetooth.device ?? "", baud: bluetooth.baud ?? 115_200,
+                                                      flowControl: bluetooth.flowControl)
+                } else {
+                    transport = try HCISocketTransport(index: bluetooth.index ?? 0)
+                }
+                return try HCIAdvertiser(controller: HCIController(transport: transport), intervalMilliseconds: 100, log: log)
+            }
+            if let problem = advertiser.problem { log("bluetooth (\(source), bluetooth): \(problem)") }
             return advertiser
-        } catch {
-            throw CommandFailure("\(path): \(error)")
         }
     }
 
@@ -490,7 +512,7 @@ private final class LineBuffer {
     var lines: [String] = []
 }
 
-extension SimulatedBLEAdvertiser {
-    /// Stamps the next log lines with stream time `seconds`.
-    func setTime(_ seconds: Double) { now = seconds }
+extension BLEAdvertiser {
+    /// Stamps the simulated advertiser's next log lines with stream time `seconds`.
+    func setTime(_ seconds: Double) { (self as? SimulatedBLEAdvertiser)?.now = seconds }
 }

@@ -38,7 +38,7 @@ public struct HCICommand: Sendable {
     }
 
     /// Calls `body` with the H4 packet: 0x01, opcode (2 bytes), parameter length, parameters.
-    public func withH4Packet<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withH4Packet<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         var packet: InlineArray<259, UInt8> = InlineArray(repeating: 0)
         packet[0] = 0x01
         packet[1] = UInt8(truncatingIfNeeded: opcode)
@@ -46,7 +46,7 @@ public struct HCICommand: Sendable {
         packet[3] = UInt8(parameterCount)
         for index in 0..<parameterCount { packet[4 + index] = storage[index] }
         let length = 4 + parameterCount
-        return try withUnsafeBytes(of: &packet) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        return try withUnsafeBytes(of: &packet) { raw throws(E) in try body(UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
     }
 
     /// The command's name for messages ("LE Set Advertising Parameters (0x2006)").

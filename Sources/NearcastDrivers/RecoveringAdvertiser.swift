@@ -1,0 +1,108 @@
+import NearcastCore
+
+/// A real controller that may come and go: a USB dongle unplugged, rfkill, the daemon started
+/// before the adapter was up, a missing capability fixed by an administrator. It never stops
+/// the daemon: while the controller is unusable the scheduler's requests are remembered, the
+/// LED state says why, opening is retried with a growing backoff (1 s to 30 s), and when the
+/// controller is back every set is put on the air again as the scheduler last asked.
+public final class RecoveringAdvertiser: BLEAdvertiser {
+    public static let longestBackoff = 30.0
+
+    public let setCount: Int
+    /// What the LEDs show for Bluetooth.
+    public private(set) var health = BluetoothHealth.ok
+    /// The last failure, for status (nil while everything works).
+    public private(set) var problem: String?
+    /// The advertising interval in ms, passed to the controller.
+    public var intervalMilliseconds: Int {
+        didSet { inner?.intervalMilliseconds = intervalMilliseconds }
+    }
+    /// Times the controller was lost and found again.
+    public private(set) var recoveries = 0
+    private var inner: HCIAdvertiser?
+    private let open: () throws(BluetoothError) -> HCIAdvertiser
+    private let log: (String) -> Void
+    private var wanted: [(data: AdvertisingData, address: BLEAddress)?]
+    private var now = 0.0
+    private var nextAttempt = 0.0
+    private var backoff = 1.0
+
+    /// Opens the controller now if it can; `open` is called again for each retry.
+    public init(intervalMilliseconds: Int, log: @escaping (String) -> Void,
+                open: @escaping () throws(BluetoothError) -> HCIAdvertiser) {
+        self.intervalMilliseconds = intervalMilliseconds
+        self.open = open
+        self.log = log
+        do {
+            let advertiser = try open()
+            advertiser.intervalMilliseconds = intervalMilliseconds
+            inner = advertiser
+            setCount = advertiser.setCount
+        } catch {
+            // Without a controller, plan for one legacy set; a controller found later with more
+            // sets still serves the publications in turn.
+            setCount = 1
+            inner = nil
+        }
+        wanted = Array(repeating: nil, count: setCount)
+        if inner == nil { attempt() }
+    }
+
+    /// The controller in use, while there is one.
+    public var advertiser: HCIAdvertiser? { inner }
+
+    public func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError) {
+        wanted[set] = (data, address)
+        guard let inner else { return }
+        do { try inner.advertise(set: set, data: data, address: address) } catch { fail(error) }
+    }
+
+    public func stop(set: Int) throws(BluetoothError) {
+        wanted[set] = nil
+        guard let inner else { return }
+        do { try inner.stop(set: set) } catch { fail(error) }
+    }
+
+    /// Call once per loop with the time in seconds: keeps the controller's sets on, or retries
+    /// opening it when it is due.
+    public func maintain(now: Double) {
+        self.now = now
+        if let inner {
+            do { try inner.maintain(now: now) } catch { fail(error) }
+        } else if now >= nextAttempt {
+            attempt()
+        }
+    }
+
+    private func attempt() {
+        do {
+            let advertiser = try open()
+            advertiser.intervalMilliseconds = intervalMilliseconds
+            inner = advertiser
+            if problem != nil {
+                recoveries += 1
+                log("bluetooth: controller back after: \(problem!); advertising again")
+            }
+            health = .ok
+            problem = nil
+            backoff = 1
+            for set in 0..<min(setCount, advertiser.setCount) {
+                guard let entry = wanted[set] else { continue }
+                try advertiser.advertise(set: set, data: entry.data, address: entry.address)
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: BluetoothError) {
+        let text = "\(error)"
+        if text != problem { log("error: \(text)" + (error.health == .ok ? "" : "; retrying in \(Int(backoff)) s")) }
+        problem = text
+        if case .refused = error.kind { return }                // the controller is there; it disliked one command
+        health = error.health
+        inner = nil
+        nextAttempt = now + backoff
+        backoff = min(backoff * 2, Self.longestBackoff)
+    }
+}

@@ -67,21 +67,12 @@ public final class HCISocketTransport: HCITransport {
     public func receiveEvents(timeoutMilliseconds: Int32, _ event: (UnsafeRawBufferPointer) -> Void) throws(BluetoothError) -> Bool {
         guard try waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds, name: name) else { return false }
         var any = false
-        while true {
-            // Each read is one whole packet, packet-type byte first.
-            let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 1 {
-                if readBuffer[0] == 0x04 {
-                    any = true
-                    readBuffer.withUnsafeBytes { event(UnsafeRawBufferPointer(rebasing: $0[1..<n])) }
-                }
-                continue
-            }
-            if n >= 0 { return any }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN { return any }
-            throw BluetoothError(SystemError(code: code, operation: "read", subject: name))
+        // Each read is one whole packet, packet-type byte first.
+        try readAvailable(fd, into: &readBuffer, name: name) { packet in
+            guard packet.count > 1, packet[0] == 0x04 else { return }
+            any = true
+            event(UnsafeRawBufferPointer(rebasing: packet[1...]))
         }
+        return any
     }
 }

@@ -33,6 +33,25 @@ func waitReadable(_ fd: Int32, timeoutMilliseconds: Int32, name: String) throws(
     }
 }
 
+/// Reads `fd` until it has nothing more (non-blocking), calling `chunk` with the bytes of each
+/// read. End of file is the device closing.
+func readAvailable(_ fd: Int32, into buffer: inout [UInt8], name: String,
+                   _ chunk: (UnsafeRawBufferPointer) -> Void) throws(BluetoothError) {
+    while true {
+        let n = buffer.withUnsafeMutableBytes { raw in
+            let n = read(fd, raw.baseAddress, raw.count)
+            if n > 0 { chunk(UnsafeRawBufferPointer(rebasing: raw[0..<n])) }
+            return n
+        }
+        if n > 0 { continue }
+        if n == 0 { throw BluetoothError(.noAdapter, "\(name): the controller's device closed") }
+        let code = errno
+        if code == EINTR { continue }
+        if code == EAGAIN { return }
+        throw BluetoothError(SystemError(code: code, operation: "read", subject: name))
+    }
+}
+
 /// Writes all of `bytes` to `fd` (short writes continue; a full buffer waits up to a second).
 func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String) throws(BluetoothError) {
     var offset = 0
@@ -81,21 +100,11 @@ public final class H4SerialTransport: HCITransport {
     public func receiveEvents(timeoutMilliseconds: Int32, _ event: (UnsafeRawBufferPointer) -> Void) throws(BluetoothError) -> Bool {
         guard try waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds, name: name) else { return false }
         var any = false
-        while true {
-            let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                readBuffer.withUnsafeBytes { raw in
-                    deframer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { type, body in
-                        if type == 0x04 { any = true; event(body) }
-                    }
-                }
-                continue
+        try readAvailable(fd, into: &readBuffer, name: name) { bytes in
+            deframer.feed(bytes) { type, body in
+                if type == 0x04 { any = true; event(body) }
             }
-            if n == 0 { throw BluetoothError(.noAdapter, "\(name): the controller's UART closed") }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN { return any }
-            throw BluetoothError(SystemError(code: code, operation: "read", subject: name))
         }
+        return any
     }
 }

@@ -23,13 +23,15 @@ public final class HCIController {
         commandsSent += 1
         var answer: HCICommandResult?
         var malformed: HCIEventError?
-        var waited: Int32 = 0
-        let step: Int32 = 50
+        // A deadline on the monotonic clock: events that are not the answer (reports while
+        // scanning) must not keep a command waiting for ever.
+        let deadline = MonotonicClock.nanoseconds() + Int64(commandTimeoutMilliseconds) * 1_000_000
         while answer == nil {
-            guard waited < commandTimeoutMilliseconds else {
+            let left = (deadline - MonotonicClock.nanoseconds()) / 1_000_000
+            guard left > 0 else {
                 throw BluetoothError(.timeout(opcode: command.opcode), "no answer from \(transport.name) in \(commandTimeoutMilliseconds) ms")
             }
-            let arrived = try transport.receiveEvents(timeoutMilliseconds: step) { bytes in
+            _ = try transport.receiveEvents(timeoutMilliseconds: Int32(min(left, 50))) { bytes in
                 do throws(HCIEventError) {
                     switch try HCIEvent.parse(bytes) {
                     case .commandComplete(let result) where result.opcode == command.opcode && answer == nil,
@@ -44,7 +46,6 @@ public final class HCIController {
                     malformed = error
                 }
             }
-            if !arrived { waited += step }
         }
         if let malformed, answer == nil { throw BluetoothError(.io, "\(transport.name): \(malformed)") }
         let result = answer!

@@ -33,6 +33,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
         self.intervalMilliseconds = intervalMilliseconds
         self.open = open
         self.log = log
+        var failure: BluetoothError?
         do {
             let advertiser = try open()
             advertiser.intervalMilliseconds = intervalMilliseconds
@@ -43,9 +44,10 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
             // sets still serves the publications in turn.
             setCount = 1
             inner = nil
+            failure = error
         }
         wanted = Array(repeating: nil, count: setCount)
-        if inner == nil { attempt() }
+        if let failure { fail(failure) }
     }
 
     /// The controller in use, while there is one.

@@ -383,7 +383,6 @@ public final class Daemon {
                 throw CommandFailure("\(path): \(error)")
             }
         default:
-            let source = settings.board.source
             let log = self.log
             let advertiser = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> HCIAdvertiser in
                 let transport: HCITransport
@@ -395,7 +394,6 @@ public final class Daemon {
                 }
                 return try HCIAdvertiser(controller: HCIController(transport: transport), intervalMilliseconds: 100, log: log)
             }
-            if let problem = advertiser.problem { log("bluetooth (\(source), bluetooth): \(problem)") }
             return advertiser
         }
     }

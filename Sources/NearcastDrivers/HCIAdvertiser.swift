@@ -26,6 +26,10 @@ public final class HCIAdvertiser: BLEAdvertiser {
     public private(set) var selectedTxPower: [Int8?]
     /// Sets switched on again after the controller turned them off, for status.
     public private(set) var reenabled = 0
+    /// Called with each LE advertising report event (legacy or extended) while scanning.
+    public var onReport: ((UnsafeRawBufferPointer) -> Void)?
+    /// Whether the controller is scanning.
+    public private(set) var isScanning = false
     private var enabled: [Bool]
     private var terminated: [Bool]
     private var lastRefresh = 0.0
@@ -58,6 +62,10 @@ public final class HCIAdvertiser: BLEAdvertiser {
         let previous = controller.otherEvent
         controller.otherEvent = { [unowned self] event in
             self.noticeTermination(event)
+            if event.count >= 3, event[0] == LEAdvertisingReports.leMetaEventCode,
+               event[2] == LEAdvertisingReports.legacySubevent || event[2] == LEAdvertisingReports.extendedSubevent {
+                self.onReport?(event)
+            }
             previous?(event)
         }
         // Start from a known state: nothing of ours on the air.
@@ -103,6 +111,20 @@ public final class HCIAdvertiser: BLEAdvertiser {
             try controller.execute(.leSetAdvertisingEnable(false), allowing: [0x0C])
         }
         enabled[set] = false
+    }
+
+    /// Starts or stops passive scanning (60 ms window every 100 ms, duplicates kept so a
+    /// beacon's presence keeps being confirmed); reports go to ``onReport``.
+    public func setScanning(_ on: Bool) throws(BluetoothError) {
+        guard on != isScanning else { return }
+        if usesExtendedAdvertising {
+            if on { try controller.execute(.leSetExtendedScanParameters(active: false, interval: 0xA0, window: 0x60)) }
+            try controller.execute(.leSetExtendedScanEnable(on, filterDuplicates: false))
+        } else {
+            if on { try controller.execute(.leSetScanParameters(active: false, interval: 0xA0, window: 0x60)) }
+            try controller.execute(.leSetScanEnable(on, filterDuplicates: false))
+        }
+        isScanning = on
     }
 
     /// Call from the daemon's loop with the time in seconds: reads waiting events and enables

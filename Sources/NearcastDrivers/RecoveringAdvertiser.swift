@@ -23,6 +23,11 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
     private let open: () throws(BluetoothError) -> HCIAdvertiser
     private let log: (String) -> Void
     private var wanted: [(data: AdvertisingData, address: BLEAddress)?]
+    private var wantsScanning = false
+    /// Called with each LE advertising report event while scanning.
+    public var onReport: ((UnsafeRawBufferPointer) -> Void)? {
+        didSet { inner?.onReport = onReport }
+    }
     private var now = 0.0
     private var nextAttempt = 0.0
     private var backoff = 1.0
@@ -65,6 +70,13 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
         do { try inner.stop(set: set) } catch { fail(error) }
     }
 
+    /// Scans (or stops) now if the controller is there, and whenever it comes back.
+    public func setScanning(_ on: Bool) {
+        wantsScanning = on
+        guard let inner else { return }
+        do { try inner.setScanning(on) } catch { fail(error) }
+    }
+
     /// Call once per loop with the time in seconds: keeps the controller's sets on, or retries
     /// opening it when it is due.
     public func maintain(now: Double) {
@@ -80,7 +92,9 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
         do {
             let advertiser = try open()
             advertiser.intervalMilliseconds = intervalMilliseconds
+            advertiser.onReport = onReport
             inner = advertiser
+            if wantsScanning { try advertiser.setScanning(true) }
             if problem != nil {
                 recoveries += 1
                 log("bluetooth: controller back after: \(problem!); advertising again")

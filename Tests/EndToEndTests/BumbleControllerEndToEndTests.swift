@@ -19,10 +19,10 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         private var buffer = Data()
         private let lock = NSLock()
 
-        init(link: URL) throws {
+        init(link: URL, advertising: String? = nil) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", BumbleControllerEndToEndTests.repository.appendingPathComponent("tools/bumble-peer").path,
-                                 "--link", link.path]
+                                 "--link", link.path] + (advertising.map { ["--advertise", $0] } ?? [])
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -114,6 +114,25 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         let settled = peer.advertisements.count
         usleep(1_500_000)
         XCTAssertEqual(peer.advertisements.count, settled, "advertising continued after the daemon stopped")
+    }
+
+    /// `--subscribe ble` on a board with a real controller: it scans, and the peer's beacon
+    /// (advertised by Bumble's host, a different stack) is found through LE advertising reports.
+    func testTheDaemonScansThroughTheControllerAndFindsAnotherStacksBeacon() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let link = dir.appendingPathComponent("controller")
+        let peer = try Peer(link: link, advertising: try expectedFrame("c0ffee"))
+        defer { peer.stop() }
+        XCTAssertTrue(peer.waitUntilScanning(), "bumble-peer did not start: \(peer.lines)")
+        let daemon = try NearcastProcess.run(["run", "--board", try board(in: dir, device: link).path, "--state-dir", dir.path,
+                                              "--publish", "direct:beef@ble", "--subscribe", "ble", "--duration", "3"])
+        XCTAssertEqual(daemon.status, 0, daemon.stderr)
+        XCTAssertTrue(daemon.stdout.contains("listening over ble: the controller scans"), daemon.stdout)
+        XCTAssertTrue(daemon.stdout.contains("found direct c0ffee over ble"), daemon.stdout)
+        XCTAssertFalse(daemon.stdout.contains("error"), daemon.stdout)
+        XCTAssertTrue(peer.advertisements.contains { $0["data"] as? String == (try? self.expectedFrame("beef")) },
+                      "it kept advertising while scanning")
     }
 
     func testAControllerThatGoesAwayIsReportedAndAdvertisingComesBackWithIt() throws {

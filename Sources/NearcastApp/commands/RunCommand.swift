@@ -51,7 +51,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Log every scheduling decision (Nearby's debug logging).")
     var debug = false
 
-    @Option(help: "Also listen on audio, ble or both and log found/lost tokens (sim board: hears its own broadcast).")
+    @Option(help: "Also listen on audio, ble or both and log found/lost tokens (ble through the board's controller; audio on the sim board's loopback).")
     var subscribe: String?
 
     @Option(help: "With --subscribe: seconds a token may go unheard before it is reported lost.")
@@ -132,8 +132,8 @@ struct RunCommand: ParsableCommand {
         settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
         settings.lostAfter = lostAfter
         settings.console = console
-        if settings.subscribe != nil && !loaded.isSimulated {
-            throw CommandFailure("--subscribe: this build listens on the sim board only (ALSA capture and the HCI scanner are not in it yet)")
+        if let mediums = settings.subscribe, mediums.contains(.audio) && !loaded.canListenOverAudio {
+            throw CommandFailure("--subscribe \(subscribe ?? ""): this build listens over audio on the sim board's loopback only (ALSA capture is not in it yet); --subscribe ble works on every board")
         }
         settings.interval = interval
         settings.duration = duration

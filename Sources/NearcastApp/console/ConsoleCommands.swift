@@ -354,8 +354,8 @@ enum ConsoleCommands {
             }
             index += 2
         }
-        if strategy.mode.contains(.scan) && !c.board.isSimulated {
-            throw Failure("mode \(strategy.mode) listens, and this build listens on the sim board only (ALSA capture and the HCI scanner are not in it yet)")
+        if strategy.mode.contains(.scan) && strategy.mediums.intersection(c.listenMediums).isEmpty {
+            throw Failure("mode \(strategy.mode) listens, and this board can listen over \(c.listenMediums) only (ALSA capture is not in this build)")
         }
         if strategy != c.strategy {
             c.strategy = strategy

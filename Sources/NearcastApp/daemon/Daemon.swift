@@ -112,7 +112,14 @@ public final class Daemon {
             + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(advertiser.setCount) advertising set\(advertiser.setCount == 1 ? "" : "s")")
         let heard = LineBuffer()
         let listener = Listener(manager: manager, context: context, heard: heard, sampleRate: fs)
-        context.listenMediums = settings.subscribe ?? .both
+        context.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
+        if let real = advertiser as? RecoveringAdvertiser {
+            real.onReport = { event in
+                do { try manager.heard(report: Array(event), at: Int64(context.position)) } catch {
+                    heard.lines.append("error: advertising report from the controller: \(error)")
+                }
+            }
+        }
         var lastScan = -fs
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
@@ -228,6 +235,7 @@ public final class Daemon {
             for line in heard.lines { consoles.log("[\(timestamp(Double(position) / Double(fs)))] \(line)") }
             heard.lines.removeAll(keepingCapacity: true)
             if let real = advertiser as? RecoveringAdvertiser {
+                real.setScanning(context.listeningMediums.contains(.ble) && manager.isScanning(on: .ble))
                 real.intervalMilliseconds = context.bleIntervalMilliseconds
                 real.maintain(now: Double(position) / Double(fs))
                 context.bluetoothHealth = real.health
@@ -501,7 +509,13 @@ private final class Listener {
                                                  context.present.removeAll { $0.token == message.token }
                                              })
         if wanted.contains(.audio) && microphone == nil { microphone = try BurstDecoder(sampleRate: sampleRate) }
-        log("listening over \(wanted): the simulated microphone hears the simulated speaker and the simulated scanner the advertiser; tokens unheard for \(Formatting.fixed(Double(manager.lostAfter) / Double(sampleRate), decimals: 0)) s are lost")
+        var how: [String] = []
+        if wanted.contains(.audio) { how.append("the simulated microphone hears the simulated speaker") }
+        if wanted.contains(.ble) {
+            how.append(context.board.bluetooth.driver == "sim" ? "the simulated scanner hears the simulated advertiser"
+                                                               : "the controller scans (passive)")
+        }
+        log("listening over \(wanted): \(how.joined(separator: ", ")); tokens unheard for \(Formatting.fixed(Double(manager.lostAfter) / Double(sampleRate), decimals: 0)) s are lost")
     }
 }
 

@@ -37,22 +37,26 @@ public final class SimulatedBLEAdvertiser: BLEAdvertiser {
     public func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError) {
         precondition((0..<setCount).contains(set), "advertising set \(set) does not exist")
         sets[set] = (address, data)
-        try record("\(Self.seconds(now)) set \(set) advertise address \(address) data \(data)")
+        try record("\(SimulatedLog.stamp(now)) set \(set) advertise address \(address) data \(data)")
     }
 
     public func stop(set: Int) throws(BluetoothError) {
         precondition((0..<setCount).contains(set), "advertising set \(set) does not exist")
         guard sets[set] != nil else { return }
         sets[set] = nil
-        try record("\(Self.seconds(now)) set \(set) stop")
+        try record("\(SimulatedLog.stamp(now)) set \(set) stop")
     }
 
     private func record(_ line: String) throws(BluetoothError) {
         do { try file.write(Array((line + "\n").utf8)) } catch { throw BluetoothError(error) }
     }
+}
 
-    private static func seconds(_ value: Double) -> String {
-        let millis = Int((value * 1000).rounded())
+/// The time stamp the simulated drivers' logs (ble.log, leds.log) start each line with:
+/// seconds of stream time with milliseconds, `12.345`.
+enum SimulatedLog {
+    static func stamp(_ seconds: Double) -> String {
+        let millis = Int((seconds * 1000).rounded())
         let fraction = String(millis % 1000)
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }

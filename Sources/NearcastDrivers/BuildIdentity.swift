@@ -1,4 +1,5 @@
 import Glibc
+import NearcastCore
 
 /// The running binary's GNU build ID (the linker's `--build-id` note): the same hex string
 /// `readelf -n` and `file` print, so a technician's `version` names exactly which binary is on
@@ -38,8 +39,7 @@ public enum BuildIdentity {
                 let desc = name + (nameSize + 3) & ~3
                 guard desc + descSize <= notes.count else { break }
                 if type == 3 && notes[name..<name + nameSize] == [0x47, 0x4E, 0x55, 0x00] {   // NT_GNU_BUILD_ID, "GNU\0"
-                    let digits = Array("0123456789abcdef")
-                    return String(notes[desc..<desc + descSize].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+                    return Hex.format(notes[desc..<desc + descSize])
                 }
                 offset = desc + (descSize + 3) & ~3
             }

@@ -59,14 +59,12 @@ public final class HCIAdvertiser: BLEAdvertiser {
         log("bluetooth: \(controller.transport.name), " + (extended
             ? "extended advertising, \(sets) set\(sets == 1 ? "" : "s") (legacy ADV_NONCONN_IND PDUs)"
             : "legacy advertising, one set (ADV_NONCONN_IND)"))
-        let previous = controller.otherEvent
         controller.otherEvent = { [unowned self] event in
             self.noticeTermination(event)
             if event.count >= 3, event[0] == LEAdvertisingReports.leMetaEventCode,
                event[2] == LEAdvertisingReports.legacySubevent || event[2] == LEAdvertisingReports.extendedSubevent {
                 self.onReport?(event)
             }
-            previous?(event)
         }
         // Start from a known state: nothing of ours on the air.
         if extended {

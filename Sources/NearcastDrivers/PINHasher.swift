@@ -4,7 +4,7 @@ import CCrypto
 /// is ever stored, and the comparison takes the same time whichever byte differs.
 public enum PINHasher {
     /// Iterations for new PINs. Each check costs about this many SHA-256 pairs: measured at
-    /// ~5 ms on this x86 core (Python hashlib over the same libcrypto), some 40 ms on a Pi 3, short enough to run in the
+    /// ~5 ms on this x86 core (Python hashlib over the same libcrypto), an estimated (not measured) 40 ms on a Pi 3, short enough to run in the
     /// daemon's loop (the audio ring holds 4 periods and the output keeps playing), long enough
     /// that an offline guess of every 4-8 digit PIN costs hours rather than seconds.
     public static let iterations = 20_000

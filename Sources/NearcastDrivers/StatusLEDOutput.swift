@@ -28,9 +28,7 @@ public final class SimulatedStatusLEDs: StatusLEDOutput {
 
     public func set(_ led: StatusLED, lit on: Bool) throws(SystemError) {
         lit[led.index] = on
-        let millis = Int((now * 1000).rounded())
-        let fraction = String(millis % 1000)
-        try file.write(Array("\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) led \(led.rawValue) \(on ? "on" : "off")\n".utf8))
+        try file.write(Array("\(SimulatedLog.stamp(now)) led \(led.rawValue) \(on ? "on" : "off")\n".utf8))
     }
 
     public func release() {

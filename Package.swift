@@ -44,10 +44,10 @@ let package = Package(
 
         .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore", "NearcastBench"]),
         // Zero-allocation proofs for the hot paths (modem, scheduler tick, LED patterns, line
-        // editor), counting mallocs on the test's own thread.
+        // editor, the audio drivers' threads), counting mallocs on one thread.
         .testTarget(
             name: "AllocationTests",
-            dependencies: ["NearcastCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+            dependencies: ["NearcastCore", "NearcastDrivers", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
         // The modem through the simulated channel, and the simulator itself.

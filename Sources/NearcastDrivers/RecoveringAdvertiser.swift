@@ -29,8 +29,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
         didSet { inner?.onReport = onReport }
     }
     private var now = 0.0
-    private var nextAttempt = 0.0
-    private var backoff = 1.0
+    private var retry = RetryBackoff(first: 1, longest: RecoveringAdvertiser.longestBackoff)
 
     /// Opens the controller now if it can; `open` is called again for each retry.
     public init(intervalMilliseconds: Int, log: @escaping (String) -> Void,
@@ -83,7 +82,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
         self.now = now
         if let inner {
             do { try inner.maintain(now: now) } catch { fail(error) }
-        } else if now >= nextAttempt {
+        } else if retry.isDue(at: now) {
             attempt()
         }
     }
@@ -101,7 +100,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
             }
             health = .ok
             problem = nil
-            backoff = 1
+            retry.succeeded()
             for set in 0..<min(setCount, advertiser.setCount) {
                 guard let entry = wanted[set] else { continue }
                 try advertiser.advertise(set: set, data: entry.data, address: entry.address)
@@ -113,12 +112,14 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
 
     private func fail(_ error: BluetoothError) {
         let text = "\(error)"
-        if text != problem { log("error: \(text)" + (error.health == .ok ? "" : "; retrying in \(Int(backoff)) s")) }
-        problem = text
-        if case .refused = error.kind { return }                // the controller is there; it disliked one command
+        defer { problem = text }
+        if case .refused = error.kind {                         // the controller is there; it disliked one command
+            if text != problem { log("error: \(text)") }
+            return
+        }
+        let wait = retry.failed(at: now)
+        if text != problem { log("error: \(text); retrying in \(Int(wait)) s") }
         health = error.health
         inner = nil
-        nextAttempt = now + backoff
-        backoff = min(backoff * 2, Self.longestBackoff)
     }
 }

@@ -21,9 +21,15 @@ enum AllocationCounter {
 
     /// Allocations made by the calling thread during `body`.
     static func allocations(during body: () -> Void) -> Int {
+        allocations(onThread: pthread_self(), during: body)
+    }
+
+    /// Allocations made by `thread` (an audio driver's thread, say) while `body` runs on the
+    /// calling thread.
+    static func allocations(onThread thread: pthread_t, during body: () -> Void) -> Int {
         MallocInterposerSwift.initialize()
         count = 0
-        watchedThread = pthread_self()
+        watchedThread = thread
         MallocInterposerSwift.setAllocationHook { _ in
             if let watched = AllocationCounter.watchedThread, pthread_equal(watched, pthread_self()) != 0 {
                 AllocationCounter.count += 1

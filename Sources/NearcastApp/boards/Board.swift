@@ -78,10 +78,10 @@ public struct Board: Sendable, Equatable {
 
     /// True for the simulated board, which needs no hardware.
     public var isSimulated: Bool { audioOutput.driver == "wav" && gpio.driver == "sim" }
-    /// Whether the daemon can listen over audio: only the simulated speaker's loopback until
-    /// ALSA capture lands. BLE can be listened to on every board (the simulated advertiser, or
-    /// the controller scanning).
-    public var canListenOverAudio: Bool { audioOutput.driver == "wav" }
+    /// Whether the daemon can listen over audio: with an ALSA microphone (`audio.input`), or on
+    /// the simulated board, whose microphone hears its own speaker. BLE can be listened to on
+    /// every board (the simulated advertiser, or the controller scanning).
+    public var canListenOverAudio: Bool { audioOutput.driver == "wav" || audioInput?.driver == "alsa" }
     /// The mediums the daemon can listen over on this board.
     public var listenableMediums: DiscoveryMediums { canListenOverAudio ? .both : .ble }
 }

@@ -133,7 +133,7 @@ struct RunCommand: ParsableCommand {
         settings.lostAfter = lostAfter
         settings.console = console
         if let mediums = settings.subscribe, mediums.contains(.audio) && !loaded.canListenOverAudio {
-            throw CommandFailure("--subscribe \(subscribe ?? ""): this build listens over audio on the sim board's loopback only (ALSA capture is not in it yet); --subscribe ble works on every board")
+            throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }
         settings.interval = interval
         settings.duration = duration

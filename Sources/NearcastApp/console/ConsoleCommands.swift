@@ -416,7 +416,7 @@ enum ConsoleCommands {
                      "publications: \(c.publications.count)"]
         lines += c.publications.map { "  " + describe($0, c) }
         lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.uptime, decimals: 1)) s, \(c.bursts) bursts")
-        lines.append("drivers: audio \(c.board.audioOutput.driver) ok, bluetooth \(c.board.bluetooth.driver) "
+        lines.append("drivers: audio \(c.board.audioOutput.driver) \(c.audioProblem ?? "ok"), bluetooth \(c.board.bluetooth.driver) "
                      + (c.bluetoothProblem ?? "ok")
                      + (c.manager.currentProblems.isEmpty ? "" : "; problems: " + c.manager.currentProblems.map(\.description).sorted().joined(separator: ", ")))
         lines.append("leds: " + c.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
@@ -442,6 +442,7 @@ enum ConsoleCommands {
         }
         let leds = c.ledPatterns.map { "\(string($0.0)):\(string($0.1))" }.joined(separator: ",")
         let problems = (c.manager.currentProblems.map { string($0.description) }.sorted()
+                        + (c.audioProblem.map { [string($0)] } ?? [])
                         + (c.bluetoothProblem.map { [string($0)] } ?? [])).joined(separator: ",")
         return "{\"mediums\":\(string("\(c.strategy.mediums)")),\"mode\":\(string("\(c.strategy.mode)")),"
             + "\"consent\":\(c.consentGranted),\"publications\":[\(publications.joined(separator: ","))],"

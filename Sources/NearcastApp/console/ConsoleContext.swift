@@ -111,6 +111,11 @@ final class ConsoleContext {
         manager.permission.set(granted)
     }
 
+    /// The sound devices' state (the daemon's loop keeps it current).
+    var audioHealth = AudioHealth.ok
+    /// What is wrong with the sound devices, while something is.
+    var audioProblem: String?
+
     /// The real Bluetooth controller's state (the daemon's loop keeps it current).
     var bluetoothHealth = BluetoothHealth.ok
     /// What is wrong with the controller, while something is.
@@ -124,7 +129,7 @@ final class ConsoleContext {
         let problems = manager.currentProblems
         return DeviceStates(
             broadcasting: consentGranted && !publications.isEmpty && strategy.mode.contains(.broadcast),
-            audio: problems.contains(.microphonePermission) ? .permissionDenied : .ok,
+            audio: max(audioHealth, problems.contains(.microphonePermission) ? .permissionDenied : .ok),
             bluetooth: max(bluetoothHealth, problems.contains(.bluetoothPermission) ? .permissionDenied
                            : problems.contains(.bluetoothPower) ? .poweredOff : .ok),
             consentGranted: consentGranted)

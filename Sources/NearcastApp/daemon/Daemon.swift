@@ -145,6 +145,8 @@ public final class Daemon {
                 consoles.log("leds: " + context.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
             }
         }
+        let audioMonitor = AudioHealthMonitor()
+        audioMonitor.update(output: output, input: listener.capture, atMilliseconds: 0, context: context, log: consoles.log)
         updateLEDs(at: 0)
 
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
@@ -210,12 +212,16 @@ public final class Daemon {
                         break
                     }
                 }
-                if let microphone = listener.microphone, manager.isScanning(on: .audio) {
+                if let microphone = listener.microphone, listener.capture == nil, manager.isScanning(on: .audio) {
                     microphone.push(UnsafeBufferPointer(span)) { burst in
                         manager.heard(burst.token, on: .audio, at: Int64(position))
                     }
                 }
                 return span.count
+            }
+            // A real microphone: decode what the capture thread has brought in since the last period.
+            if manager.isScanning(on: .audio) {
+                listener.decodeCaptured { burst in manager.heard(burst.token, on: .audio, at: Int64(position)) }
             }
             // The simulated scanner hears every enabled set once per 100 ms advertising interval.
             if manager.isScanning(on: .ble) && position - lastScan >= fs / 10 {
@@ -241,6 +247,8 @@ public final class Daemon {
                 context.bluetoothHealth = real.health
                 context.bluetoothProblem = real.problem
             }
+            audioMonitor.update(output: output, input: listener.capture, atMilliseconds: Int64(position) * 1000 / Int64(fs),
+                                context: context, log: consoles.log)
             consoles.service()
             updateLEDs(at: position)
             if context.restartRequested {
@@ -264,6 +272,7 @@ public final class Daemon {
         }
         context.unpublishAll()
         listener.subscription?.cancel()
+        listener.capture?.stop()
         // A clean stop saves the exact time: the next start continues from here.
         let final = manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
@@ -355,8 +364,10 @@ public final class Daemon {
                 log("audio output: \(path) (simulated speaker, \(device.rate) Hz)")
                 return try SimulatedAudioOutput(path: path, sampleRate: device.rate, periodFrames: device.period)
             default:
-                log("audio output: ALSA \(device.device) (\(device.rate) Hz, period \(device.period))")
-                return try ALSAAudioOutput(device: device.device, sampleRate: device.rate, periodFrames: device.period)
+                let playback = try ALSAPlayback(device: device.device, sampleRate: device.rate, periodFrames: device.period)
+                log("audio output: ALSA \(device.device) (\(device.rate) Hz, period \(device.period)) on its own thread: "
+                    + (playback.status.problem.map { "\($0); retrying" } ?? "open"))
+                return playback
             }
         } catch {
             throw CommandFailure("\(error) (board \(settings.board.source), audio.output)")
@@ -478,6 +489,10 @@ private final class Listener {
     private(set) var subscription: Subscription?
     private(set) var mediums: DiscoveryMediums = []
     private(set) var microphone: BurstDecoder?
+    /// The board's ALSA microphone while listening over audio (nil on the sim board, whose
+    /// microphone hears the simulated speaker inside the loop).
+    private(set) var capture: AudioInput?
+    private var captured: [Float] = []
     private let manager: MessageManager
     private let context: ConsoleContext
     private let heard: LineBuffer
@@ -497,6 +512,11 @@ private final class Listener {
         subscription = nil
         context.present.removeAll()
         mediums = wanted
+        if !wanted.contains(.audio), let capture {
+            capture.stop()
+            self.capture = nil
+            microphone = nil
+        }
         guard !wanted.isEmpty else {
             log("listening stopped")
             return
@@ -508,14 +528,39 @@ private final class Listener {
                                                  heard.lines.append("lost \(message.token)")
                                                  context.present.removeAll { $0.token == message.token }
                                              })
-        if wanted.contains(.audio) && microphone == nil { microphone = try BurstDecoder(sampleRate: sampleRate) }
         var how: [String] = []
-        if wanted.contains(.audio) { how.append("the simulated microphone hears the simulated speaker") }
+        if wanted.contains(.audio), let input = context.board.audioInput, input.driver == "alsa" {
+            if capture == nil {
+                let opened = try ALSACapture(device: input.device, sampleRate: input.rate, periodFrames: input.period)
+                capture = opened
+                captured = [Float](repeating: 0, count: opened.periodFrames)
+                microphone = try BurstDecoder(sampleRate: input.rate)
+            }
+            how.append("the microphone (ALSA \(input.device), \(input.rate) Hz) is decoded"
+                       + (capture?.status.problem.map { " once it opens (\($0))" } ?? ""))
+        } else if wanted.contains(.audio) {
+            if microphone == nil { microphone = try BurstDecoder(sampleRate: sampleRate) }
+            how.append("the simulated microphone hears the simulated speaker")
+        }
         if wanted.contains(.ble) {
             how.append(context.board.bluetooth.driver == "sim" ? "the simulated scanner hears the simulated advertiser"
                                                                : "the controller scans (passive)")
         }
         log("listening over \(wanted): \(how.joined(separator: ", ")); tokens unheard for \(Formatting.fixed(Double(manager.lostAfter) / Double(sampleRate), decimals: 0)) s are lost")
+    }
+}
+
+extension Listener {
+    /// Feeds the microphone's decoder everything captured since the last call.
+    func decodeCaptured(_ onBurst: (DecodedBurst) -> Void) {
+        guard let capture, let microphone else { return }
+        captured.withUnsafeMutableBufferPointer { buffer in
+            while true {
+                let got = capture.read(into: buffer)
+                if got == 0 { break }
+                microphone.push(UnsafeBufferPointer(rebasing: buffer[0..<got]), onBurst)
+            }
+        }
     }
 }
 

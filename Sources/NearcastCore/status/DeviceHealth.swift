@@ -79,3 +79,23 @@ public enum StatusModel {
         }
     }
 }
+
+/// Turns a driver's running count of underruns into "underruns lately": the audio LED blinks
+/// fast from the period an underrun is counted until `holdMilliseconds` pass without another,
+/// long enough for a technician to see a single one.
+public struct XrunWatch: Sendable, Equatable {
+    public let holdMilliseconds: Int64
+    private var lastCount = 0
+    private var lastSeenAt: Int64?
+
+    public init(holdMilliseconds: Int64 = 10_000) { self.holdMilliseconds = holdMilliseconds }
+
+    /// Takes the driver's count at `now` (milliseconds on any monotonic scale); returns whether
+    /// an underrun was counted within the hold time.
+    public mutating func update(count: Int, atMilliseconds now: Int64) -> Bool {
+        if count > lastCount { lastSeenAt = now }
+        lastCount = count
+        guard let seen = lastSeenAt else { return false }
+        return now - seen < holdMilliseconds
+    }
+}

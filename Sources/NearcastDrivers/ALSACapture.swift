@@ -1,0 +1,69 @@
+import Glibc
+import NearcastCore
+
+/// ALSA capture on a thread of its own: the microphone of a real board, for scan mode.
+///
+/// The thread ("nearcast-capture") reads one period at a time with `snd_pcm_readi`, converts to
+/// floats and puts them in a ``SharedSampleRing``, allocating nothing; the daemon's loop takes
+/// what has arrived once per period (`read`) and feeds the streaming decoder. Overruns are
+/// recovered with `snd_pcm_recover` and counted; samples the loop did not take in time are
+/// dropped and counted. A lost or missing device is retried with a growing backoff, as for
+/// ``ALSAPlayback``.
+public final class ALSACapture: AudioInput {
+    public let device: String
+    public let sampleRate: Int
+    public let periodFrames: Int
+    private let stream: ALSAStreamThread
+
+    /// Starts the capture thread and waits (up to 5 s) for its first attempt to open `device`.
+    public init(device: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4,
+                ringPeriods: Int = 16) throws(AudioDeviceError) {
+        self.device = device
+        self.sampleRate = sampleRate
+        self.periodFrames = periodFrames
+        let configuration = ALSADeviceKeeper.Configuration(device: device, capture: true, sampleRate: sampleRate,
+                                                           periodFrames: periodFrames, bufferPeriods: bufferPeriods)
+        stream = try ALSAStreamThread(name: "nearcast-capture", configuration: configuration, ringPeriods: ringPeriods) {
+            Self.capture(ring: $0, report: $1, configuration: $2)
+        }
+    }
+
+    public var status: AudioDeviceStatus { stream.report.status(device: device) }
+
+    /// Samples captured but dropped because the loop did not take them in time.
+    public var dropped: Int { stream.report.snapshot.dropped }
+
+    /// The capture thread, for tests that count its allocations.
+    public var threadHandle: pthread_t? { stream.handle }
+
+    public func read(into output: UnsafeMutableBufferPointer<Float>) -> Int { stream.ring.read(into: output) }
+
+    public func stop() { stream.stop() }
+
+    /// The thread's loop.
+    private static func capture(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSADeviceKeeper.Configuration) {
+        let period = configuration.periodFrames
+        let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: period)
+        let samples = UnsafeMutablePointer<Int16>.allocate(capacity: period)
+        defer {
+            floats.deallocate()
+            samples.deallocate()
+        }
+        var keeper = ALSADeviceKeeper(configuration: configuration, report: report)
+        while !report.stopRequested {
+            guard let pcm = keeper.current() else {
+                keeper.waitWhileMissing(period)
+                continue
+            }
+            do {
+                let got = try pcm.read(into: samples, frames: period)
+                for i in 0..<got { floats[i] = Float(samples[i]) / 32_768 }
+                let kept = ring.writeAvailable(UnsafeBufferPointer(rebasing: floats[0..<got]))
+                if kept < got { report.update { $0.dropped += got - kept } }
+                keeper.transferred(got)
+            } catch {
+                keeper.lost(error)
+            }
+        }
+    }
+}

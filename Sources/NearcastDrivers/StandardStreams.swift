@@ -11,6 +11,18 @@ public enum StandardStreams {
     /// Writes `text` and a newline to standard error.
     public static func error(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
 
+    /// Whether standard output is connected to the systemd journal (`$JOURNAL_STREAM` names
+    /// its device and inode, systemd.exec(5)): the journal then takes a `<N>` syslog level at
+    /// the start of each line.
+    public static let outputIsJournal: Bool = {
+        guard let stream = FileSystem.environment("JOURNAL_STREAM") else { return false }
+        let parts = stream.split(separator: ":")
+        var status = stat()
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
+              fstat(STDOUT_FILENO, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+    }()
+
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { raw in

@@ -36,7 +36,7 @@ struct NearcastProcess {
     /// can never block on a full pipe).
     typealias Started = (process: Process, stdout: URL, stderr: URL)
 
-    static func start(_ arguments: [String], in directory: URL? = nil) throws -> Started {
+    static func start(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Started {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw NSError(domain: "nearcast", code: 1, userInfo: [NSLocalizedDescriptionKey: "no nearcast binary at \(binary): run `swift build` first"])
         }
@@ -44,6 +44,9 @@ struct NearcastProcess {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-out-\(UUID().uuidString)")
         let out = base.appendingPathExtension("stdout"), err = base.appendingPathExtension("stderr")
         FileManager.default.createFile(atPath: out.path, contents: nil)

@@ -138,13 +138,27 @@ struct RunCommand: ParsableCommand {
         settings.interval = interval
         settings.duration = duration
         let quiet = console == "none"
-        let daemon = Daemon(settings: settings, log: { line in if !quiet { StandardStreams.line(line) } })
+        let journal = StandardStreams.outputIsJournal
+        let daemon = Daemon(settings: settings, log: { line in
+            guard !quiet else { return }
+            StandardStreams.line(journal ? JournalLevel.prefix(for: line) + line : line)
+        })
         try daemon.run()
         if daemon.restartRequested {
             // Start again with the same arguments: state, consent and the clock come from disk.
             let failure = FileSystem.restartCurrentProcess()
             throw CommandFailure("restart failed: \(failure)")
         }
+    }
+}
+
+/// The syslog level of a log line, as the journal reads it from a `<N>` prefix: errors 3,
+/// warnings 4, the rest 6 (info).
+enum JournalLevel {
+    static func prefix(for line: String) -> String {
+        if line.hasPrefix("error:") || line.contains("] error:") { return "<3>" }
+        if line.hasPrefix("warning:") || line.contains("] warning:") { return "<4>" }
+        return "<6>"
     }
 }
 

@@ -149,6 +149,12 @@ public final class Daemon {
         audioMonitor.update(output: output, input: listener.capture, atMilliseconds: 0, context: context, log: consoles.log)
         updateLEDs(at: 0)
 
+        let systemd = SystemdNotifier.fromEnvironment()
+        if let systemd {
+            log("systemd: notifying readiness" + (systemd.watchdogInterval.map { ", watchdog ping every \(Formatting.fixed($0, decimals: 1)) s" } ?? ""))
+        }
+        var announced: (states: DeviceStates, count: Int)?
+
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
         // The hand-over to the driver: the period is rendered in place in the ring and the
         // driver writes it to the device straight from there (4 periods: regions never wrap).
@@ -262,9 +268,20 @@ public final class Daemon {
             }
             position += count
             context.position = position
+            // systemd: ready once the first period is played and every driver's state is known
+            // (its first open attempt made); the status line follows the LEDs' states.
+            if let systemd {
+                let states = context.deviceStates
+                if announced == nil || announced!.states != states || announced!.count != context.publications.count {
+                    systemd.send((announced == nil ? "READY=1\n" : "") + "STATUS=" + systemdStatus(states, context))
+                    announced = (states, context.publications.count)
+                }
+                systemd.pingWatchdogIfDue(now: MonotonicClock.seconds())
+            }
             saveReservation(&reservation, at: manager.schedule.beaconTime(at: Int64(position)))
             if restartRequested { break }
         }
+        systemd?.send("STOPPING=1\nSTATUS=stopping (\(stopReason))")
         do { try output.drain() } catch { log("warning: \(error)") }
         advertiser.setTime(Double(position) / Double(fs))
         for set in 0..<advertiser.setCount {
@@ -338,6 +355,14 @@ public final class Daemon {
             log("warning: console socket \(path) not available: \(error)")
         }
         return consoles
+    }
+
+    /// The one-line state `systemctl status` shows.
+    private func systemdStatus(_ states: DeviceStates, _ context: ConsoleContext) -> String {
+        let what = !states.consentGranted ? "consent not granted: broadcasting nothing"
+            : states.broadcasting ? "broadcasting \(context.publications.count) publication\(context.publications.count == 1 ? "" : "s")"
+            : "not broadcasting (no publications)"
+        return what + "; audio \(context.audioProblem ?? "ok"); bluetooth \(context.bluetoothProblem ?? "ok")"
     }
 
     private func timestamp(_ seconds: Double) -> String {

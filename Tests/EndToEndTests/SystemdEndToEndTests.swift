@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+
+/// The daemon under a stand-in for systemd: the test binds the Unix datagram socket that
+/// `$NOTIFY_SOCKET` names and reads what the daemon sends (sd_notify protocol).
+final class SystemdEndToEndTests: XCTestCase {
+    /// A bound datagram socket collecting notifications.
+    private final class NotifySocket {
+        let path: String
+        let descriptor: Int32
+
+        init(path: String) throws {
+            self.path = path
+            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            XCTAssertEqual(bound, 0, "bind \(path): errno \(errno)")
+        }
+
+        deinit {
+            close(descriptor)
+            unlink(path)
+        }
+
+        /// Datagrams received within `seconds`, each with its arrival time.
+        func receive(for seconds: Double, until stop: (String) -> Bool = { _ in false }) -> [(at: Double, text: String)] {
+            var got: [(Double, String)] = []
+            let start = Date()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date().timeIntervalSince(start) < seconds {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                let n = recv(descriptor, &buffer, buffer.count, 0)
+                guard n > 0 else { continue }
+                let text = String(decoding: buffer[0..<n], as: UTF8.self)
+                got.append((Date().timeIntervalSince(start), text))
+                if stop(text) { break }
+            }
+            return got
+        }
+    }
+
+    func testReadinessWatchdogAndStopAreNotified() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--publish", "direct:abcd"],
+                                                environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "1000000"])
+        // Ready first, with a status line; then a watchdog ping every half second.
+        let beforeStop = socket.receive(for: 3.5)
+        kill(started.process.processIdentifier, SIGTERM)
+        let afterStop = socket.receive(for: 10) { $0.contains("STOPPING=1") }
+        let result = try NearcastProcess.wait(started, timeout: 30)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("systemd: notifying readiness, watchdog ping every 0.5 s"), result.stdout)
+
+        let first = try XCTUnwrap(beforeStop.first, "nothing was notified")
+        XCTAssertTrue(first.text.hasPrefix("READY=1\n"), first.text)
+        XCTAssertTrue(first.text.contains("STATUS=broadcasting 1 publication; audio ok; bluetooth ok"), first.text)
+        XCTAssertEqual(beforeStop.filter { $0.text.contains("READY=1") }.count, 1, "READY=1 is sent once")
+        let pings = beforeStop.filter { $0.text == "WATCHDOG=1" }.map(\.at)
+        XCTAssertGreaterThanOrEqual(pings.count, 5, "\(beforeStop)")
+        // Stopping is announced before the daemon lets go of its devices.
+        XCTAssertTrue(afterStop.contains { $0.text.hasPrefix("STOPPING=1\nSTATUS=stopping (SIGTERM)") }, "\(afterStop)")
+        XCTAssertTrue(result.stdout.contains("stopped (SIGTERM)"), result.stdout)
+    }
+
+    func testWithoutANotifySocketNothingIsAttempted() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try NearcastProcess.run(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.stdout.contains("systemd"), result.stdout)
+    }
+
+    func testLogLinesCarryJournalLevelsWhenWritingToTheJournal() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The journal is recognised by JOURNAL_STREAM naming stdout's device and inode: a file
+        // used as stdout is given that identity. A damaged beacon clock gives a warning line.
+        try "garbage".write(to: dir.appendingPathComponent("beacon-clock"), atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("journal.out")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        var info = stat()
+        XCTAssertEqual(stat(out.path, &info), 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
+        process.arguments = ["run", "--board", "sim", "--state-dir", dir.path, "--duration", "1", "--publish", "direct:ab"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
+        XCTAssertFalse(lines.isEmpty)
+        for line in lines { XCTAssertTrue(line.hasPrefix("<6>") || line.hasPrefix("<4>") || line.hasPrefix("<3>"), String(line)) }
+        XCTAssertTrue(lines.contains { $0.hasPrefix("<6>nearcast ") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("<4>warning: ") && $0.contains("beacon-clock: not a beacon time") }, "\(lines)")
+    }
+}

@@ -71,6 +71,56 @@ final class SystemdEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("stopped (SIGTERM)"), result.stdout)
     }
 
+    /// SIGHUP reads the config file again: the tunables change without a gap in the broadcast,
+    /// a board change waits for a restart, and a broken file changes nothing.
+    func testSIGHUPReloadsTheConfigWithoutDroppingTheBroadcast() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("nearcast.json5")
+        try "{ board: \"sim\", audioLevel: 50, bleInterval: 100 }\n".write(to: config, atomically: true, encoding: .utf8)
+        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        let started = try NearcastProcess.start(["run", "--config", config.path, "--state-dir", dir.path, "--publish", "direct:abcd"],
+                                                environment: ["NOTIFY_SOCKET": socket.path])
+        _ = socket.receive(for: 10) { $0.contains("READY=1") }
+        let pid = started.process.processIdentifier
+        try "{ board: \"rpi4b\", audioLevel: 25, bleInterval: 100 }\n".write(to: config, atomically: true, encoding: .utf8)
+        usleep(1_000_000)
+        kill(pid, SIGHUP)
+        let reload = socket.receive(for: 5) { $0.contains("READY=1") }
+        usleep(1_500_000)
+        try "{ board: \"sim\",\n  audioLevel: \"loud\" }\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(pid, SIGHUP)
+        usleep(1_500_000)
+        kill(pid, SIGTERM)
+        let result = try NearcastProcess.wait(started, timeout: 30)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(reload.map(\.text).first, "RELOADING=1", "\(reload)")
+        XCTAssertTrue(result.stdout.contains("SIGHUP: \(config.path) reloaded: applied audioLevel 50 -> 25; needs a restart: board sim -> rpi4b"),
+                      result.stdout)
+        XCTAssertTrue(result.stdout.contains("error: SIGHUP: \(config.path):2:15: audioLevel: expected a whole number"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("the running configuration is kept"), result.stdout)
+
+        // The broadcast went on through both reloads, a burst every second, and the bursts after
+        // the first reload are played at the new level (25 % instead of 50 %).
+        let bursts = try NearcastProcess.decode(dir.appendingPathComponent("audio.wav").path)
+        let starts = bursts.compactMap { $0["offset_s"] as? Double }
+        XCTAssertGreaterThanOrEqual(starts.count, 4, "\(bursts)")
+        for (a, b) in zip(starts, starts.dropFirst()) { XCTAssertEqual(b - a, 1, accuracy: 0.05, "a gap in the broadcast: \(starts)") }
+        // Peak of each burst, from the 16-bit samples after the WAV's data chunk header.
+        let wav = try Data(contentsOf: dir.appendingPathComponent("audio.wav"))
+        let dataStart = try XCTUnwrap(wav.range(of: Data("data".utf8))).upperBound + 4
+        let peaks = starts.map { start -> Double in
+            let first = dataStart + Int(start * 48_000) * 2, last = min(wav.count - 1, first + 24_000 * 2)
+            var peak = 0
+            for index in stride(from: first, to: last, by: 2) {
+                peak = max(peak, abs(Int(Int16(bitPattern: UInt16(wav[index]) | UInt16(wav[index + 1]) << 8))))
+            }
+            return Double(peak) / 32_767
+        }
+        XCTAssertEqual(peaks.first ?? 0, 0.5, accuracy: 0.03, "\(peaks)")
+        XCTAssertEqual(peaks.last ?? 0, 0.25, accuracy: 0.03, "the level followed the reloaded config: \(peaks)")
+    }
+
     func testWithoutANotifySocketNothingIsAttempted() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -12,17 +12,17 @@ struct RunCommand: ParsableCommand {
             like a sound card, and the LEDs and BLE are shown on the console.
             """)
 
-    @Option(help: "Board name or board file path.")
-    var board: String = "sim"
+    @Option(help: "Board name or board file path (default: the config file's board, else sim).")
+    var board: String?
 
-    @Option(help: "Config file (JSON5).")
+    @Option(help: "Static config file (JSON5; /etc/nearcast/nearcast.json5 on an installed box), read again on SIGHUP.")
     var config: String?
 
     @Option(help: "State directory. Default: $STATE_DIRECTORY, else ./sim-state on the sim board, else /var/lib/nearcast.")
     var stateDir: String?
 
-    @Option(help: "Technician console: stdio, none, or a serial device (e.g. /dev/ttyAMA0; the board's baud).")
-    var console: String = "stdio"
+    @Option(help: "Technician console: stdio (the default), none, or a serial device (e.g. /dev/ttyAMA0; the board's baud).")
+    var console: String?
 
     @Option(help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
     var duration: Double?
@@ -36,11 +36,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "EID rotation exponent K (0-15): a new EID every 2^K seconds.")
     var exponent: Int = 10
 
-    @Option(help: "Seconds between one publication's bursts (at least the 0.5 s airtime of a burst).")
-    var interval: Double = 1
+    @Option(help: "Seconds between one publication's bursts (at least the 0.5 s airtime of a burst; default 1).")
+    var interval: Double?
 
-    @Option(help: "Mediums for --payload/--kind: audio, ble or both.")
-    var mediums: String = "both"
+    @Option(help: "The box's mediums: audio, ble or both (default: the config file's, else both).")
+    var mediums: String?
 
     @Option(help: ArgumentHelp(
         "A publication, instead of --payload/--kind; repeat for up to 8.",
@@ -61,13 +61,13 @@ struct RunCommand: ParsableCommand {
         if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration \(duration): use a positive number of seconds")
         }
-        guard interval.isFinite && interval >= 0.5 && interval <= 3600 else {
+        if let interval, !(interval.isFinite && interval >= 0.5 && interval <= 3600) {
             throw ValidationError("--interval \(interval): use 0.5 to 3600 seconds (a burst lasts 0.5 s)")
         }
         guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
             throw ValidationError("--exponent \(exponent): use 0 to 15")
         }
-        guard console == "stdio" || console == "none" || console.hasPrefix("/") else {
+        if let console, !(console == "stdio" || console == "none" || console.hasPrefix("/")) {
             throw ValidationError("--console \(console): use stdio, none or a serial device path such as /dev/ttyAMA0")
         }
         if kind == .eid && payload != nil {
@@ -79,7 +79,7 @@ struct RunCommand: ParsableCommand {
         if let subscribe, DiscoveryMediums(name: subscribe) == nil {
             throw ValidationError("--subscribe \(subscribe): use audio, ble or both")
         }
-        guard DiscoveryMediums(name: mediums) != nil else {
+        if let mediums, DiscoveryMediums(name: mediums) == nil {
             throw ValidationError("--mediums \(mediums): use audio, ble or both")
         }
         if !publish.isEmpty && (payload != nil || kind != nil) {
@@ -92,18 +92,18 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        if let config {
-            _ = try RunConfig.load(config)
-        }
+        let staticConfig = try config.map { path throws(CommandFailure) in try StaticConfig.load(path) } ?? StaticConfig()
         let loaded: Board
-        do { loaded = try BoardLoader.load(board) } catch { throw CommandFailure("\(error)") }
+        do { loaded = try BoardLoader.load(board ?? staticConfig.board ?? "sim") } catch { throw CommandFailure("\(error)") }
+        let mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) } ?? staticConfig.mediums ?? .both
+        let console = self.console ?? staticConfig.console ?? "stdio"
         let statePath = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
             ?? (loaded.isSimulated ? "sim-state" : "/var/lib/nearcast")
         let state = try StateDirectory(path: statePath)
 
         var requests: [Daemon.PublicationRequest] = []
         if publish.isEmpty {
-            let strategy = Strategy(mediums: DiscoveryMediums(name: mediums) ?? .both, mode: .broadcast)
+            let strategy = Strategy(mediums: mediums, mode: .broadcast)
             switch kind ?? .direct {
             case .direct:
                 do {
@@ -128,14 +128,19 @@ struct RunCommand: ParsableCommand {
         }
         var settings = Daemon.Settings(board: loaded, state: state, publications: requests)
         settings.publicationsAreExplicit = !publish.isEmpty || payload != nil || kind != nil
-        settings.debug = debug
+        settings.debug = debug || staticConfig.debug == true
+        settings.configPath = config
+        settings.config = staticConfig
+        // A flag given on the command line wins over the config file.
+        if self.mediums != nil { settings.config.mediums = mediums }
+        if let level = staticConfig.audioLevel { settings.amplitude = Float(level) / 100 }
         settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
         settings.lostAfter = lostAfter
         settings.console = console
         if let mediums = settings.subscribe, mediums.contains(.audio) && !loaded.canListenOverAudio {
             throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }
-        settings.interval = interval
+        settings.interval = interval ?? staticConfig.audioInterval ?? 1
         settings.duration = duration
         let quiet = console == "none"
         let journal = StandardStreams.outputIsJournal
@@ -159,26 +164,6 @@ enum JournalLevel {
         if line.hasPrefix("error:") || line.contains("] error:") { return "<3>" }
         if line.hasPrefix("warning:") || line.contains("] warning:") { return "<4>" }
         return "<6>"
-    }
-}
-
-/// The config file, as far as this build reads it: validated so a typo is an error.
-enum RunConfig {
-    static func load(_ path: String) throws -> ObjectReader {
-        let text: String
-        do { text = try FileSystem.readText(path) } catch {
-            throw CommandFailure("\(path): cannot read: \(error.message)")
-        }
-        do {
-            let root = try JSON5Parser.parse(text)
-            let reader = try ObjectReader(root, file: path, path: "")
-            try reader.finish()
-            return reader
-        } catch let error as JSON5SyntaxError {
-            throw CommandFailure("\(path):\(error)")
-        } catch {
-            throw CommandFailure("\(error)")
-        }
     }
 }
 

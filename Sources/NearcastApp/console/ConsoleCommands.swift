@@ -355,15 +355,9 @@ enum ConsoleCommands {
             index += 2
         }
         if strategy.mode.contains(.scan) && strategy.mediums.intersection(c.listenMediums).isEmpty {
-            throw Failure("mode \(strategy.mode) listens, and this board can listen over \(c.listenMediums) only (ALSA capture is not in this build)")
+            throw Failure("mode \(strategy.mode) listens, and this board can listen over \(c.listenMediums) only (listening over audio needs a microphone: audio.input in the board file)")
         }
-        if strategy != c.strategy {
-            c.strategy = strategy
-            for entry in c.publications {
-                c.manager.setStrategy(Strategy(mediums: strategy.mediums.intersection(entry.request.strategy.mediums),
-                                               mode: strategy.mode), for: entry.publication)
-            }
-        }
+        c.apply(strategy)
         return ["strategy: \(c.strategy)"]
     }
 

@@ -111,6 +111,16 @@ final class ConsoleContext {
         manager.permission.set(granted)
     }
 
+    /// Makes `strategy` the box's: each publication keeps to the mediums it asked for within it.
+    func apply(_ strategy: Strategy) {
+        guard strategy != self.strategy else { return }
+        self.strategy = strategy
+        for entry in publications {
+            manager.setStrategy(Strategy(mediums: strategy.mediums.intersection(entry.request.strategy.mediums),
+                                         mode: strategy.mode), for: entry.publication)
+        }
+    }
+
     /// The sound devices' state (the daemon's loop keeps it current).
     var audioHealth = AudioHealth.ok
     /// What is wrong with the sound devices, while something is.

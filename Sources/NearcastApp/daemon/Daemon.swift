@@ -38,6 +38,9 @@ public final class Daemon {
         public var lostAfter: Double = 10
         /// The technician console: `stdio`, `none`, or a serial device (the board's UART).
         public var console = "stdio"
+        /// The static config file (`--config`), read again on SIGHUP, and what it said at start.
+        var configPath: String?
+        var config = StaticConfig()
     }
 
     /// Whether the daemon stopped to be started again (the console's `restart`).
@@ -45,10 +48,13 @@ public final class Daemon {
 
     private let settings: Settings
     private let log: (String) -> Void
+    /// The config file's contents in effect (changed by SIGHUP).
+    private var currentConfig: StaticConfig
 
     public init(settings: Settings, log: @escaping (String) -> Void) {
         self.settings = settings
         self.log = log
+        currentConfig = settings.config
     }
 
     /// Runs until the duration is reached or a stop signal arrives.
@@ -83,10 +89,16 @@ public final class Daemon {
         let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: seed,
                                      consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
         manager.debugLogging = settings.debug || saved?.debug == true
-        var strategy = saved?.strategy ?? Strategy(mediums: .both, mode: .broadcast)
+        // The box's strategy: a technician's saved one, else the config's mediums. Publications
+        // are made under both mediums first and then narrowed to it.
+        var strategy = saved?.strategy ?? Strategy(mediums: settings.config.mediums ?? .both, mode: .broadcast)
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
+        let wantedStrategy = strategy
+        strategy.mediums = .both
         let context = ConsoleContext(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
                                      strategy: strategy, log: log)
+        if let txPower = settings.config.txPower { context.txPower = Int8(clamping: txPower) }
+        if let interval = settings.config.bleInterval { context.bleIntervalMilliseconds = interval }
         if let saved {
             context.txPower = Int8(clamping: saved.txPower)
             context.bleIntervalMilliseconds = saved.bleIntervalMilliseconds
@@ -100,12 +112,8 @@ public final class Daemon {
             } catch {
                 throw CommandFailure("cannot publish \(request.message): \(error)")
             }
-            // A saved strategy (say, ble only) narrows what each publication uses.
-            if let publication = context.publications.last?.publication, let saved, saved.strategy != .init(mediums: .both, mode: .broadcast) {
-                manager.setStrategy(Strategy(mediums: strategy.mediums.intersection(request.strategy.mediums), mode: strategy.mode),
-                                    for: publication)
-            }
         }
+        context.apply(wantedStrategy)
         let consoles = try openConsoles(context)
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
@@ -167,7 +175,9 @@ public final class Daemon {
         while true {
             if let signal = signals.poll() {
                 if signal == .hangUp {
-                    log("SIGHUP: nothing to reload in this build")
+                    systemd?.send("RELOADING=1")
+                    reloadConfig(context, log: consoles.log)
+                    systemd?.send("READY=1")
                 } else {
                     stopReason = signal == .interrupt ? "SIGINT" : "SIGTERM"
                     break
@@ -355,6 +365,51 @@ public final class Daemon {
             log("warning: console socket \(path) not available: \(error)")
         }
         return consoles
+    }
+
+    /// SIGHUP: reads the config file again and applies what can change without a gap in the
+    /// broadcast; a file with an error changes nothing.
+    private func reloadConfig(_ context: ConsoleContext, log: (String) -> Void) {
+        guard let path = settings.configPath else {
+            log("SIGHUP: no config file to reload (start with --config FILE)")
+            return
+        }
+        let new: StaticConfig
+        do { new = try StaticConfig.load(path) } catch {
+            log("error: SIGHUP: \(error); the running configuration is kept")
+            return
+        }
+        let changes = new.changes(from: currentConfig)
+        guard !changes.isEmpty else {
+            log("SIGHUP: \(path) reloaded: nothing changed")
+            return
+        }
+        var applied: [String] = [], pending: [String] = []
+        for (key, change) in changes {
+            switch key {
+            case "audioLevel":
+                context.encoder.amplitude = Float(new.audioLevel ?? 50) / 100
+                applied.append(change)
+            case "bleInterval":
+                context.bleIntervalMilliseconds = new.bleInterval ?? 100
+                applied.append(change)
+            case "txPower":
+                context.txPower = Int8(clamping: new.txPower ?? settings.board.bluetooth.txPower)
+                applied.append(change + " (in the frames from the next advertising change)")
+            case "mediums":
+                context.apply(Strategy(mediums: new.mediums ?? .both, mode: context.strategy.mode))
+                applied.append(change)
+            case "debug":
+                context.manager.debugLogging = new.debug ?? false
+                applied.append(change)
+            default:
+                pending.append(change)
+            }
+        }
+        currentConfig = new
+        log("SIGHUP: \(path) reloaded: " + (applied.isEmpty ? "" : "applied \(applied.joined(separator: ", "))")
+            + (applied.isEmpty || pending.isEmpty ? "" : "; ")
+            + (pending.isEmpty ? "" : "needs a restart: \(pending.joined(separator: ", "))"))
     }
 
     /// The one-line state `systemctl status` shows.

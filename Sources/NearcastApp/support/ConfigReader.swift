@@ -102,6 +102,17 @@ public struct ObjectReader {
         return value
     }
 
+    public mutating func number(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+        guard let node = node(key) else { return nil }
+        guard case .number(let value) = node.value, value.isFinite else {
+            throw error(key, "expected a number, found \(Self.show(node.value))")
+        }
+        guard range.contains(value) else {
+            throw error(key, "\(Formatting.fixed(value, decimals: 3)) is out of range (\(Formatting.fixed(range.lowerBound, decimals: 1))...\(Formatting.fixed(range.upperBound, decimals: 1)))")
+        }
+        return value
+    }
+
     public mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let node = node(key) else { return nil }
         guard case .bool(let value) = node.value else {

@@ -1,0 +1,89 @@
+import NearcastCore
+import NearcastDrivers
+
+/// The box's static configuration, `/etc/nearcast/nearcast.json5` on an installed box (the
+/// unit file passes it with `--config`): what the installer decides once. Every key is
+/// optional; a flag on the command line wins over the file, and the file over the defaults.
+/// A technician's `config save` (state) is applied on top at start.
+///
+/// ```json5
+/// {
+///   board: "rpi4b",        // a name from /usr/share/nearcast/boards or a path
+///   mediums: "both",       // audio, ble or both
+///   audioInterval: 1.0,    // seconds between one publication's bursts (0.5-3600)
+///   audioLevel: 50,        // burst peak, % of full scale
+///   bleInterval: 100,      // advertising interval, ms (20-10240)
+///   txPower: -12,          // calibrated TX power at 0 m written into the frames, dBm
+///   console: "/dev/serial0",
+///   debug: false,
+/// }
+/// ```
+///
+/// SIGHUP reads the file again: the tunables change at once, without a gap in the broadcast;
+/// `board`, `console` and `audioInterval` are reported as needing a restart; a file with an
+/// error is reported (file:line:column key) and the running configuration kept.
+struct StaticConfig: Equatable {
+    static let defaultPath = "/etc/nearcast/nearcast.json5"
+
+    var board: String?
+    var mediums: DiscoveryMediums?
+    var audioInterval: Double?
+    var audioLevel: Int?
+    var bleInterval: Int?
+    var txPower: Int?
+    var console: String?
+    var debug: Bool?
+
+    /// Parses and validates the text of a config file called `file`.
+    static func parse(_ text: String, file: String) throws(ConfigError) -> StaticConfig {
+        let root: JSON5Node
+        do { root = try JSON5Parser.parse(text) } catch {
+            throw ConfigError(file: file, line: error.line, column: error.column, key: "", message: error.message)
+        }
+        var reader = try ObjectReader(root, file: file, path: "")
+        if let version = try reader.int("version", in: 0...1_000), version != 1 {
+            throw reader.error("version", "version \(version) is not one this build reads (1)")
+        }
+        var config = StaticConfig()
+        config.board = try reader.string("board")
+        config.mediums = try reader.choice("mediums", ["audio", "ble", "both"]).flatMap { DiscoveryMediums(name: $0) }
+        config.audioInterval = try reader.number("audioInterval", in: 0.5...3600)
+        config.audioLevel = try reader.int("audioLevel", in: 1...100)
+        config.bleInterval = try reader.int("bleInterval", in: 20...10_240)
+        config.txPower = try reader.int("txPower", in: -100...20)
+        config.console = try reader.string("console")
+        if let console = config.console, !(console == "stdio" || console == "none" || console.hasPrefix("/")) {
+            throw reader.error("console", "'\(console)': use stdio, none or a serial device path such as /dev/serial0")
+        }
+        config.debug = try reader.bool("debug")
+        try reader.finish()
+        return config
+    }
+
+    /// Reads and validates the file at `path`.
+    static func load(_ path: String) throws(CommandFailure) -> StaticConfig {
+        let text: String
+        do { text = try FileSystem.readText(path, limit: 256 * 1024) } catch {
+            throw CommandFailure("\(path): cannot read: \(error.message)")
+        }
+        do { return try parse(text, file: path) } catch { throw CommandFailure("\(error)") }
+    }
+
+    /// What differs from `old`, one phrase per key (`audioLevel 50 -> 40`).
+    func changes(from old: StaticConfig) -> [(key: String, change: String)] {
+        func show<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "(default)" }
+        var list: [(String, String)] = []
+        func compare<T: Equatable>(_ key: String, _ a: T?, _ b: T?) {
+            if a != b { list.append((key, "\(key) \(show(a)) -> \(show(b))")) }
+        }
+        compare("board", old.board, board)
+        compare("mediums", old.mediums, mediums)
+        compare("audioInterval", old.audioInterval, audioInterval)
+        compare("audioLevel", old.audioLevel, audioLevel)
+        compare("bleInterval", old.bleInterval, bleInterval)
+        compare("txPower", old.txPower, txPower)
+        compare("console", old.console, console)
+        compare("debug", old.debug, debug)
+        return list
+    }
+}

@@ -20,8 +20,17 @@ public enum FileSystem {
         try file.write(bytes)
         try file.sync()
         try file.close()
-        _ = try retryingInterrupts("rename", path) { rename(temporary, path) }
+        _ = try retryingInterrupts("rename", path) { Glibc.rename(temporary, path) }
         let directory = directoryName(of: path)
+        let fd = try retryingInterrupts("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        _ = try retryingInterrupts("fsync", directory) { fsync(fd) }
+    }
+
+    /// Renames `path` to `newPath` (replacing it) and flushes the directory.
+    public static func rename(_ path: String, to newPath: String) throws(SystemError) {
+        _ = try retryingInterrupts("rename", path) { Glibc.rename(path, newPath) }
+        let directory = directoryName(of: newPath)
         let fd = try retryingInterrupts("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(fd) }
         _ = try retryingInterrupts("fsync", directory) { fsync(fd) }

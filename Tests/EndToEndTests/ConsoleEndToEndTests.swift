@@ -99,8 +99,9 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("listening stopped"), result.stdout)
     }
 
-    /// `config save` keeps the publications, strategy and tunables across a restart; a damaged
-    /// settings file is reported, left in place, and the previous good copy used.
+    /// Console changes are saved at once (and `config save` saves on demand): publications,
+    /// strategy and tunables come back after a restart; a damaged settings file is reported,
+    /// kept aside as `.damaged`, and the previous good copy used.
     func testConfigSaveSurvivesARestartAndADamagedFileFallsBackToThePreviousCopy() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -113,8 +114,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         terminal.command("config save", expecting: "mediums ble, mode broadcast, 2 publications; the box starts with these")
         terminal.command("audio level 30", expecting: "audio level 30")
         terminal.command("ble txpower -4", expecting: "ble txpower -4 dBm")
-        terminal.command("config show", expecting: "changed since the last config save")
-        terminal.command("config save", expecting: "2 publications")
+        terminal.command("config show", expecting: "saved in \(dir.path)/settings.json5: the box starts with these")
         XCTAssertEqual(try stop(daemon).status, 0)
 
         daemon = try startDaemon(terminal, dir: dir)
@@ -133,12 +133,16 @@ final class ConsoleEndToEndTests: XCTestCase {
         try damaged.write(to: file, atomically: true, encoding: .utf8)
         daemon = try startDaemon(terminal, dir: dir)
         XCTAssertNotNil(terminal.wait(for: "nearcast> ", after: terminal.length), terminal.screen)
-        terminal.command("config show", expecting: "audio level 50")   // the first save's level
+        // The previous copy is the one before the last change (txpower), with the level already 30.
+        terminal.command("config show", expecting: "txpower -12 dBm")
+        terminal.command("config show", expecting: "audio level 30")
         terminal.command("publications", expecting: "1: direct token c0ffee over ble")
         let result = try stop(daemon)
-        XCTAssertTrue(result.stdout.contains("warning: \(file.path):"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("error: \(file.path):"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("kept aside as \(file.path).damaged"), result.stdout)
         XCTAssertTrue(result.stdout.contains("using the previous saved settings"), result.stdout)
-        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), damaged, "the damaged file is kept for inspection")
+        XCTAssertEqual(try String(contentsOf: file.appendingPathExtension("damaged"), encoding: .utf8), damaged,
+                       "the damaged file is kept for inspection")
     }
 
     /// `leds test` walks the LEDs (recorded by the simulated GPIO in leds.log), then the status

@@ -68,7 +68,10 @@ enum ConsoleCommands {
             return notes + ["error: '\(name)' changes the box and needs the technician PIN: type login"]
         }
         do {
-            return notes + (try dispatch(name, arguments, context, session))
+            let reply = try dispatch(name, arguments, context, session)
+            // What a technician changes survives a power cut: the settings are saved at once.
+            if persistsSettings(name, arguments), let warning = context.persistSettings() { notes.append(warning) }
+            return notes + reply
         } catch {
             return notes + ["error: \(error.message)", "usage: \(command.usage)"]
         }
@@ -90,6 +93,17 @@ enum ConsoleCommands {
         case "leds": return args.first == "test"
         case "config": return args.first == "save"
         case "pin": return args.first == "set" || args.first == "clear"
+        default: return false
+        }
+    }
+
+    /// Whether a successful `name` changes what `settings.json5` holds (publications, strategy,
+    /// the tunables), so it is saved straight after.
+    static func persistsSettings(_ name: String, _ args: [String]) -> Bool {
+        switch name {
+        case "publish", "unpublish", "debug": return true
+        case "strategy": return args.contains { $0 != "show" }
+        case "audio", "ble": return args.count > 1
         default: return false
         }
     }
@@ -274,7 +288,7 @@ enum ConsoleCommands {
         let settings = c.settingsInEffect
         switch args {
         case ["show"]:
-            let saved = SavedSettings.load(from: c.state, log: { _ in })
+            let saved = SavedSettings.load(from: c.state, keepingDamagedAside: false, log: { _ in })
             return ["strategy \(settings.strategy)", "audio level \(settings.audioLevel)",
                     "ble interval \(settings.bleIntervalMilliseconds) ms, txpower \(settings.txPower) dBm",
                     "debug \(settings.debug ? "on" : "off")",

@@ -111,6 +111,17 @@ final class ConsoleContext {
         manager.permission.set(granted)
     }
 
+    /// Saves the settings in effect (after a console change); returns a warning when that failed.
+    func persistSettings() -> String? {
+        do {
+            try settingsInEffect.save(to: state, beaconTime: beaconTime)
+            return nil
+        } catch {
+            log("warning: settings not saved: \(error); the change holds until the next restart")
+            return "warning: not saved (\(error)): the change holds until the next restart"
+        }
+    }
+
     /// Makes `strategy` the box's: each publication keeps to the mediums it asked for within it.
     func apply(_ strategy: Strategy) {
         guard strategy != self.strategy else { return }

@@ -94,20 +94,30 @@ struct SavedSettings: Equatable {
         return settings
     }
 
-    /// The saved settings, or nil when none were saved. A damaged file is reported and the
-    /// previous copy used; it is left in place for inspection.
-    static func load(from state: StateDirectory, log: (String) -> Void) -> SavedSettings? {
+    /// The saved settings, or nil when none were saved. A damaged file (corrupt, truncated, a
+    /// version this build does not read) is reported and the previous copy used; with
+    /// `keepingDamagedAside` (the daemon's start) it is renamed to `<name>.damaged` for
+    /// inspection, so the next save cannot make the damaged copy the "previous" one.
+    static func load(from state: StateDirectory, keepingDamagedAside: Bool = true, log: (String) -> Void) -> SavedSettings? {
         let path = state.file(fileName)
         let previous = path + ".previous"
         for candidate in [path, previous] where FileSystem.exists(candidate) {
+            let problem: String
             do {
                 let settings = try parse(try FileSystem.readText(candidate, limit: 64 * 1024), file: candidate)
                 if candidate == previous { log("warning: using the previous saved settings, \(previous)") }
                 return settings
             } catch let error as SystemError {
-                log("warning: \(candidate): cannot read: \(error.message); saved settings not used")
+                problem = "\(candidate): cannot read: \(error.message)"
             } catch {
-                log("warning: \(error); saved settings not used")
+                problem = "\(error)"
+            }
+            guard keepingDamagedAside else { continue }
+            do {
+                try FileSystem.rename(candidate, to: candidate + ".damaged")
+                log("error: \(problem); kept aside as \(candidate).damaged")
+            } catch {
+                log("error: \(problem); saved settings not used (cannot keep it aside: \(error))")
             }
         }
         return nil

@@ -438,17 +438,14 @@ public final class Daemon {
     private func openOutput() throws(CommandFailure) -> AudioOutput {
         let device = settings.board.audioOutput
         do {
-            switch device.driver {
-            case "wav":
-                let path = settings.state.file(device.device)
-                log("audio output: \(path) (simulated speaker, \(device.rate) Hz)")
-                return try SimulatedAudioOutput(path: path, sampleRate: device.rate, periodFrames: device.period)
-            default:
-                let playback = try ALSAPlayback(device: device.device, sampleRate: device.rate, periodFrames: device.period)
+            let output = try BoardDevices.openOutput(settings.board, state: settings.state)
+            if device.driver == "wav" {
+                log("audio output: \(settings.state.file(device.device)) (simulated speaker, \(device.rate) Hz)")
+            } else {
                 log("audio output: ALSA \(device.device) (\(device.rate) Hz, period \(device.period)) on its own thread: "
-                    + (playback.status.problem.map { "\($0); retrying" } ?? "open"))
-                return playback
+                    + (output.status.problem.map { "\($0); retrying" } ?? "open"))
             }
+            return output
         } catch {
             throw CommandFailure("\(error) (board \(settings.board.source), audio.output)")
         }
@@ -484,14 +481,7 @@ public final class Daemon {
         default:
             let log = self.log
             let advertiser = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> HCIAdvertiser in
-                let transport: HCITransport
-                if bluetooth.driver == "h4" {
-                    transport = try H4SerialTransport(path: bluetooth.device ?? "", baud: bluetooth.baud ?? 115_200,
-                                                      flowControl: bluetooth.flowControl)
-                } else {
-                    transport = try HCISocketTransport(index: bluetooth.index ?? 0)
-                }
-                return try HCIAdvertiser(controller: HCIController(transport: transport), intervalMilliseconds: 100, log: log)
+                try BoardDevices.openController(bluetooth, log: log)
             }
             return advertiser
         }

@@ -36,17 +36,12 @@ struct LEDsCommand: ParsableCommand {
             let (leds, description) = try StatusLEDDriver.open(board: loaded, state: try StateDirectory(path: stateDir))
             defer { leds.release() }
             StandardStreams.line("leds on \(loaded.name): \(description)")
-            for (index, led) in StatusLED.allCases.enumerated() {
-                (leds as? SimulatedStatusLEDs)?.now = Double(index) * step
-                do {
-                    try leds.set(led, lit: true)
+            do {
+                try StatusLEDDriver.walk(leds, step: step) { led in
                     StandardStreams.line("\(Formatting.padRight(led.rawValue, 8)) on" + (loaded.leds[led].map { " (line \($0.line))" } ?? ""))
-                    MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(step * 1e9))
-                    (leds as? SimulatedStatusLEDs)?.now = Double(index + 1) * step
-                    try leds.set(led, lit: false)
-                } catch {
-                    throw CommandFailure("\(loaded.source): leds.\(led.rawValue): \(error)")
                 }
+            } catch {
+                throw CommandFailure("\(loaded.source): leds.\(error.led.rawValue): \(error.error)")
             }
             StandardStreams.line("all \(StatusLED.count) LEDs walked; each should have lit alone for \(Formatting.fixed(step, decimals: 2)) s")
         }

@@ -69,16 +69,8 @@ struct SelftestCommand: ParsableCommand {
         }
         defer { leds.release() }
         StandardStreams.line("leds: lighting each LED alone for \(Formatting.fixed(step, decimals: 1)) s")
-        for (index, led) in StatusLED.allCases.enumerated() {
-            (leds as? SimulatedStatusLEDs)?.now = Double(index) * step
-            do {
-                try leds.set(led, lit: true)
-                MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(step * 1e9))
-                (leds as? SimulatedStatusLEDs)?.now = Double(index + 1) * step
-                try leds.set(led, lit: false)
-            } catch {
-                return Check(name: "leds", result: .fail, detail: "\(board.source): leds.\(led.rawValue): \(error)")
-            }
+        do { try StatusLEDDriver.walk(leds, step: step) } catch {
+            return Check(name: "leds", result: .fail, detail: "\(board.source): leds.\(error.led.rawValue): \(error.error)")
         }
         return Check(name: "leds", result: .pass,
                      detail: "\(StatusLED.count) LEDs walked (status, audio, ble, consent); check that each lit alone")

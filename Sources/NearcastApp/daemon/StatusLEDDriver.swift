@@ -25,4 +25,27 @@ enum StatusLEDDriver {
             throw CommandFailure("\(board.source): \(entry): \(error)")
         }
     }
+
+    /// Lights each LED alone for `step` seconds, in table order (`leds test`, `selftest`);
+    /// `lit` hears each LED as it lights. A failure names the LED.
+    static func walk(_ leds: StatusLEDOutput, step: Double, lit: (StatusLED) -> Void = { _ in }) throws(WalkFailure) {
+        for (index, led) in StatusLED.allCases.enumerated() {
+            (leds as? SimulatedStatusLEDs)?.now = Double(index) * step
+            do {
+                try leds.set(led, lit: true)
+                lit(led)
+                MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(step * 1e9))
+                (leds as? SimulatedStatusLEDs)?.now = Double(index + 1) * step
+                try leds.set(led, lit: false)
+            } catch {
+                throw WalkFailure(led: led, error: error)
+            }
+        }
+    }
+
+    /// An LED the walk could not light.
+    struct WalkFailure: Error {
+        let led: StatusLED
+        let error: SystemError
+    }
 }

@@ -44,7 +44,7 @@ public final class SystemdNotifier {
             for (index, byte) in bytes.enumerated() { raw[index] = byte }
         }
         addressLength = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + (bytes[0] == 0 ? 0 : 1))
-        descriptor = try retryingInterrupts("socket", "NOTIFY_SOCKET") { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        descriptor = try retryingInterrupts("socket", "NOTIFY_SOCKET") { socket(AF_UNIX, SocketType.datagram | SocketType.closeOnExec, 0) }
     }
 
     deinit { close(descriptor) }

@@ -126,7 +126,7 @@ public final class ConsoleSocketServer {
     public init(path: String) throws(SystemError) {
         self.path = path
         unlink(path)
-        descriptor = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        descriptor = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, SocketType.stream | SocketType.nonBlocking | SocketType.closeOnExec, 0) }
         var address = try Self.address(path)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
@@ -159,7 +159,7 @@ public final class ConsoleSocketServer {
 
     /// Connects to a daemon's console socket (for `nearcast console`); blocking.
     public static func connect(path: String) throws(SystemError) -> Int32 {
-        let fd = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let fd = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, SocketType.stream | SocketType.closeOnExec, 0) }
         var address = try Self.address(path)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

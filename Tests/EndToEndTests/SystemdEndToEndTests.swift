@@ -124,9 +124,11 @@ final class SystemdEndToEndTests: XCTestCase {
     func testWithoutANotifySocketNothingIsAttempted() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try NearcastProcess.run(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "1"])
+        // As the unit file runs it: no console on the terminal, the log still on stdout.
+        let result = try NearcastProcess.run(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "1", "--console", "none"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stdout.contains("systemd"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("stopped (duration reached)"), "--console none keeps the log: \(result.stdout)")
     }
 
     func testLogLinesCarryJournalLevelsWhenWritingToTheJournal() throws {

@@ -21,7 +21,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "State directory. Default: $STATE_DIRECTORY, else ./sim-state on the sim board, else /var/lib/nearcast.")
     var stateDir: String?
 
-    @Option(help: "Technician console: stdio (the default), none, or a serial device (e.g. /dev/ttyAMA0; the board's baud).")
+    @Option(help: "Technician console: stdio (the default), none (log only), or a serial device (e.g. /dev/ttyAMA0; the board's baud).")
     var console: String?
 
     @Option(help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
@@ -142,10 +142,10 @@ struct RunCommand: ParsableCommand {
         }
         settings.interval = interval ?? staticConfig.audioInterval ?? 1
         settings.duration = duration
-        let quiet = console == "none"
+        // The log always goes to stdout (the journal under systemd); `--console none` only
+        // means no interactive console on the terminal.
         let journal = StandardStreams.outputIsJournal
         let daemon = Daemon(settings: settings, log: { line in
-            guard !quiet else { return }
             StandardStreams.line(journal ? JournalLevel.prefix(for: line) + line : line)
         })
         try daemon.run()

@@ -7,7 +7,6 @@ import Synchronization
 final class ALSAStreamReport: Sendable {
     struct Record: Sendable {
         var attempts = 0
-        var isOpen = false
         var failure: ALSAFailure?
         var xruns = 0
         var reopenings = 0
@@ -98,10 +97,7 @@ struct ALSADeviceKeeper {
         pcm = nil
         retry.failed(at: MonotonicClock.seconds())
         missingPacer.restart()
-        report.update {
-            $0.isOpen = false
-            $0.failure = failure
-        }
+        report.update { $0.failure = failure }
     }
 
     private mutating func attemptOpen() {
@@ -115,7 +111,6 @@ struct ALSADeviceKeeper {
             devicePacer.restart()
             report.update {
                 $0.attempts += 1
-                $0.isOpen = true
                 $0.failure = nil
                 if wasLost { $0.reopenings += 1 }
             }

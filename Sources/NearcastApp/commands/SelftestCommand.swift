@@ -89,10 +89,16 @@ struct SelftestCommand: ParsableCommand {
             return [Check(name: "audio out", result: .fail, detail: "\(problem)"), skippedInput(board, "the speaker failed")]
         }
         var capture: ALSACapture?
+        var inputProblem: AudioDeviceError?
         if let input = board.audioInput, input.driver == "alsa" {
-            do { capture = try ALSACapture(device: input.device, sampleRate: input.rate, periodFrames: input.period) } catch {}
+            do {
+                let opened = try ALSACapture(device: input.device, sampleRate: input.rate, periodFrames: input.period)
+                capture = opened
+                inputProblem = opened.status.problem
+            } catch {
+                inputProblem = error
+            }
         }
-        let inputProblem = capture?.status.problem
         let fs = output.sampleRate
         let encoder: BurstEncoder, decoder: BurstDecoder
         do {

@@ -37,9 +37,6 @@ public final class SharedSampleRing: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Samples waiting to be read.
-    public var count: Int { locked { ring.count } }
-
     /// Writes all of `samples` (at most `capacity`), waiting for room; returns how many were
     /// written, fewer only when the ring was closed meanwhile.
     @discardableResult
@@ -77,18 +74,6 @@ public final class SharedSampleRing: @unchecked Sendable {
             let got = ring.read(into: output)
             if got > 0 { pthread_cond_broadcast(changed) }
             return got
-        }
-    }
-
-    /// Waits until the ring is empty (everything handed to the consumer) or `timeoutNanoseconds`
-    /// pass; returns whether it emptied.
-    public func waitUntilEmpty(timeoutNanoseconds: Int64) -> Bool {
-        locked {
-            let deadline = Self.deadline(after: timeoutNanoseconds)
-            while !ring.isEmpty && !closed {
-                if waitUntil(deadline) == ETIMEDOUT { break }
-            }
-            return ring.isEmpty
         }
     }
 

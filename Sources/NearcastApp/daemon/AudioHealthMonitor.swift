@@ -6,7 +6,8 @@ final class AudioHealthMonitor {
     private var xruns = XrunWatch()
     private var shownProblem: String?
     private var shownUnderruns = false
-    private var reopenings = 0
+    /// What the last update saw; the text is only rebuilt when it changes.
+    private var last: (played: AudioDeviceStatus, heard: AudioDeviceStatus?, lately: Bool)?
 
     /// Updates `context` from the devices' states at `milliseconds` of stream time.
     func update(output: AudioOutput, input: AudioInput?, atMilliseconds milliseconds: Int64,
@@ -15,6 +16,8 @@ final class AudioHealthMonitor {
         let heard = input?.status
         let problem = played.problem ?? heard?.problem
         let lately = xruns.update(count: played.xruns + (heard?.xruns ?? 0), atMilliseconds: milliseconds)
+        if let last, last.played == played, last.heard == heard, last.lately == lately { return }
+        last = (played, heard, lately)
         context.audioHealth = max(played.health, heard?.health ?? .ok, lately ? .underruns : .ok)
 
         let text = problem.map { "\($0)" }

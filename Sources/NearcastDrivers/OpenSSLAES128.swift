@@ -1,25 +1,20 @@
 import CCrypto
 import NearcastCore
 
-/// AES-128 (one block, ECB) through OpenSSL's libcrypto EVP interface, for the EID maths.
+/// AES-128 (one block, ECB) through libcrypto's AES core, for the EID maths. It uses the
+/// low-level block function rather than EVP, whose provider start-up costs 3 MB of memory (see
+/// CCrypto/shim.h).
 public struct OpenSSLAES128: BlockCipher128, Sendable {
     public init() {}
 
     /// Encrypts one 16-byte block under a 16-byte key.
     public func encrypt(block: [UInt8], key: [UInt8]) throws -> [UInt8] {
         precondition(block.count == 16 && key.count == 16, "AES-128 takes 16-byte blocks and keys")
-        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(operation: "EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, key, nil) == 1 else {
-            throw CryptoError(operation: "EVP_EncryptInit_ex")
+        var output = [UInt8](repeating: 0, count: 16)
+        guard nearcast_aes128_encrypt_block(key, block, &output) == 0 else {
+            throw CryptoError(operation: "AES_set_encrypt_key")
         }
-        EVP_CIPHER_CTX_set_padding(context, 0)
-        var output = [UInt8](repeating: 0, count: 32)
-        var written: Int32 = 0
-        guard EVP_EncryptUpdate(context, &output, &written, block, 16) == 1, written == 16 else {
-            throw CryptoError(operation: "EVP_EncryptUpdate")
-        }
-        return Array(output[0..<16])
+        return output
     }
 }
 

@@ -21,13 +21,15 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // No library: the version string tools/release stamps in with -Xcc -DNEARCAST_VERSION.
+        .systemLibrary(name: "CBuildStamp"),
 
         // Pure Swift: no Foundation, no C modules, no I/O, no clock reads.
         .target(name: "NearcastCore"),
         // The only code that touches the operating system.
         .target(
             name: "NearcastDrivers",
-            dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto"]
+            dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto", "CBuildStamp"]
         ),
         // Composition: boards, daemon loop, commands.
         .target(

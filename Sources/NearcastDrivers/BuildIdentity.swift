@@ -1,3 +1,4 @@
+import CBuildStamp
 import Glibc
 import NearcastCore
 
@@ -8,6 +9,10 @@ import NearcastCore
 public enum BuildIdentity {
     /// The build ID in hex, or nil when the binary has none or cannot be read.
     public static let current: String? = read(path: "/proc/self/exe")
+
+    /// The version string stamped at build time (`tools/release`), or the source tree's
+    /// development version.
+    public static var version: String { String(cString: nearcast_build_version()) }
 
     static func read(path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

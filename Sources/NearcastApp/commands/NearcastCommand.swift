@@ -13,7 +13,7 @@ public struct NearcastCommand: ParsableCommand {
             """,
         version: BuildInfo.versionLine,
         subcommands: [RunCommand.self, ConsoleCommand.self, EncodeCommand.self, DecodeCommand.self, EIDCommand.self, BLEFrameCommand.self,
-                      BoardsCommand.self, LEDsCommand.self, SelftestCommand.self, BenchCommand.self])
+                      BoardsCommand.self, LEDsCommand.self, SelftestCommand.self, BenchCommand.self, VersionCommand.self])
 
     public init() {}
 }

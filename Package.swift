@@ -10,7 +10,6 @@ let package = Package(
         .library(name: "NearcastCore", targets: ["NearcastCore"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         // Tests only: counts heap allocations to prove the hot paths allocate nothing.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
@@ -36,7 +35,6 @@ let package = Package(
             name: "NearcastApp",
             dependencies: [
                 "NearcastCore", "NearcastDrivers", "NearcastBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The modem's test bench: channel simulator, background sounds, benchmark runners.

@@ -1,74 +1,77 @@
-import ArgumentParser
 import NearcastBench
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast bench`: measurements of the modem through simulated channels.
-struct BenchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Measure the modem through simulated channels (build with -c release for CPU figures).",
-        subcommands: [BenchModemCommand.self, BenchChannelCommand.self])
+enum BenchCommand {
+    static let node = CommandNode.group(
+        "bench", abstract: "Measure the modem through simulated channels (build with -c release for CPU figures).",
+        subcommands: [BenchModemCommand.node, BenchChannelCommand.node])
 }
 
 /// `nearcast bench modem`: success rate, wrong payloads, airtime and decode CPU per condition,
 /// then false tokens per hour of background sound.
-struct BenchModemCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "modem",
+struct BenchModemCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "modem",
         abstract: "Decode bursts through each channel condition and report the modem's figures.",
         discussion: """
-            Each trial is a random 8-byte token in one burst, the condition's channel with its own
-            seed, and a fresh decoder fed 1024-sample periods. 500 trials support a 99% claim (at
-            most 5 failures). Failed trial seeds are printed with --show-failures; replay one with
+            Each trial is a random 8-byte token in one burst, the condition's channel with its own \
+            seed, and a fresh decoder fed 1024-sample periods. 500 trials support a 99% claim (at \
+            most 5 failures). Failed trial seeds are printed with --show-failures; replay one with \
             `nearcast bench channel --seed`.
-            """)
+            """,
+        arguments: [
+            .flag("list", help: "List the conditions and exit."),
+            .option("trials", help: "Trials per condition (default 500)."),
+            .option("conditions", value: "names", help: "Comma-separated condition names (default: all)."),
+            .option("seed", help: "Base seed of the trials (default 1)."),
+            .option("cn0", value: "dB-Hz", help: "Override the C/N0 (dB-Hz) of every selected condition, for sweeps."),
+            .option("directivity", value: "Q", help: "Override the speaker's directivity factor Q of the room conditions (2: omnidirectional on a wall)."),
+            .option("noise-hours", value: "hours", help: "Hours of each background sound (white, pink, speech, music) for the false-token count; 0 skips it (default 1)."),
+            .option("sync-threshold", value: "factor", help: "The decoder's sync threshold, in units of the mean score of noise (default 7)."),
+            .option("noise-rate", value: "hz", help: "Sample rate of the false-token run: 48000 (the default) or 44100."),
+            .flag("json", help: "One JSON object per condition and line instead of the table."),
+            .flag("show-failures", help: "Print the seeds of failed trials."),
+        ],
+        make: BenchModemCommand.init)
 
-    @Flag(help: "List the conditions and exit.")
-    var list = false
+    let list: Bool
+    let trials: Int
+    let conditions: String?
+    let seed: UInt64
+    let cn0: Double?
+    let directivity: Double?
+    let noiseHours: Double
+    let syncThreshold: Float?
+    let noiseRate: Int
+    let json: Bool
+    let showFailures: Bool
 
-    @Option(help: "Trials per condition.")
-    var trials = 500
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        list = arguments.flag("list")
+        trials = try arguments.value("trials", default: 500)
+        conditions = try arguments.value("conditions")
+        seed = try arguments.value("seed", default: 1)
+        cn0 = try arguments.value("cn0")
+        directivity = try arguments.value("directivity")
+        noiseHours = try arguments.value("noise-hours", default: 1.0)
+        syncThreshold = try arguments.value("sync-threshold")
+        noiseRate = try arguments.value("noise-rate", default: 48_000)
+        json = arguments.flag("json")
+        showFailures = arguments.flag("show-failures")
 
-    @Option(help: "Comma-separated condition names (default: all).")
-    var conditions: String?
-
-    @Option(help: "Base seed of the trials.")
-    var seed: UInt64 = 1
-
-    @Option(help: "Override the C/N0 (dB-Hz) of every selected condition, for sweeps.")
-    var cn0: Double?
-
-    @Option(help: "Override the speaker's directivity factor Q of the room conditions (2: omnidirectional on a wall).")
-    var directivity: Double?
-
-    @Option(help: "Hours of each background sound (white, pink, speech, music) for the false-token count; 0 skips it.")
-    var noiseHours = 1.0
-
-    @Option(help: "The decoder's sync threshold, in units of the mean score of noise (default 7).")
-    var syncThreshold: Float?
-
-    @Option(help: "Sample rate of the false-token run: 48000 or 44100.")
-    var noiseRate = 48_000
-
-    @Flag(help: "One JSON object per condition and line instead of the table.")
-    var json = false
-
-    @Flag(help: "Print the seeds of failed trials.")
-    var showFailures = false
-
-    func validate() throws {
-        guard trials > 0 else { throw ValidationError("--trials \(trials): use at least 1") }
-        guard noiseHours >= 0 && noiseHours.isFinite else { throw ValidationError("--noise-hours: use 0 or more") }
+        guard trials > 0 else { throw UsageError("--trials \(trials): use at least 1") }
+        guard noiseHours >= 0 && noiseHours.isFinite else { throw UsageError("--noise-hours: use 0 or more") }
         _ = try selectedConditions()
         if let syncThreshold, !(syncThreshold > 0 && syncThreshold.isFinite) {
-            throw ValidationError("--sync-threshold: use a value above 0")
+            throw UsageError("--sync-threshold: use a value above 0")
         }
-        if let cn0, !cn0.isFinite { throw ValidationError("--cn0: use a number of dB-Hz") }
+        if let cn0, !cn0.isFinite { throw UsageError("--cn0: use a number of dB-Hz") }
         if let directivity, !(directivity > 0 && directivity.isFinite) {
-            throw ValidationError("--directivity: use a value above 0")
+            throw UsageError("--directivity: use a value above 0")
         }
-        guard noiseRate == 48_000 || noiseRate == 44_100 else { throw ValidationError("--noise-rate \(noiseRate): use 48000 or 44100") }
+        guard noiseRate == 48_000 || noiseRate == 44_100 else { throw UsageError("--noise-rate \(noiseRate): use 48000 or 44100") }
     }
 
     var decoderConfiguration: BurstDecoder.Configuration {
@@ -77,15 +80,17 @@ struct BenchModemCommand: ParsableCommand {
         return configuration
     }
 
-    func selectedConditions() throws -> [ChannelCondition] {
+    func selectedConditions() throws(UsageError) -> [ChannelCondition] {
         guard let conditions else { return ChannelCondition.standard }
-        return try conditions.split(separator: ",").map { name in
+        var selected: [ChannelCondition] = []
+        for name in conditions.split(separator: ",") {
             guard let condition = ChannelCondition.named(String(name)) else {
                 let known = ChannelCondition.standard.map(\.name).joined(separator: ", ")
-                throw ValidationError("--conditions: no condition \"\(name)\" (known: \(known))")
+                throw UsageError("--conditions: no condition \"\(name)\" (known: \(known))")
             }
-            return condition
+            selected.append(condition)
         }
+        return selected
     }
 
     func run() throws {
@@ -166,28 +171,30 @@ struct BenchModemCommand: ParsableCommand {
 
 /// `nearcast bench channel`: one condition applied to a WAV file, for peers' modems and for
 /// replaying a failed trial.
-struct BenchChannelCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "channel",
+struct BenchChannelCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "channel",
         abstract: "Apply one channel condition to a mono WAV file (0.5 s of silence is added each side).",
-        discussion: "Noise is scaled to the mean power of the input between its first and last non-zero sample. The output is 32-bit float at the input's rate.")
+        discussion: "Noise is scaled to the mean power of the input between its first and last non-zero sample. The output is 32-bit float at the input's rate.",
+        arguments: [
+            .option("condition", value: "name", required: true, help: "Condition name (see `nearcast bench modem --list`)."),
+            .option("seed", help: "Seed of the channel's randomness (default 1)."),
+            .positional("input", help: "Input WAV file."),
+            .positional("output", help: "Output WAV file."),
+        ]) { arguments throws(UsageError) in
+            BenchChannelCommand(condition: try arguments.required("condition"), seed: try arguments.value("seed", default: 1),
+                                input: try arguments.required("input"), output: try arguments.required("output"))
+        }
 
-    @Option(help: "Condition name (see `nearcast bench modem --list`).")
-    var condition: String
-
-    @Option(help: "Seed of the channel's randomness.")
-    var seed: UInt64 = 1
-
-    @Argument(help: "Input WAV file.")
-    var input: String
-
-    @Argument(help: "Output WAV file.")
-    var output: String
+    let condition: String
+    let seed: UInt64
+    let input: String
+    let output: String
 
     func run() throws {
         guard var chosen = ChannelCondition.named(condition) else {
             let known = ChannelCondition.standard.map(\.name).joined(separator: ", ")
-            throw ValidationError("--condition: no condition \"\(condition)\" (known: \(known))")
+            throw UsageError("--condition: no condition \"\(condition)\" (known: \(known))")
         }
         let samples: [Float]
         let rate: Int

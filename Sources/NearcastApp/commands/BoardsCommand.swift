@@ -1,17 +1,13 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast boards`: list the known boards, or check one board file.
-struct BoardsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "boards",
-        abstract: "List the known boards.",
-        subcommands: [List.self, Check.self],
-        defaultSubcommand: List.self)
+enum BoardsCommand {
+    static let node = CommandNode.group("boards", abstract: "List the known boards, or check a board file.",
+                                        subcommands: [List.node, Check.node], default: "list")
 
-    struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the known boards.")
+    struct List: RunnableCommand {
+        static let node = CommandNode.command("list", abstract: "List the known boards.") { _ in List() }
 
         func run() throws {
             var seen: Set<String> = []
@@ -32,11 +28,14 @@ struct BoardsCommand: ParsableCommand {
         }
     }
 
-    struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate a board file.")
+    struct Check: RunnableCommand {
+        static let node = CommandNode.command(
+            "check", abstract: "Validate a board file.",
+            arguments: [.positional("file", help: "The board file (or a board name).")]) { arguments throws(UsageError) in
+                Check(file: try arguments.required("file"))
+            }
 
-        @Argument(help: "The board file (or a board name).")
-        var file: String
+        let file: String
 
         func run() throws {
             do {

@@ -1,15 +1,17 @@
-import ArgumentParser
 import NearcastDrivers
 
 /// `nearcast console`: attaches this terminal to the running daemon's console.
-struct ConsoleCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "console",
+struct ConsoleCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "console",
         abstract: "Attach to the running daemon's technician console (on the box itself).",
-        discussion: "Connects to <state-dir>/console.sock. Type exit or press Ctrl-D to leave; the daemon keeps running.")
+        discussion: "Connects to <state-dir>/console.sock. Type exit or press Ctrl-D to leave; the daemon keeps running.",
+        arguments: [
+            .option("state-dir", value: "dir",
+                    help: "The daemon's state directory. Default: $STATE_DIRECTORY, else ./sim-state if it exists, else /var/lib/nearcast."),
+        ]) { arguments throws(UsageError) in ConsoleCommand(stateDir: try arguments.value("state-dir")) }
 
-    @Option(help: "The daemon's state directory. Default: $STATE_DIRECTORY, else ./sim-state if it exists, else /var/lib/nearcast.")
-    var stateDir: String?
+    let stateDir: String?
 
     func run() throws {
         let directory = stateDir ?? FileSystem.environment("STATE_DIRECTORY")

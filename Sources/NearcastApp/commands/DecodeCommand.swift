@@ -1,19 +1,21 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast decode`: every token in a WAV file.
-struct DecodeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "decode",
+struct DecodeCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "decode",
         abstract: "Decode every token in a WAV file (16-bit PCM or 32-bit float, 44.1 or 48 kHz, first channel).",
-        discussion: "Exits 0 when the file was read, even if it holds no token.")
+        discussion: "Exits 0 when the file was read, even if it holds no token.",
+        arguments: [
+            .positional("file", help: "The WAV file to decode."),
+            .flag("json", help: "One JSON object per token and line."),
+        ]) { arguments throws(UsageError) in
+            DecodeCommand(file: try arguments.required("file"), json: arguments.flag("json"))
+        }
 
-    @Argument(help: "The WAV file to decode.")
-    var file: String
-
-    @Flag(help: "One JSON object per token and line.")
-    var json = false
+    let file: String
+    let json: Bool
 
     func run() throws {
         let reader: WAVFileReader

@@ -1,28 +1,31 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast eid`: the Eddystone-EID for a key, exponent and beacon time.
-struct EIDCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "eid",
-        abstract: "Print the 8-byte Eddystone EID (hex) for an identity key, rotation exponent and beacon time.")
+struct EIDCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "eid",
+        abstract: "Print the 8-byte Eddystone EID (hex) for an identity key, rotation exponent and beacon time.",
+        arguments: [
+            .option("key", required: true, help: "The 16-byte identity key, in hex."),
+            .option("exponent", required: true, help: "Rotation exponent K: the EID changes every 2^K seconds (0-15)."),
+            .option("time", required: true, help: "Beacon time in seconds (0-4294967295)."),
+        ],
+        make: EIDCommand.init)
 
-    @Option(help: "The 16-byte identity key, in hex.")
-    var key: String
+    let key: String
+    let exponent: Int
+    let time: UInt64
 
-    @Option(help: "Rotation exponent K: the EID changes every 2^K seconds (0-15).")
-    var exponent: Int
-
-    @Option(help: "Beacon time in seconds (0-4294967295).")
-    var time: UInt64
-
-    func validate() throws {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        key = try arguments.required("key")
+        exponent = try arguments.required("exponent")
+        time = try arguments.required("time")
         guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
-            throw ValidationError("--exponent \(exponent): use 0 to 15")
+            throw UsageError("--exponent \(exponent): use 0 to 15")
         }
         guard time <= UInt64(UInt32.max) else {
-            throw ValidationError("--time \(time): the beacon time is a 32-bit counter (0-4294967295)")
+            throw UsageError("--time \(time): the beacon time is a 32-bit counter (0-4294967295)")
         }
     }
 

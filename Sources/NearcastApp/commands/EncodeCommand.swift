@@ -1,37 +1,40 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast encode`: one token burst as a WAV file.
-struct EncodeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "encode",
-        abstract: "Write one token burst as a WAV file (mono, 16-bit PCM unless --float).")
+struct EncodeCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "encode",
+        abstract: "Write one token burst as a WAV file (mono, 16-bit PCM unless --float).",
+        arguments: [
+            .option("payload", value: "hex", required: true, help: "The payload in hex: 1-8 bytes for direct tokens, exactly 8 for eid."),
+            .option("kind", help: "What the payload is: direct (the default) or eid."),
+            .option("rate", help: "Sample rate in Hz: 48000 (the default) or 44100."),
+            .flag("float", help: "Write 32-bit float samples instead of 16-bit PCM."),
+            .option("amplitude", help: "Peak amplitude, 0 < A <= 1 of full scale (default 0.5)."),
+            .option("out", value: "file", required: true, help: "The WAV file to write."),
+        ],
+        make: EncodeCommand.init)
 
-    @Option(help: "The payload in hex: 1-8 bytes for direct tokens, exactly 8 for eid.")
-    var payload: String
+    let payload: String
+    let kind: TokenKind
+    let rate: Int
+    let float: Bool
+    let amplitude: Float
+    let out: String
 
-    @Option(help: "What the payload is: direct or eid.")
-    var kind: TokenKind = .direct
-
-    @Option(help: "Sample rate in Hz: 48000 or 44100.")
-    var rate: Int = 48_000
-
-    @Flag(help: "Write 32-bit float samples instead of 16-bit PCM.")
-    var float = false
-
-    @Option(help: "Peak amplitude, 0 < A <= 1 of full scale.")
-    var amplitude: Float = 0.5
-
-    @Option(help: "The WAV file to write.")
-    var out: String
-
-    func validate() throws {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        payload = try arguments.required("payload")
+        kind = try arguments.value("kind", default: .direct)
+        rate = try arguments.value("rate", default: 48_000)
+        float = arguments.flag("float")
+        amplitude = try arguments.value("amplitude", default: 0.5)
+        out = try arguments.required("out")
         guard rate == 48_000 || rate == 44_100 else {
-            throw ValidationError("--rate \(rate): use 48000 or 44100")
+            throw UsageError("--rate \(rate): use 48000 or 44100")
         }
         guard amplitude > 0 && amplitude <= 1 else {
-            throw ValidationError("--amplitude \(amplitude): use a value above 0 and at most 1")
+            throw UsageError("--amplitude \(amplitude): use a value above 0 and at most 1")
         }
     }
 

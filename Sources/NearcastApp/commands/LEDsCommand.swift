@@ -1,32 +1,32 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast leds test`: walks a board's status LEDs so a hardware tester can see each one.
-struct LEDsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "leds",
-        abstract: "Check a board's status LEDs.",
-        subcommands: [Test.self])
+enum LEDsCommand {
+    static let node = CommandNode.group("leds", abstract: "Check a board's status LEDs.", subcommands: [Test.node])
 
-    struct Test: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "test",
+    struct Test: RunnableCommand {
+        static let node = CommandNode.command(
+            "test",
             abstract: "Light each status LED alone, in table order (status, audio, ble, consent).",
-            discussion: "Stop the daemon first: a GPIO line has one owner, and a held line gives 'Device or resource busy'.")
+            discussion: "Stop the daemon first: a GPIO line has one owner, and a held line gives 'Device or resource busy'.",
+            arguments: [
+                .option("board", value: "name-or-file", help: "Board name or board file path (default: sim)."),
+                .option("step", value: "seconds", help: "Seconds each LED stays lit (default 1)."),
+                .option("state-dir", value: "dir", help: "State directory (the sim board records the LEDs in leds.log there; default ./sim-state)."),
+            ],
+            make: Test.init)
 
-        @Option(help: "Board name or board file path.")
-        var board: String = "sim"
+        let board: String
+        let step: Double
+        let stateDir: String
 
-        @Option(help: "Seconds each LED stays lit.")
-        var step: Double = 1
-
-        @Option(help: "State directory (the sim board records the LEDs in leds.log there).")
-        var stateDir: String = "sim-state"
-
-        func validate() throws {
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            board = try arguments.value("board", default: "sim")
+            step = try arguments.value("step", default: 1)
+            stateDir = try arguments.value("state-dir", default: "sim-state")
             guard step.isFinite && step >= 0.05 && step <= 60 else {
-                throw ValidationError("--step \(step): use 0.05 to 60 seconds")
+                throw UsageError("--step \(step): use 0.05 to 60 seconds")
             }
         }
 

@@ -1,27 +1,72 @@
-import ArgumentParser
 import NearcastCore
+import NearcastDrivers
 
 /// The `nearcast` command line: the daemon and the tools around it.
-public struct NearcastCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "nearcast",
+public enum NearcastCommand {
+    /// Every command, as the parser and the help see them.
+    static let tree = CommandNode.group(
+        "nearcast",
         abstract: "Broadcasts rotating event tokens over near-ultrasonic audio and BLE.",
         discussion: """
             Start with the simulated board, which needs no hardware:
               nearcast run --board sim --duration 10
               nearcast decode sim-state/audio.wav
             """,
-        version: BuildInfo.versionLine,
-        subcommands: [RunCommand.self, ConsoleCommand.self, EncodeCommand.self, DecodeCommand.self, EIDCommand.self, BLEFrameCommand.self,
-                      BoardsCommand.self, LEDsCommand.self, SelftestCommand.self, BenchCommand.self, VersionCommand.self])
+        subcommands: [RunCommand.node, ConsoleCommand.node, EncodeCommand.node, DecodeCommand.node, EIDCommand.node,
+                      BLEFrameCommand.node, BoardsCommand.node, LEDsCommand.node, SelftestCommand.node, BenchCommand.node,
+                      VersionCommand.node])
 
-    public init() {}
+    /// Parses `CommandLine.arguments`, runs the command and exits: 0 on success, 1 when the
+    /// command failed, 64 (EX_USAGE) when the command line was wrong.
+    public static func main() -> Never {
+        CurrentProcess.exit(status: run(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Runs one command line and returns the exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        let request: CommandLineParser.Request
+        do {
+            request = try CommandLineParser(root: tree).parse(arguments)
+        } catch {
+            return usageFailure(error.error, path: error.path)
+        }
+        switch request {
+        case .help(let path):
+            StandardStreams.line(HelpText.help(for: path))
+            return 0
+        case .version:
+            StandardStreams.line(BuildInfo.versionLine)
+            return 0
+        case .run(let parsed):
+            let path = commandPath(of: parsed)
+            do {
+                try parsed.node.make!(parsed).run()
+                return 0
+            } catch let error as UsageError {
+                return usageFailure(error, path: path)
+            } catch let status as ExitStatus {
+                return status.code
+            } catch {
+                StandardStreams.error("error: \(error)")
+                return 1
+            }
+        }
+    }
+
+    private static func usageFailure(_ error: UsageError, path: [CommandNode]) -> Int32 {
+        let command = CommandLineParser.commandPath(path)
+        StandardStreams.error("\(command): error: \(error)")
+        StandardStreams.error("See '\(command) --help' for the options.")
+        return 64
+    }
+
+    /// The nodes from the root to the parsed command, found again by name.
+    private static func commandPath(of parsed: ParsedArguments) -> [CommandNode] {
+        var path = [tree]
+        for name in parsed.commandPath.split(separator: " ").dropFirst() {
+            guard let next = path.last!.subcommand(named: String(name)) else { break }
+            path.append(next)
+        }
+        return path
+    }
 }
-
-/// A command that could not do its job: one line for the user, exit status 1.
-public struct CommandFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
-extension TokenKind: ExpressibleByArgument {}

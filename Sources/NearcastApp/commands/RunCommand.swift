@@ -1,92 +1,93 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
 /// `nearcast run`: the daemon.
-struct RunCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "run",
+struct RunCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "run",
         abstract: "Run the broadcasting daemon.",
         discussion: """
             With --board sim no hardware is needed: the audio goes to <state-dir>/audio.wav, paced \
             like a sound card, and the LEDs and BLE are shown on the console.
-            """)
+            """,
+        arguments: [
+            .option("board", value: "name-or-file", help: "Board name or board file path (default: the config file's board, else sim)."),
+            .option("config", value: "file", help: "Static config file (JSON5; /etc/nearcast/nearcast.json5 on an installed box), read again on SIGHUP."),
+            .option("state-dir", value: "dir", help: "State directory. Default: $STATE_DIRECTORY, else ./sim-state on the sim board, else /var/lib/nearcast."),
+            .option("console", value: "stdio|none|device", help: "Technician console: stdio (the default), none (log only), or a serial device (e.g. /dev/ttyAMA0; the board's baud)."),
+            .option("duration", value: "seconds", help: "Stop after this many seconds (default: run until SIGINT or SIGTERM)."),
+            .option("payload", value: "hex", help: "Payload to publish, in hex (default: 6e65617263617374, \"nearcast\")."),
+            .option("kind", value: "direct|eid", help: "Token kind to publish: direct (the default) or eid."),
+            .option("exponent", value: "K", help: "EID rotation exponent K (0-15): a new EID every 2^K seconds (default 10)."),
+            .option("interval", value: "seconds", help: "Seconds between one publication's bursts (at least the 0.5 s airtime of a burst; default 1)."),
+            .option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both)."),
+            .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX or eid[:K], optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10)."),
+            .flag("debug", help: "Log every scheduling decision (Nearby's debug logging)."),
+            .option("subscribe", value: "audio|ble|both", help: "Also listen on audio, ble or both and log found/lost tokens (ble through the board's controller; audio through the board's microphone)."),
+            .option("lost-after", value: "seconds", help: "With --subscribe: seconds a token may go unheard before it is reported lost (default 10)."),
+        ],
+        make: RunCommand.init)
 
-    @Option(help: "Board name or board file path (default: the config file's board, else sim).")
-    var board: String?
+    let board: String?
+    let config: String?
+    let stateDir: String?
+    let console: String?
+    let duration: Double?
+    let payload: String?
+    let kind: TokenKind?
+    let exponent: Int
+    let interval: Double?
+    let mediums: String?
+    let publish: [String]
+    let debug: Bool
+    let subscribe: String?
+    let lostAfter: Double
 
-    @Option(help: "Static config file (JSON5; /etc/nearcast/nearcast.json5 on an installed box), read again on SIGHUP.")
-    var config: String?
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        board = try arguments.value("board")
+        config = try arguments.value("config")
+        stateDir = try arguments.value("state-dir")
+        console = try arguments.value("console")
+        duration = try arguments.value("duration")
+        payload = try arguments.value("payload")
+        kind = try arguments.value("kind")
+        exponent = try arguments.value("exponent", default: 10)
+        interval = try arguments.value("interval")
+        mediums = try arguments.value("mediums")
+        publish = try arguments.values("publish")
+        debug = arguments.flag("debug")
+        subscribe = try arguments.value("subscribe")
+        lostAfter = try arguments.value("lost-after", default: 10)
 
-    @Option(help: "State directory. Default: $STATE_DIRECTORY, else ./sim-state on the sim board, else /var/lib/nearcast.")
-    var stateDir: String?
-
-    @Option(help: "Technician console: stdio (the default), none (log only), or a serial device (e.g. /dev/ttyAMA0; the board's baud).")
-    var console: String?
-
-    @Option(help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
-    var duration: Double?
-
-    @Option(help: "Payload to publish, in hex (default: 6e65617263617374, \"nearcast\").")
-    var payload: String?
-
-    @Option(help: "Token kind to publish: direct (the default) or eid.")
-    var kind: TokenKind?
-
-    @Option(help: "EID rotation exponent K (0-15): a new EID every 2^K seconds.")
-    var exponent: Int = 10
-
-    @Option(help: "Seconds between one publication's bursts (at least the 0.5 s airtime of a burst; default 1).")
-    var interval: Double?
-
-    @Option(help: "The box's mediums: audio, ble or both (default: the config file's, else both).")
-    var mediums: String?
-
-    @Option(help: ArgumentHelp(
-        "A publication, instead of --payload/--kind; repeat for up to 8.",
-        discussion: "direct:HEX or eid[:K], optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10).",
-        valueName: "spec"))
-    var publish: [String] = []
-
-    @Flag(help: "Log every scheduling decision (Nearby's debug logging).")
-    var debug = false
-
-    @Option(help: "Also listen on audio, ble or both and log found/lost tokens (ble through the board's controller; audio on the sim board's loopback).")
-    var subscribe: String?
-
-    @Option(help: "With --subscribe: seconds a token may go unheard before it is reported lost.")
-    var lostAfter: Double = 10
-
-    func validate() throws {
         if let duration, !(duration > 0 && duration.isFinite) {
-            throw ValidationError("--duration \(duration): use a positive number of seconds")
+            throw UsageError("--duration \(duration): use a positive number of seconds")
         }
         if let interval, !(interval.isFinite && interval >= 0.5 && interval <= 3600) {
-            throw ValidationError("--interval \(interval): use 0.5 to 3600 seconds (a burst lasts 0.5 s)")
+            throw UsageError("--interval \(interval): use 0.5 to 3600 seconds (a burst lasts 0.5 s)")
         }
         guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
-            throw ValidationError("--exponent \(exponent): use 0 to 15")
+            throw UsageError("--exponent \(exponent): use 0 to 15")
         }
         if let console, !(console == "stdio" || console == "none" || console.hasPrefix("/")) {
-            throw ValidationError("--console \(console): use stdio, none or a serial device path such as /dev/ttyAMA0")
+            throw UsageError("--console \(console): use stdio, none or a serial device path such as /dev/ttyAMA0")
         }
         if kind == .eid && payload != nil {
-            throw ValidationError("--payload is for direct tokens; an EID comes from the identity key in the state directory")
+            throw UsageError("--payload is for direct tokens; an EID comes from the identity key in the state directory")
         }
         guard lostAfter.isFinite && lostAfter >= 1 && lostAfter <= 3600 else {
-            throw ValidationError("--lost-after \(lostAfter): use 1 to 3600 seconds")
+            throw UsageError("--lost-after \(lostAfter): use 1 to 3600 seconds")
         }
         if let subscribe, DiscoveryMediums(name: subscribe) == nil {
-            throw ValidationError("--subscribe \(subscribe): use audio, ble or both")
+            throw UsageError("--subscribe \(subscribe): use audio, ble or both")
         }
         if let mediums, DiscoveryMediums(name: mediums) == nil {
-            throw ValidationError("--mediums \(mediums): use audio, ble or both")
+            throw UsageError("--mediums \(mediums): use audio, ble or both")
         }
         if !publish.isEmpty && (payload != nil || kind != nil) {
-            throw ValidationError("--publish replaces --payload and --kind: use one or the other")
+            throw UsageError("--publish replaces --payload and --kind: use one or the other")
         }
         if publish.count > SchedulerConfiguration.maximumPublications {
-            throw ValidationError("--publish given \(publish.count) times: at most \(SchedulerConfiguration.maximumPublications) publications")
+            throw UsageError("--publish given \(publish.count) times: at most \(SchedulerConfiguration.maximumPublications) publications")
         }
         for spec in publish { _ = try PublicationSpec.parse(spec, defaultExponent: exponent) }
     }
@@ -177,35 +178,35 @@ struct PublicationSpec: Equatable {
     var kind: Kind
     var mediums: DiscoveryMediums
 
-    static func parse(_ text: String, defaultExponent: Int) throws(ValidationError) -> PublicationSpec {
+    static func parse(_ text: String, defaultExponent: Int) throws(UsageError) -> PublicationSpec {
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
         var mediums = DiscoveryMediums.both
         if parts.count == 2 {
             guard let parsed = DiscoveryMediums(name: parts[1]) else {
-                throw ValidationError("--publish \(text): mediums '\(parts[1])' must be audio, ble or both")
+                throw UsageError("--publish \(text): mediums '\(parts[1])' must be audio, ble or both")
             }
             mediums = parsed
         }
         let fields = parts[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         switch fields[0] {
         case "direct":
-            guard fields.count == 2 else { throw ValidationError("--publish \(text): write direct:HEX, e.g. direct:c0ffee") }
+            guard fields.count == 2 else { throw UsageError("--publish \(text): write direct:HEX, e.g. direct:c0ffee") }
             do {
                 return PublicationSpec(kind: .direct(try Token(kind: .direct, hex: fields[1])), mediums: mediums)
             } catch {
-                throw ValidationError("--publish \(text): \(error)")
+                throw UsageError("--publish \(text): \(error)")
             }
         case "eid":
             var exponent = defaultExponent
             if fields.count == 2 {
                 guard let k = Int(fields[1]), (0...EphemeralIdentifier.maximumExponent).contains(k) else {
-                    throw ValidationError("--publish \(text): the rotation exponent after eid: must be 0 to 15")
+                    throw UsageError("--publish \(text): the rotation exponent after eid: must be 0 to 15")
                 }
                 exponent = k
             }
             return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
         default:
-            throw ValidationError("--publish \(text): start with direct:HEX or eid[:K]")
+            throw UsageError("--publish \(text): start with direct:HEX or eid[:K]")
         }
     }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import NearcastCore
 import NearcastDrivers
 
@@ -6,30 +5,34 @@ import NearcastDrivers
 /// plays a calibration burst and, where the board has a microphone, decodes it back, and
 /// checks the Bluetooth controller by advertising a test frame. Prints a table with the reason
 /// for each failure; the exit status says whether every check passed.
-struct SelftestCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "selftest",
+struct SelftestCommand: RunnableCommand {
+    static let node = CommandNode.command(
+        "selftest",
         abstract: "Check a board's LEDs, speaker, microphone and Bluetooth controller.",
         discussion: """
             Stop the daemon first (systemctl stop nearcast): the LEDs, the sound card and the \
             controller have one owner at a time. Exit status 0 when every check passed, 1 otherwise.
-            """)
+            """,
+        arguments: [
+            .option("board", value: "name-or-file", help: "Board name or board file path (default: sim)."),
+            .option("state-dir", value: "dir", help: "State directory (the sim board writes selftest.wav and its logs there). Default as for run."),
+            .option("step", value: "seconds", help: "Seconds each LED stays lit during the walk (default 0.3)."),
+        ],
+        make: SelftestCommand.init)
 
     /// The payload of the calibration burst: "selftest".
     static let calibrationToken = Token(kind: .direct, packed: 0x7365_6c66_7465_7374, count: 8)!
 
-    @Option(help: "Board name or board file path.")
-    var board: String = "sim"
+    let board: String
+    let stateDir: String?
+    let step: Double
 
-    @Option(help: "State directory (the sim board writes selftest.wav and its logs there). Default as for run.")
-    var stateDir: String?
-
-    @Option(help: "Seconds each LED stays lit during the walk.")
-    var step: Double = 0.3
-
-    func validate() throws {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        board = try arguments.value("board", default: "sim")
+        stateDir = try arguments.value("state-dir")
+        step = try arguments.value("step", default: 0.3)
         guard step.isFinite && step >= 0.05 && step <= 10 else {
-            throw ValidationError("--step \(step): use 0.05 to 10 seconds")
+            throw UsageError("--step \(step): use 0.05 to 10 seconds")
         }
     }
 
@@ -59,7 +62,7 @@ struct SelftestCommand: ParsableCommand {
         let failed = checks.filter { $0.result == .fail }.count
         StandardStreams.line(failed == 0 ? "selftest passed (\(checks.filter { $0.result == .pass }.count) passed, \(checks.filter { $0.result == .skip }.count) skipped)"
                                          : "selftest FAILED: \(failed) of \(checks.count) checks")
-        if failed > 0 { throw ExitCode(1) }
+        if failed > 0 { throw ExitStatus(code: 1) }
     }
 
     private func walkLEDs(_ board: Board, _ state: StateDirectory) -> Check {

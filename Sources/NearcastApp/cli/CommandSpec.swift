@@ -1,0 +1,90 @@
+/// One thing a command accepts on its command line: a flag (`--json`), an option with a value
+/// (`--board rpi4b`, `--board=rpi4b`), an option that may be repeated (`--publish`), or a
+/// positional argument (`decode FILE`).
+///
+/// Nearcast parses its command line itself rather than with swift-argument-parser: that
+/// package links FoundationEssentials into the binary, 7 MB of file and 3 MB of resident
+/// memory, a quarter of the daemon's budget (README, "Size and memory").
+struct ArgumentSpec: Sendable {
+    enum Kind: Sendable {
+        case flag
+        case option
+        case repeatedOption
+        case positional
+    }
+
+    /// The long name without dashes (`state-dir`), or a positional's name (`file`).
+    let name: String
+    let kind: Kind
+    /// What the value is called in help (`<name>`); options only.
+    let valueName: String
+    let help: String
+    /// A positional is always required; an option may be.
+    let isRequired: Bool
+
+    static func flag(_ name: String, help: String) -> ArgumentSpec {
+        ArgumentSpec(name: name, kind: .flag, valueName: "", help: help, isRequired: false)
+    }
+
+    static func option(_ name: String, value: String? = nil, required: Bool = false, help: String) -> ArgumentSpec {
+        ArgumentSpec(name: name, kind: .option, valueName: value ?? name, help: help, isRequired: required)
+    }
+
+    static func repeated(_ name: String, value: String? = nil, help: String) -> ArgumentSpec {
+        ArgumentSpec(name: name, kind: .repeatedOption, valueName: value ?? name, help: help, isRequired: false)
+    }
+
+    static func positional(_ name: String, help: String) -> ArgumentSpec {
+        ArgumentSpec(name: name, kind: .positional, valueName: name, help: help, isRequired: true)
+    }
+
+    /// How the argument is written in a usage line: `--board <board>`, `--json`, `<file>`.
+    var synopsis: String {
+        switch kind {
+        case .flag: "--\(name)"
+        case .option, .repeatedOption: "--\(name) <\(valueName)>"
+        case .positional: "<\(name)>"
+        }
+    }
+}
+
+/// A command that does something once its arguments are parsed.
+protocol RunnableCommand {
+    func run() throws
+}
+
+/// A node of the command tree: a command that runs, or a group of subcommands (`bench modem`,
+/// `boards list`). The tree is the whole command line's definition: the parser walks it, and
+/// the help is written from it.
+struct CommandNode: Sendable {
+    let name: String
+    /// One line: what the command does.
+    let abstract: String
+    /// More paragraphs for `--help`.
+    let discussion: String
+    let arguments: [ArgumentSpec]
+    let subcommands: [CommandNode]
+    /// The subcommand run when a group is named alone (`boards` = `boards list`).
+    let defaultSubcommand: String?
+    /// Builds the command from its parsed arguments; it throws `UsageError` for values that
+    /// parse but make no sense (`--interval 0.1`). Nil for a group.
+    let make: (@Sendable (ParsedArguments) throws -> any RunnableCommand)?
+
+    /// A command that runs.
+    static func command(_ name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+                        make: @escaping @Sendable (ParsedArguments) throws -> any RunnableCommand) -> CommandNode {
+        CommandNode(name: name, abstract: abstract, discussion: discussion, arguments: arguments, subcommands: [],
+                    defaultSubcommand: nil, make: make)
+    }
+
+    /// A group of subcommands.
+    static func group(_ name: String, abstract: String, discussion: String = "", subcommands: [CommandNode],
+                      default defaultSubcommand: String? = nil) -> CommandNode {
+        CommandNode(name: name, abstract: abstract, discussion: discussion, arguments: [], subcommands: subcommands,
+                    defaultSubcommand: defaultSubcommand, make: nil)
+    }
+
+    func subcommand(named name: String) -> CommandNode? { subcommands.first { $0.name == name } }
+
+    func argument(named name: String) -> ArgumentSpec? { arguments.first { $0.name == name && $0.kind != .positional } }
+}

@@ -30,7 +30,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
 
         terminal.command("consent deny", expecting: "consent not granted")
-        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("consent"), encoding: .utf8), "denied\n")
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent")), "denied")
         var status = try statusJSON(terminal)
         XCTAssertEqual(status["consent"] as? Bool, false)
 

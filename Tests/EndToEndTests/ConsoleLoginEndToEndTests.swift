@@ -44,7 +44,7 @@ final class ConsoleLoginEndToEndTests: XCTestCase {
         terminal.command("24680", expecting: "new PIN again: ")
         terminal.command("24680", expecting: "technician PIN set")
         XCTAssertFalse(terminal.screen.dropFirst(mark).contains("24680"), "the new PIN is never echoed")
-        let record = try String(contentsOf: dir.appendingPathComponent("technician-pin"), encoding: .utf8)
+        let record = try stateValue(dir.appendingPathComponent("technician-pin"))
         XCTAssertTrue(record.hasPrefix("pbkdf2-sha256 20000 "), record)
         XCTAssertFalse(record.contains("24680"))
         let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("technician-pin").path)[.posixPermissions] as? Int)
@@ -77,7 +77,7 @@ final class ConsoleLoginEndToEndTests: XCTestCase {
         } else if refusal.contains("PIN: ") {
             terminal.type("\u{03}")                              // the machine was slow: cancel the prompt
         }
-        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("pin-failures"), encoding: .utf8), "5\n")
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("pin-failures")), "5")
         try stop(daemon)
 
         // After a restart the count is still five: the next wrong PIN doubles the delay to 4 s.

@@ -31,8 +31,7 @@ final class DaemonEndToEndTests: XCTestCase {
         let first = try NearcastProcess.run(["run", "--board", "sim", "--duration", "6", "--state-dir", dir.path,
                                              "--kind", "eid", "--exponent", "2"])
         XCTAssertEqual(first.status, 0, first.stderr)
-        let key = try String(contentsOf: dir.appendingPathComponent("identity-key"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try stateValue(dir.appendingPathComponent("identity-key"))
         let attributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("identity-key").path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, "key material is private")
 
@@ -76,8 +75,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertNotEqual(address(ble[0]), address(ble[1]), "the random address rotates with the EID")
 
         // A second run continues the beacon clock where the first stopped.
-        let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
-        XCTAssertEqual(saved.trimmingCharacters(in: .whitespacesAndNewlines), "6")
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("beacon-clock")), "6")
         let second = try NearcastProcess.run(["run", "--board", "sim", "--duration", "1", "--state-dir", dir.path,
                                               "--kind", "eid", "--exponent", "2"])
         XCTAssertTrue(second.stdout.contains("beacon time starts at 6"), second.stdout)
@@ -132,8 +130,7 @@ final class DaemonEndToEndTests: XCTestCase {
             return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
         XCTAssertGreaterThanOrEqual(times.max() ?? 0, 1_001, killed.stdout)
-        let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
-        XCTAssertEqual(saved.trimmingCharacters(in: .whitespacesAndNewlines), "1600", "the reservation written at start")
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("beacon-clock")), "1600", "the reservation written at start")
         let next = try NearcastProcess.run(["run", "--board", "sim", "--duration", "1", "--state-dir", dir.path])
         XCTAssertTrue(next.stdout.contains("beacon time starts at 1600"), next.stdout)
     }
@@ -147,8 +144,7 @@ final class DaemonEndToEndTests: XCTestCase {
                                            "--publish", "eid:2@audio", "--publish", "direct:0102@ble",
                                            "--subscribe", "both", "--lost-after", "2"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        let key = try String(contentsOf: dir.appendingPathComponent("identity-key"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try stateValue(dir.appendingPathComponent("identity-key"))
         func eid(at time: Int) throws -> String {
             try NearcastProcess.run(["eid", "--key", key, "--exponent", "2", "--time", "\(time)"])
                 .stdout.trimmingCharacters(in: .whitespacesAndNewlines)

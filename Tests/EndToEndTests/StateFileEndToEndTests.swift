@@ -10,10 +10,11 @@ final class StateFileEndToEndTests: XCTestCase {
         try "4242\n".write(to: dir.appendingPathComponent("beacon-clock.previous"), atomically: true, encoding: .utf8)
         let run = try NearcastProcess.run(["run", "--duration", "1", "--state-dir", dir.path])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("beacon-clock: not a beacon time, ignored"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("beacon-clock: the value is not a beacon time; kept aside as beacon-clock.damaged and the last good copy (beacon-clock.previous) restored"), run.stdout)
         XCTAssertTrue(run.stdout.contains("beacon time starts at 4242"), run.stdout)
-        let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
-        XCTAssertEqual(saved, "4243\n", "the clock went on from the backup")
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("beacon-clock")), "4243", "the clock went on from the backup")
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("beacon-clock.damaged"), encoding: .utf8), "garbage\u{0}\n",
+                       "the damaged file is kept for inspection")
     }
 
     func testCorruptIdentityKeyStopsWithAClearErrorAndIsKept() throws {
@@ -25,5 +26,76 @@ final class StateFileEndToEndTests: XCTestCase {
         XCTAssertNotEqual(run.status, 0)
         XCTAssertTrue(run.stderr.contains("identity-key: not a 16-byte hex identity key"), run.stderr)
         XCTAssertEqual(try String(contentsOf: keyFile, encoding: .utf8), "not-a-key\n", "the key file is left for inspection")
+    }
+
+    /// A box that needs consent (a real board) keeps it through a damaged consent file: the
+    /// daemon restores the last good copy and broadcasts; with no good copy it asks again.
+    func testDamagedConsentFileUsesTheLastGoodCopy() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let boardText = try String(contentsOf: packageRoot.appendingPathComponent("boards/sim.json5"), encoding: .utf8)
+            .replacingOccurrences(of: "consent: \"granted\"", with: "consent: \"required\"")
+            .replacingOccurrences(of: "name: \"sim\"", with: "name: \"sim-consent\"")
+        let board = dir.appendingPathComponent("sim-consent.json5")
+        try boardText.write(to: board, atomically: true, encoding: .utf8)
+
+        // Grant consent twice through the console socket, so a previous copy exists.
+        let daemon = try NearcastProcess.start(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none"])
+        let socket = dir.appendingPathComponent("console.sock").path
+        let deadline = Date().addingTimeInterval(15)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(50_000) }
+        for _ in 0..<2 {
+            let console = try NearcastProcess.sendConsoleLine("consent grant", socket: socket)
+            usleep(500_000)
+            close(console)
+        }
+        kill(daemon.process.processIdentifier, SIGTERM)
+        XCTAssertEqual(try NearcastProcess.wait(daemon, timeout: 30).status, 0)
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent")), "granted")
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent.previous")), "granted")
+
+        // Cut short: the last good copy is restored and the box broadcasts.
+        let consent = dir.appendingPathComponent("consent")
+        let whole = try Data(contentsOf: consent)
+        try whole.prefix(whole.count - 5).write(to: consent)
+        let run = try NearcastProcess.run(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("consent: truncated (the record stops before its checksum line ends); kept aside as consent.damaged"),
+                      run.stdout)
+        XCTAssertTrue(run.stdout.contains("consent granted: broadcasting"), run.stdout)
+
+        // Both copies damaged: consent is asked for again, never assumed.
+        try Data("nearcast-state consent 1\ngrantex\ncrc32 00000000\n".utf8).write(to: consent)
+        try Data("nearcast-state consent 1\ngrantex\ncrc32 00000000\n".utf8).write(to: dir.appendingPathComponent("consent.previous"))
+        let refused = try NearcastProcess.run(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+        XCTAssertTrue(refused.stdout.contains("consent: damaged (its CRC-32 does not match); no good previous copy"), refused.stdout)
+        XCTAssertTrue(refused.stdout.contains("consent not granted: broadcasting nothing"), refused.stdout)
+    }
+
+    /// A config file broken after the box was set up: the box starts from the last config that
+    /// loaded (kept in the state directory), says so, and broadcasts.
+    func testBrokenConfigFileAtStartUsesTheLastGoodCopy() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("nearcast.json5")
+        try "{ board: \"sim\", audioLevel: 30 }\n".write(to: config, atomically: true, encoding: .utf8)
+        let good = try NearcastProcess.run(["run", "--config", config.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("config.last-good.json5"), encoding: .utf8),
+                       "{ board: \"sim\", audioLevel: 30 }\n")
+        for broken in ["{ board: \"sim\", audioLevel: 3O }\n", "{ board: \"sim\", audi"] {
+            try broken.write(to: config, atomically: true, encoding: .utf8)
+            let run = try NearcastProcess.run(["run", "--config", config.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertTrue(run.stdout.contains("error: \(config.path):1:"), run.stdout)
+            XCTAssertTrue(run.stdout.contains("starting from the last good configuration, \(dir.path)/config.last-good.json5"), run.stdout)
+            XCTAssertTrue(run.stdout.contains("burst #1"), run.stdout)
+        }
+        // A first start with a broken file and no copy is still refused, with the place named.
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("config.last-good.json5"))
+        let refused = try NearcastProcess.run(["run", "--config", config.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("\(config.path):1:"), refused.stderr)
     }
 }

@@ -93,7 +93,12 @@ struct RunCommand: RunnableCommand {
     }
 
     func run() throws {
-        let staticConfig = try config.map { path throws(CommandFailure) in try StaticConfig.load(path) } ?? StaticConfig()
+        // The state directory is known before the board only from the flag or systemd's
+        // $STATE_DIRECTORY; then a broken config file falls back to the last good copy there.
+        let earlyStateDirectory = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
+        let staticConfig = try config.map { path throws(CommandFailure) in
+            try StaticConfig.load(path, lastGoodIn: earlyStateDirectory, log: { StandardStreams.line($0) })
+        } ?? StaticConfig()
         let loaded: Board
         do { loaded = try BoardLoader.load(board ?? staticConfig.board ?? "sim") } catch { throw CommandFailure("\(error)") }
         let mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) } ?? staticConfig.mediums ?? .both

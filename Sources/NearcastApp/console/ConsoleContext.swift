@@ -36,6 +36,10 @@ final class ConsoleContext {
     var position = 0
     /// Set by `restart`: the loop stops cleanly and the process starts again.
     var restartRequested = false
+    /// `debug stall N`: the loop blocks for N seconds once the console has replied, as a hung
+    /// loop would, so a technician (and the watchdog test) can see systemd's watchdog act.
+    var stallRequested: Int?
+    static let maximumStall = 60
     /// Set by `audio test`: the loop plays one calibration burst.
     var testBurstRequested = false
     /// Bursts played so far.
@@ -107,7 +111,7 @@ final class ConsoleContext {
 
     /// Grants or withdraws consent and remembers it across restarts.
     func setConsent(_ granted: Bool) throws(SystemError) {
-        try FileSystem.writeAtomically(state.file("consent"), Array((granted ? "granted\n" : "denied\n").utf8), mode: 0o600)
+        try state.saveConsent(granted)
         manager.permission.set(granted)
     }
 

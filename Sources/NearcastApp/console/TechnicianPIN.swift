@@ -3,8 +3,8 @@ import NearcastDrivers
 
 /// The optional technician PIN that guards the console's state-changing commands.
 ///
-/// Only a salted PBKDF2-HMAC-SHA256 hash is kept, in `<state>/technician-pin` (mode 0600):
-/// `pbkdf2-sha256 ITERATIONS SALT-HEX HASH-HEX`. The PIN itself is never stored, logged or
+/// Only a salted PBKDF2-HMAC-SHA256 hash is kept, in `<state>/technician-pin` (mode 0600, a
+/// `StateRecord` holding `pbkdf2-sha256 ITERATIONS SALT-HEX HASH-HEX`). The PIN itself is never stored, logged or
 /// printed. Wrong PINs are counted in `<state>/pin-failures` so that a power cycle does not
 /// clear the growing delay (``PINAttemptLimiter``). A PIN file that cannot be read keeps every
 /// guarded command locked (failing closed); root removes the file to reset the PIN.
@@ -20,7 +20,7 @@ final class TechnicianPIN {
         case unusable(String)
     }
 
-    private struct Stored: Equatable {
+    fileprivate struct Stored: Equatable {
         var iterations: Int
         var salt: [UInt8]
         var hash: [UInt8]
@@ -31,6 +31,7 @@ final class TechnicianPIN {
 
     let path: String
     let failuresPath: String
+    private let state: StateDirectory
     private var stored: Stored?
     /// Why the PIN file could not be used (nil when it is fine or absent).
     private(set) var problem: String?
@@ -43,26 +44,20 @@ final class TechnicianPIN {
         path = state.file("technician-pin")
         failuresPath = state.file("pin-failures")
         self.log = log
+        self.state = state
         var failures = 0
-        if FileSystem.exists(failuresPath) {
-            if let text = try? FileSystem.readText(failuresPath, limit: 64), let n = Int(text.filter { !$0.isWhitespace }), n >= 0 {
-                failures = n
-            } else {
-                failures = PINAttemptLimiter.freeAttempts              // unreadable: assume the worst
-                log("warning: \(failuresPath): not a count of wrong PINs; treated as \(failures)")
-            }
+        switch StateFile<Int>.pinFailures.load(from: state, log: log) {
+        case .value(let count): failures = count
+        case .absent: break
+        case .damaged: failures = PINAttemptLimiter.freeAttempts      // unreadable: assume the worst
         }
         limiter = PINAttemptLimiter(failures: failures, now: now)
-        guard FileSystem.exists(path) else { return }
-        do {
-            stored = try Self.parse(try FileSystem.readText(path, limit: 4096))
-        } catch let error as SystemError {
-            problem = "\(path): cannot read: \(error.message)"
-        } catch {
-            problem = "\(path): \(error)"
-        }
-        if let problem {
-            log("warning: \(problem); console commands that change state stay locked until root removes the file")
+        switch StateFile<Stored>.pinRecord.load(from: state, log: log) {
+        case .value(let record): stored = record
+        case .absent: break
+        case .damaged(let message):
+            problem = message
+            log("warning: \(message); console commands that change state stay locked until root removes the file")
         }
     }
 
@@ -114,7 +109,7 @@ final class TechnicianPIN {
             let salt = try FileSystem.randomBytes(PINHasher.saltLength)
             let hash = try PINHasher.hash(pin: Array(pin.utf8), salt: salt, iterations: PINHasher.iterations)
             let record = Stored(iterations: PINHasher.iterations, salt: salt, hash: hash)
-            try FileSystem.writeAtomically(path, Array(Self.format(record).utf8), mode: 0o600)
+            try StateFile<Stored>.pinRecord.save(record, to: state)
             stored = record
             problem = nil
             limiter.recordSuccess()
@@ -126,7 +121,7 @@ final class TechnicianPIN {
 
     /// Removes the PIN: every command is open again.
     func clear() throws(CommandFailure) {
-        do { try FileSystem.remove(path) } catch { throw CommandFailure("PIN not removed: \(error)") }
+        do { try StateFile<Stored>.pinRecord.remove(from: state) } catch { throw CommandFailure("PIN not removed: \(error)") }
         stored = nil
         problem = nil
         limiter.recordSuccess()
@@ -135,23 +130,23 @@ final class TechnicianPIN {
 
     private func saveFailures(_ count: Int) {
         do {
-            if count == 0 { try FileSystem.remove(failuresPath) } else {
-                try FileSystem.writeAtomically(failuresPath, Array("\(count)\n".utf8), mode: 0o600)
+            if count == 0 { try StateFile<Int>.pinFailures.remove(from: state) } else {
+                try StateFile<Int>.pinFailures.save(count, to: state)
             }
         } catch {
             log("warning: \(failuresPath): wrong-PIN count not saved: \(error)")
         }
     }
 
-    private static func format(_ record: Stored) -> String {
-        "pbkdf2-sha256 \(record.iterations) \(Hex.format(record.salt)) \(Hex.format(record.hash))\n"
+    fileprivate static func format(_ record: Stored) -> String {
+        "pbkdf2-sha256 \(record.iterations) \(Hex.format(record.salt)) \(Hex.format(record.hash))"
     }
 
     private struct FormatError: Error, CustomStringConvertible {
         let description: String
     }
 
-    private static func parse(_ text: String) throws -> Stored {
+    fileprivate static func parse(_ text: String) throws -> Stored {
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count == 4, fields[0] == "pbkdf2-sha256" else {
             throw FormatError(description: "not a PIN record (expected 'pbkdf2-sha256 ITERATIONS SALT HASH')")
@@ -164,5 +159,12 @@ final class TechnicianPIN {
             throw FormatError(description: "salt or hash is not hex of the right length")
         }
         return Stored(iterations: iterations, salt: salt, hash: hash)
+    }
+}
+
+extension StateFile where Value == TechnicianPIN.Stored {
+    /// The PIN record: algorithm, iterations, salt and hash.
+    fileprivate static var pinRecord: StateFile<TechnicianPIN.Stored> {
+        StateFile(name: "technician-pin", version: 1, encode: TechnicianPIN.format, decode: TechnicianPIN.parse)
     }
 }

@@ -20,49 +20,50 @@ public struct StateDirectory: Sendable {
     public func file(_ name: String) -> String { "\(path)/\(name)" }
 
     /// The Eddystone identity key, created from the kernel's random source on first use and
-    /// kept in `identity-key` (hex, mode 0600).
-    public func identityKey() throws(CommandFailure) -> [UInt8] {
-        let path = file("identity-key")
-        if FileSystem.exists(path) {
-            do {
-                let text = try FileSystem.readText(path, limit: 4096)
-                return try EphemeralIdentifier.identityKey(hex: text.filter { !$0.isWhitespace })
-            } catch let error as SystemError {
-                throw CommandFailure("\(path): cannot read: \(error.message)")
-            } catch {
-                throw CommandFailure("\(path): not a 16-byte hex identity key; move it aside to make a new one")
-            }
+    /// kept in `identity-key` (mode 0600) with a backup copy: EIDs from a new key are not the
+    /// ones a resolver knows, so a damaged key is never silently replaced.
+    public func identityKey(log: (String) -> Void = { StandardStreams.line($0) }) throws(CommandFailure) -> [UInt8] {
+        let file = StateFile<[UInt8]>.identityKey
+        switch file.load(from: self, log: log) {
+        case .value(let key): return key
+        case .damaged(let problem):
+            throw CommandFailure("\(problem); move it aside to make a new key (its EIDs will not be the registered ones)")
+        case .absent: break
         }
         do {
             let key = try FileSystem.randomBytes(16)
-            try FileSystem.writeAtomically(path, Array((Hex.format(key) + "\n").utf8), mode: 0o600)
+            try file.save(key, to: self, backup: true)
             return key
         } catch {
-            throw CommandFailure("\(path): cannot create: \(error)")
+            throw CommandFailure("\(self.file("identity-key")): cannot create: \(error)")
         }
     }
 
-    /// The beacon time saved by the last run (0 on a new box). An unreadable file is reported
-    /// and left in place for inspection; the clock then starts from its backup copy or 0.
+    /// The beacon time saved by the last run (0 on a new box). A damaged file is reported; the
+    /// clock then starts from its previous copy, or from 0 when there is none.
     public func savedBeaconTime(log: (String) -> Void) -> UInt32 {
-        for name in ["beacon-clock", "beacon-clock.previous"] {
-            let path = file(name)
-            guard FileSystem.exists(path) else { continue }
-            if let text = try? FileSystem.readText(path, limit: 64),
-               let value = UInt32(text.filter { !$0.isWhitespace }) {
-                return value
-            }
-            log("warning: \(path): not a beacon time, ignored")
+        switch StateFile<UInt32>.beaconClock.load(from: self, log: log) {
+        case .value(let time): return time
+        case .absent: return 0
+        case .damaged:
+            log("warning: the beacon clock starts again from 0: EID resolvers that track this beacon's clock must be told")
+            return 0
         }
-        return 0
     }
 
     /// Saves the beacon time, keeping the previous value as a backup.
     public func saveBeaconTime(_ time: UInt32) throws(SystemError) {
-        let path = file("beacon-clock")
-        if FileSystem.exists(path), let text = try? FileSystem.readText(path, limit: 64) {
-            try FileSystem.writeAtomically(file("beacon-clock.previous"), Array(text.utf8))
-        }
-        try FileSystem.writeAtomically(path, Array("\(time)\n".utf8))
+        try StateFile<UInt32>.beaconClock.save(time, to: self)
+    }
+
+    /// Whether consent was granted (the Nearby permission); a damaged file means not granted.
+    func savedConsent(log: (String) -> Void) -> Bool {
+        if case .value(true) = StateFile<Bool>.consent.load(from: self, log: log) { return true }
+        return false
+    }
+
+    /// Remembers consent across restarts.
+    func saveConsent(_ granted: Bool) throws(SystemError) {
+        try StateFile<Bool>.consent.save(granted, to: self)
     }
 }

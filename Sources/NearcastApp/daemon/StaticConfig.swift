@@ -62,11 +62,52 @@ struct StaticConfig: Equatable {
 
     /// Reads and validates the file at `path`.
     static func load(_ path: String) throws(CommandFailure) -> StaticConfig {
+        try loadText(path).config
+    }
+
+    private static func loadText(_ path: String) throws(CommandFailure) -> (config: StaticConfig, text: String) {
         let text: String
         do { text = try FileSystem.readText(path, limit: 256 * 1024) } catch {
             throw CommandFailure("\(path): cannot read: \(error.message)")
         }
-        do { return try parse(text, file: path) } catch { throw CommandFailure("\(error)") }
+        do { return (try parse(text, file: path), text) } catch { throw CommandFailure("\(error)") }
+    }
+
+    /// The copy of the last config file that loaded, in the state directory.
+    static let lastGoodName = "config.last-good.json5"
+
+    /// Loads `path` and keeps its text as `<stateDirectory>/config.last-good.json5`. When the
+    /// file is broken or unreadable and a last good copy exists, the box starts from that copy
+    /// with an error line, rather than not at all: an unattended box keeps broadcasting while
+    /// someone fixes the file (then SIGHUP or a restart picks it up).
+    static func load(_ path: String, lastGoodIn stateDirectory: String?, log: (String) -> Void) throws(CommandFailure) -> StaticConfig {
+        guard let stateDirectory else { return try load(path) }
+        let copy = "\(stateDirectory)/\(lastGoodName)"
+        try? FileSystem.makeDirectories(stateDirectory, mode: 0o700)
+        do {
+            let (config, text) = try loadText(path)
+            rememberLastGood(text, at: copy, log: log)
+            return config
+        } catch {
+            guard FileSystem.exists(copy), let config = try? load(copy) else { throw error }
+            log("error: \(error); starting from the last good configuration, \(copy) (fix the file, then SIGHUP or restart)")
+            return config
+        }
+    }
+
+    /// Keeps `text` as the last good config after a successful load or reload.
+    static func rememberLastGood(_ text: String, at copy: String, log: (String) -> Void) {
+        if let old = try? FileSystem.readText(copy, limit: 256 * 1024), old == text { return }
+        do { try FileSystem.writeAtomically(copy, Array(text.utf8), mode: 0o600) } catch {
+            log("warning: \(copy): last good configuration not kept: \(error)")
+        }
+    }
+
+    /// Reads `path` again for SIGHUP; a good file becomes the last good copy.
+    static func reload(_ path: String, lastGoodIn stateDirectory: String, log: (String) -> Void) throws(CommandFailure) -> StaticConfig {
+        let (config, text) = try loadText(path)
+        rememberLastGood(text, at: "\(stateDirectory)/\(lastGoodName)", log: log)
+        return config
     }
 
     /// What differs from `old`, one phrase per key (`audioLevel 50 -> 40`).

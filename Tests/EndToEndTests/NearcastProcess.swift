@@ -76,6 +76,26 @@ struct NearcastProcess {
                       stderr: (try? String(contentsOf: started.stderr, encoding: .utf8)) ?? "")
     }
 
+    /// Connects to the daemon's console socket and types `line`; returns the open socket.
+    static func sendConsoleLine(_ line: String, socket path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw NSError(domain: "nearcast", code: 2, userInfo: [NSLocalizedDescriptionKey: "connect \(path): errno \(errno)"])
+        }
+        let bytes = Array((line + "\r").utf8)
+        XCTAssertEqual(write(fd, bytes, bytes.count), bytes.count)
+        return fd
+    }
+
     /// Decoded tokens of a WAV file, from `nearcast decode --json`.
     static func decode(_ path: String) throws -> [[String: Any]] {
         let result = try run(["decode", path, "--json"])
@@ -87,6 +107,17 @@ struct NearcastProcess {
 }
 
 /// A temporary directory for one test.
+/// The value held by a state file (the line between its `nearcast-state KIND VERSION` header
+/// and its checksum line), failing the test when the file is not such a record.
+func stateValue(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    guard lines.count == 4, lines[0].hasPrefix("nearcast-state \(url.lastPathComponent.split(separator: ".")[0]) "), lines[2].hasPrefix("crc32 ") else {
+        XCTFail("\(url.path) is not a state record: \(lines)", file: file, line: line)
+        return ""
+    }
+    return String(lines[1])
+}
+
 func makeTemporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -49,7 +49,7 @@ final class PowerLossEndToEndTests: XCTestCase {
                 next.mediums = next.mediums == "both" ? "ble" : "both"
                 command = "strategy mediums \(next.mediums)"
             }
-            let console = try sendConsoleLine(command, socket: dir.appendingPathComponent("console.sock").path)
+            let console = try NearcastProcess.sendConsoleLine(command, socket: dir.appendingPathComponent("console.sock").path)
             usleep(UInt32.random(in: 0...60_000, using: &generator))
             kill(started.process.processIdentifier, SIGKILL)
             close(console)
@@ -101,25 +101,5 @@ final class PowerLossEndToEndTests: XCTestCase {
     private func firstNumber(after marker: String, in text: String) -> Int? {
         guard let range = text.range(of: marker) else { return nil }
         return Int(text[range.upperBound...].prefix { $0.isNumber })
-    }
-
-    /// Connects to the daemon's console socket and types `line`; returns the open socket.
-    private func sendConsoleLine(_ line: String, socket path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw NSError(domain: "nearcast", code: 2, userInfo: [NSLocalizedDescriptionKey: "connect \(path): errno \(errno)"])
-        }
-        let bytes = Array((line + "\r").utf8)
-        XCTAssertEqual(write(fd, bytes, bytes.count), bytes.count)
-        return fd
     }
 }

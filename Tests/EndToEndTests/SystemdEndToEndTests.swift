@@ -71,6 +71,39 @@ final class SystemdEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("stopped (SIGTERM)"), result.stdout)
     }
 
+    /// The watchdog pings come from the daemon's loop: when the loop hangs (`debug stall` on the
+    /// console blocks it, as a deadlock would), the pings stop, so systemd's WatchdogSec
+    /// restarts the daemon; when the loop runs again, so do the pings.
+    func testWatchdogPingsStopWhileTheLoopHangs() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--publish", "direct:abcd",
+                                                 "--console", "none"],
+                                                environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "1000000"])
+        XCTAssertFalse(socket.receive(for: 15) { $0.contains("READY=1") }.isEmpty, "never ready")
+        let consolePath = dir.appendingPathComponent("console.sock").path
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: consolePath) && Date() < deadline { usleep(50_000) }
+        let console = try NearcastProcess.sendConsoleLine("debug stall 3", socket: consolePath)
+        defer { close(console) }
+        let notes = socket.receive(for: 6)
+        kill(started.process.processIdentifier, SIGTERM)
+        let result = try NearcastProcess.wait(started, timeout: 30)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("warning: the loop stalls for 3 s on the console's request (debug stall)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("the loop runs again after the 3 s stall"), result.stdout)
+
+        // Pings every half second, then a silence as long as the stall, then pings again. (The
+        // receiving starts as the line is sent, so 0 stands for a ping just before the stall.)
+        let pings = [0.0] + notes.filter { $0.text == "WATCHDOG=1" }.map(\.at)
+        let gaps = zip(pings, pings.dropFirst()).map { $1 - $0 }
+        let longest = try XCTUnwrap(gaps.max(), "no pings: \(notes)")
+        XCTAssertGreaterThanOrEqual(longest, 2.9, "no ping may come while the loop hangs: \(pings)")
+        let stallEnd = pings[try XCTUnwrap(gaps.firstIndex(of: longest)) + 1]
+        XCTAssertGreaterThanOrEqual(pings.filter { $0 > stallEnd }.count, 2, "the pings resume after the stall: \(pings)")
+    }
+
     /// SIGHUP reads the config file again: the tunables change without a gap in the broadcast,
     /// a board change waits for a restart, and a broken file changes nothing.
     func testSIGHUPReloadsTheConfigWithoutDroppingTheBroadcast() throws {
@@ -154,6 +187,7 @@ final class SystemdEndToEndTests: XCTestCase {
         XCTAssertFalse(lines.isEmpty)
         for line in lines { XCTAssertTrue(line.hasPrefix("<6>") || line.hasPrefix("<4>") || line.hasPrefix("<3>"), String(line)) }
         XCTAssertTrue(lines.contains { $0.hasPrefix("<6>nearcast ") }, "\(lines)")
-        XCTAssertTrue(lines.contains { $0.hasPrefix("<4>warning: ") && $0.contains("beacon-clock: not a beacon time") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("<3>error: ") && $0.contains("beacon-clock: the value is not a beacon time") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("<4>warning: the beacon clock starts again from 0") }, "\(lines)")
     }
 }

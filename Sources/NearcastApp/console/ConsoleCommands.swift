@@ -30,7 +30,8 @@ enum ConsoleCommands {
                 summary: "show or set the advertising interval (20-10240 ms) and calibrated TX power (-100..20 dBm)"),
         Command(name: "leds", arguments: ["test"], usage: "leds [test]", summary: "show each LED's pattern; walk them"),
         Command(name: "log", arguments: [], usage: "log [N]", summary: "the last N log lines (default 20)"),
-        Command(name: "debug", arguments: ["on", "off"], usage: "debug on|off", summary: "log every scheduling decision"),
+        Command(name: "debug", arguments: ["on", "off", "stall"], usage: "debug on|off | debug stall SECONDS",
+                summary: "log every scheduling decision; stall the loop (watchdog test)"),
         Command(name: "board", arguments: [], usage: "board", summary: "the board file in use"),
         Command(name: "version", arguments: [], usage: "version", summary: "the build"),
         Command(name: "config", arguments: ["show", "save"], usage: "config show|save",
@@ -101,7 +102,8 @@ enum ConsoleCommands {
     /// the tunables), so it is saved straight after.
     static func persistsSettings(_ name: String, _ args: [String]) -> Bool {
         switch name {
-        case "publish", "unpublish", "debug": return true
+        case "publish", "unpublish": return true
+        case "debug": return args.first != "stall"
         case "strategy": return args.contains { $0 != "show" }
         case "audio", "ble": return args.count > 1
         default: return false
@@ -181,6 +183,14 @@ enum ConsoleCommands {
             }
             return c.logRing.last(count)
         case "debug":
+            if args.first == "stall" {
+                guard args.count == 2, let seconds = Int(args[1]), (1...ConsoleContext.maximumStall).contains(seconds) else {
+                    throw Failure("debug stall takes 1 to \(ConsoleContext.maximumStall) seconds")
+                }
+                c.stallRequested = seconds
+                return ["stalling the daemon's loop for \(seconds) s: broadcasting pauses, and under systemd a stall longer "
+                        + "than WatchdogSec (10 s) ends with the watchdog restarting the daemon"]
+            }
             guard args.count == 1, args[0] == "on" || args[0] == "off" else { throw Failure("on or off") }
             c.manager.debugLogging = args[0] == "on"
             return ["debug logging \(args[0])"]
@@ -336,7 +346,7 @@ enum ConsoleCommands {
             }
             mediumWord = rest.first
             let key: [UInt8]
-            do { key = try c.state.identityKey() } catch { throw Failure("\(error)") }
+            do { key = try c.state.identityKey(log: c.log) } catch { throw Failure("\(error)") }
             message = .eid(identityKey: key, exponent: exponent)
         default:
             throw Failure("direct or eid, not '\(kind)'")

@@ -71,7 +71,7 @@ public final class Daemon {
             throw CommandFailure("\(board.source): audio.output.rate: \(error)")
         }
         let advertiser = try openAdvertiser()
-        let consent = board.consentGrantedAtStart || consentGranted()
+        let consent = board.consentGrantedAtStart || settings.state.savedConsent(log: log)
 
         // The beacon clock resumes from disk and reserves its next stretch before anything is sent.
         var reservation = BeaconClockReservation(saved: settings.state.savedBeaconTime(log: log))
@@ -267,6 +267,13 @@ public final class Daemon {
                                 context: context, log: consoles.log)
             consoles.service()
             updateLEDs(at: position)
+            if let seconds = context.stallRequested {
+                // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
+                context.stallRequested = nil
+                log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")
+                MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(seconds) * 1_000_000_000)
+                log("the loop runs again after the \(seconds) s stall")
+            }
             if context.restartRequested {
                 restartRequested = true
                 stopReason = "restart requested on the console"
@@ -325,7 +332,7 @@ public final class Daemon {
                 let strategy = Strategy(mediums: spec.mediums, mode: .broadcast)
                 switch spec.kind {
                 case .direct(let token): requests.append(.init(message: .direct(token), strategy: strategy))
-                case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(), exponent: k), strategy: strategy))
+                case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(log: log), exponent: k), strategy: strategy))
                 }
             } catch {
                 throw CommandFailure("\(settings.state.file(SavedSettings.fileName)): publication '\(text)': \(error)")
@@ -375,7 +382,7 @@ public final class Daemon {
             return
         }
         let new: StaticConfig
-        do { new = try StaticConfig.load(path) } catch {
+        do { new = try StaticConfig.reload(path, lastGoodIn: settings.state.path, log: log) } catch {
             log("error: SIGHUP: \(error); the running configuration is kept")
             return
         }
@@ -485,11 +492,6 @@ public final class Daemon {
             }
             return advertiser
         }
-    }
-
-    private func consentGranted() -> Bool {
-        guard let text = try? FileSystem.readText(settings.state.file("consent"), limit: 64) else { return false }
-        return text.filter { !$0.isWhitespace } == "granted"
     }
 
     /// Writes the next reservation when it is due; a failed write is retried a minute later and

@@ -50,5 +50,14 @@ final class SelftestEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("bluetooth   FAIL   no bluetooth adapter: "), result.stdout)
         XCTAssertTrue(result.stdout.contains("no-such-uart"), result.stdout)
         XCTAssertTrue(result.stdout.contains("selftest FAILED: 2 of 4 checks"), result.stdout)
+
+        // Without --board, the board is the static config's, as on an installed box.
+        let staticConfig = dir.appendingPathComponent("nearcast.json5")
+        try "{ board: \"\(board.path)\" }\n".write(to: staticConfig, atomically: true, encoding: .utf8)
+        let fromConfig = try NearcastProcess.wait(
+            try NearcastProcess.start(["selftest", "--config", staticConfig.path, "--state-dir", dir.path, "--step", "0.05"],
+                                      environment: ["ALSA_CONFIG_PATH": config.path]), timeout: 60)
+        XCTAssertEqual(fromConfig.status, 1, fromConfig.stdout + fromConfig.stderr)
+        XCTAssertTrue(fromConfig.stdout.contains("board broken (a board whose sound card and controller are missing)"), fromConfig.stdout)
     }
 }

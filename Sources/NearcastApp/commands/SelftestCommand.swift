@@ -14,8 +14,12 @@ struct SelftestCommand: RunnableCommand {
             controller have one owner at a time. Exit status 0 when every check passed, 1 otherwise.
             """,
         arguments: [
-            .option("board", value: "name-or-file", help: "Board name or board file path (default: sim)."),
-            .option("state-dir", value: "dir", help: "State directory (the sim board writes selftest.wav and its logs there). Default as for run."),
+            .option("board", value: "name-or-file",
+                    help: "Board name or board file path (default: the config file's board, else sim)."),
+            .option("config", value: "file",
+                    help: "Static config whose board is tested when --board is not given (default: /etc/nearcast/nearcast.json5 if present)."),
+            .option("state-dir", value: "dir",
+                    help: "Where the sim board writes selftest.wav and its logs (default ./sim-state; on a real board /tmp/nearcast-selftest, never the daemon's state)."),
             .option("step", value: "seconds", help: "Seconds each LED stays lit during the walk (default 0.3)."),
         ],
         make: SelftestCommand.init)
@@ -23,12 +27,14 @@ struct SelftestCommand: RunnableCommand {
     /// The payload of the calibration burst: "selftest".
     static let calibrationToken = Token(kind: .direct, packed: 0x7365_6c66_7465_7374, count: 8)!
 
-    let board: String
+    let board: String?
+    let config: String?
     let stateDir: String?
     let step: Double
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        board = try arguments.value("board", default: "sim")
+        board = try arguments.value("board")
+        config = try arguments.value("config")
         stateDir = try arguments.value("state-dir")
         step = try arguments.value("step", default: 0.3)
         guard step.isFinite && step >= 0.05 && step <= 10 else {
@@ -45,10 +51,14 @@ struct SelftestCommand: RunnableCommand {
     }
 
     func run() throws {
+        // On an installed box a bare `nearcast selftest` tests the box's own board.
+        let configPath = config ?? (FileSystem.exists(StaticConfig.defaultPath) ? StaticConfig.defaultPath : nil)
+        let configured = try configPath.map { path throws(CommandFailure) in try StaticConfig.load(path).board } ?? nil
         let loaded: Board
-        do { loaded = try BoardLoader.load(board) } catch { throw CommandFailure("\(error)") }
-        let state = try StateDirectory(path: stateDir ?? FileSystem.environment("STATE_DIRECTORY")
-                                       ?? (loaded.isSimulated ? "sim-state" : "/var/lib/nearcast"))
+        do { loaded = try BoardLoader.load(board ?? configured ?? "sim") } catch { throw CommandFailure("\(error)") }
+        // Never the daemon's state directory: selftest runs as whoever typed it (often root),
+        // and must not leave root-owned files where the service keeps its state.
+        let state = try StateDirectory(path: stateDir ?? (loaded.isSimulated ? "sim-state" : "/tmp/nearcast-selftest"))
         StandardStreams.line("nearcast selftest \(BuildInfo.version): board \(loaded.name) (\(loaded.description)) from \(loaded.source)")
         var checks = [walkLEDs(loaded, state)]
         checks += audio(loaded, state)

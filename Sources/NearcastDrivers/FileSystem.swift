@@ -5,10 +5,15 @@ import Glibc
 public enum FileSystem {
     /// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
     public static func readText(_ path: String, limit: Int = 1 << 20) throws(SystemError) -> String {
+        String(decoding: try readBytes(path, limit: limit), as: UTF8.self)
+    }
+
+    /// Reads a whole file's bytes, as they are (for keeping a damaged file aside exactly).
+    public static func readBytes(_ path: String, limit: Int = 1 << 20) throws(SystemError) -> [UInt8] {
         let file = try OpenFile.forReading(path)
         let size = try file.size()
         guard size <= limit else { throw SystemError(code: EFBIG, operation: "read", subject: path) }
-        return String(decoding: try file.read(count: max(size, 0)), as: UTF8.self)
+        return try file.read(count: max(size, 0))
     }
 
     /// Replaces `path` with `bytes` atomically: a temporary file in the same directory is

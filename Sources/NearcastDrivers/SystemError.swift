@@ -22,6 +22,10 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
     /// The C library's text for `code`.
     public var message: String { Self.message(for: code) }
 
+    /// Whether a read was refused because the file is larger than the caller's limit
+    /// (`FileSystem.readText`/`readBytes`): the file is there, but not what was expected.
+    public var isFileTooLarge: Bool { code == EFBIG }
+
     public var description: String {
         let target = subject.map { " \($0)" } ?? ""
         return "\(operation)\(target): \(message) (errno \(code))"

@@ -11,8 +11,9 @@ final class StateFileEndToEndTests: XCTestCase {
         let run = try NearcastProcess.run(["run", "--duration", "1", "--state-dir", dir.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdout.contains("beacon-clock: the value is not a beacon time; kept aside as beacon-clock.damaged and the last good copy (beacon-clock.previous) restored"), run.stdout)
-        XCTAssertTrue(run.stdout.contains("beacon time starts at 4242"), run.stdout)
-        XCTAssertEqual(try stateValue(dir.appendingPathComponent("beacon-clock")), "4243", "the clock went on from the backup")
+        // The previous reservation plus one lease: ahead of anything the lost file covered.
+        XCTAssertTrue(run.stdout.contains("beacon time starts at 4842"), run.stdout)
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("beacon-clock")), "4843", "the clock went on from the backup")
         XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("beacon-clock.damaged"), encoding: .utf8), "garbage\u{0}\n",
                        "the damaged file is kept for inspection")
     }
@@ -28,9 +29,9 @@ final class StateFileEndToEndTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: keyFile, encoding: .utf8), "not-a-key\n", "the key file is left for inspection")
     }
 
-    /// A box that needs consent (a real board) keeps it through a damaged consent file: the
-    /// daemon restores the last good copy and broadcasts; with no good copy it asks again.
-    func testDamagedConsentFileUsesTheLastGoodCopy() throws {
+    /// A box that needs consent (a real board) with a damaged consent file asks for consent
+    /// again, even though the previous copy says granted (it may predate a lost "deny").
+    func testDamagedConsentFileMeansConsentIsAskedAgain() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -55,22 +56,19 @@ final class StateFileEndToEndTests: XCTestCase {
         XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent")), "granted")
         XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent.previous")), "granted")
 
-        // Cut short: the last good copy is restored and the box broadcasts.
+        let good = try NearcastProcess.run(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+        XCTAssertTrue(good.stdout.contains("consent granted: broadcasting"), good.stdout)
+
+        // Cut short: an error line, the file left for the next save to keep aside, no broadcast.
         let consent = dir.appendingPathComponent("consent")
         let whole = try Data(contentsOf: consent)
         try whole.prefix(whole.count - 5).write(to: consent)
         let run = try NearcastProcess.run(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("consent: truncated (the record stops before its checksum line ends); kept aside as consent.damaged"),
+        XCTAssertTrue(run.stdout.contains("consent: truncated (the record stops before its checksum line ends); no previous copy that can stand in for it"),
                       run.stdout)
-        XCTAssertTrue(run.stdout.contains("consent granted: broadcasting"), run.stdout)
-
-        // Both copies damaged: consent is asked for again, never assumed.
-        try Data("nearcast-state consent 1\ngrantex\ncrc32 00000000\n".utf8).write(to: consent)
-        try Data("nearcast-state consent 1\ngrantex\ncrc32 00000000\n".utf8).write(to: dir.appendingPathComponent("consent.previous"))
-        let refused = try NearcastProcess.run(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
-        XCTAssertTrue(refused.stdout.contains("consent: damaged (its CRC-32 does not match); no good previous copy"), refused.stdout)
-        XCTAssertTrue(refused.stdout.contains("consent not granted: broadcasting nothing"), refused.stdout)
+        XCTAssertTrue(run.stdout.contains("consent not granted: broadcasting nothing"), run.stdout)
+        XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent.previous")), "granted", "the copies are left as they were")
     }
 
     /// A config file broken after the box was set up: the box starts from the last config that
@@ -92,8 +90,18 @@ final class StateFileEndToEndTests: XCTestCase {
             XCTAssertTrue(run.stdout.contains("starting from the last good configuration, \(dir.path)/config.last-good.json5"), run.stdout)
             XCTAssertTrue(run.stdout.contains("burst #1"), run.stdout)
         }
+        // A board misnamed in the file: the box starts from the last good config's board.
+        try "{ board: \"simm\", audioLevel: 30 }\n".write(to: config, atomically: true, encoding: .utf8)
+        let misnamed = try NearcastProcess.run(["run", "--config", config.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
+        XCTAssertEqual(misnamed.status, 0, misnamed.stderr)
+        XCTAssertTrue(misnamed.stdout.contains("error: \(config.path): simm: no such board"), misnamed.stdout)
+        XCTAssertTrue(misnamed.stdout.contains("starting from the last good configuration"), misnamed.stdout)
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("config.last-good.json5"), encoding: .utf8),
+                       "{ board: \"sim\", audioLevel: 30 }\n", "a file whose board does not load never becomes the last good copy")
+
         // A first start with a broken file and no copy is still refused, with the place named.
         try FileManager.default.removeItem(at: dir.appendingPathComponent("config.last-good.json5"))
+        try "{ board: \"sim\", audi".write(to: config, atomically: true, encoding: .utf8)
         let refused = try NearcastProcess.run(["run", "--config", config.path, "--state-dir", dir.path, "--console", "none", "--duration", "1"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("\(config.path):1:"), refused.stderr)

@@ -57,15 +57,17 @@ final class StateFileTests: XCTestCase {
             try state.saveBeaconTime(1200)
             try damage("beacon-clock", how)
             logged = []
-            XCTAssertEqual(state.savedBeaconTime(log: log), 600, "the previous reservation, never a cut-short number")
+            XCTAssertEqual(state.savedBeaconTime(log: log), 600 + BeaconClockReservation.defaultLeaseSeconds,
+                           "the previous reservation plus a lease, never a cut-short number")
             try expectRestored("beacon-clock", how)
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("beacon-clock.damaged"))
         }
         // Both copies gone bad: the clock starts from 0 and says so.
         try damage("beacon-clock", .truncated)
         try damage("beacon-clock.previous", .corrupt)
         logged = []
         XCTAssertEqual(state.savedBeaconTime(log: log), 0)
-        XCTAssertTrue(logged.contains { $0.contains("beacon-clock: truncated") && $0.hasSuffix("no good previous copy") }, "\(logged)")
+        XCTAssertTrue(logged.contains { $0.contains("beacon-clock: truncated") && $0.hasSuffix("no previous copy that can stand in for it") }, "\(logged)")
         XCTAssertTrue(logged.contains { $0.contains("the beacon clock starts again from 0") }, "\(logged)")
     }
 
@@ -77,50 +79,70 @@ final class StateFileTests: XCTestCase {
             logged = []
             XCTAssertEqual(try state.identityKey(log: log), key)
             try expectRestored("identity-key", how)
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("identity-key.damaged"))
         }
+        // Lost, not reset: a missing key with its backup beside it is never replaced.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("identity-key"))
+        XCTAssertThrowsError(try state.identityKey(log: log)) { error in
+            XCTAssertTrue("\(error)".contains("identity-key is missing but \(directory.path)/identity-key.previous exists"), "\(error)")
+        }
+        XCTAssertEqual(try text("identity-key.previous").contains(Hex.format(key)), true, "the backup is untouched")
+        try FileManager.default.copyItem(at: directory.appendingPathComponent("identity-key.previous"),
+                                         to: directory.appendingPathComponent("identity-key"))
         try damage("identity-key", .corrupt)
         try damage("identity-key.previous", .truncated)
         XCTAssertThrowsError(try state.identityKey(log: log)) { error in
-            XCTAssertTrue("\(error)".contains("identity-key: damaged (its CRC-32 does not match); move it aside to make a new key"), "\(error)")
+            XCTAssertTrue("\(error)".contains("identity-key: damaged (its CRC-32 does not match); move identity-key and identity-key.previous aside"), "\(error)")
         }
     }
 
-    func testConsent() throws {
+    /// Only a previous "denied" stands in for a damaged consent file: a previous "granted"
+    /// may be older than a "denied" that was lost.
+    func testConsentFailsSafe() throws {
         for how in Damage.allCases {
             try state.saveConsent(true)
-            try state.saveConsent(true)
+            try state.saveConsent(false)
+            try state.saveConsent(false)
             try damage("consent", how)
             logged = []
-            XCTAssertTrue(state.savedConsent(log: log))
+            XCTAssertFalse(state.savedConsent(log: log))
             try expectRestored("consent", how)
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("consent.damaged"))
         }
-        // No good copy at all: consent must be asked again, never assumed.
+        // granted, then denied, then the file damaged: the previous copy says granted, and is
+        // not believed.
         try state.saveConsent(true)
-        try FileManager.default.removeItem(at: directory.appendingPathComponent("consent.previous"))
+        try state.saveConsent(false)
+        try damage("consent", .corrupt)
+        logged = []
+        XCTAssertFalse(state.savedConsent(log: log), "never granted from an older copy")
+        XCTAssertTrue(logged.contains { $0.contains("consent: damaged (its CRC-32 does not match)") && $0.hasSuffix("no previous copy that can stand in for it") },
+                      "\(logged)")
+        try state.saveConsent(true)
+        try state.saveConsent(true)
         try damage("consent", .truncated)
         logged = []
-        XCTAssertFalse(state.savedConsent(log: log))
-        XCTAssertTrue(logged.contains { $0.contains("consent: truncated") && $0.hasSuffix("no good previous copy") }, "\(logged)")
+        XCTAssertFalse(state.savedConsent(log: log), "a previous granted is not taken")
+        XCTAssertTrue(logged.contains { $0.contains("consent: truncated") && $0.hasSuffix("no previous copy that can stand in for it") }, "\(logged)")
     }
 
-    func testTechnicianPIN() throws {
-        let pin = TechnicianPIN(state: state, now: 0, log: log)
-        try pin.set("1234")
-        try pin.set("5678")
+    /// A damaged PIN record is never replaced by the previous PIN (it may be the one changed
+    /// because it leaked): every guarded command stays locked, failing closed.
+    func testTechnicianPINFailsClosed() throws {
         for how in Damage.allCases {
+            let pin = TechnicianPIN(state: state, now: 0, log: log)
+            try pin.set("1234")
+            try pin.set("5678")
             try damage("technician-pin", how)
             logged = []
-            let loaded = TechnicianPIN(state: state, now: 0, log: log)
-            XCTAssertEqual(loaded.check("1234", at: 0), .accepted, "the last good PIN record is used")
-            try expectRestored("technician-pin", how)
-            try loaded.set("5678")
+            let locked = TechnicianPIN(state: state, now: 0, log: log)
+            XCTAssertTrue(locked.isSet)
+            for typed in ["1234", "5678"] {
+                guard case .unusable = locked.check(typed, at: 0) else { return XCTFail("\(how): a damaged PIN file accepted \(typed)") }
+            }
+            XCTAssertTrue(logged.contains { $0.contains("technician-pin: ") && $0.contains("stay locked until root removes the file") }, "\(logged)")
+            try locked.clear()
         }
-        // Both copies bad: every guarded command stays locked (failing closed).
-        try damage("technician-pin", .corrupt)
-        try damage("technician-pin.previous", .corrupt)
-        let locked = TechnicianPIN(state: state, now: 0, log: log)
-        XCTAssertTrue(locked.isSet)
-        guard case .unusable = locked.check("5678", at: 0) else { return XCTFail("a damaged PIN file must not accept a PIN") }
     }
 
     func testWrongPINCount() throws {
@@ -160,28 +182,96 @@ final class StateFileTests: XCTestCase {
         }
     }
 
-    /// The static config: a broken file at start falls back to the last one that loaded.
+    /// The static config: a broken file at start falls back to the last one the box started
+    /// from; a file is only kept as the last good copy once its board has loaded.
     func testConfigFallsBackToTheLastGoodCopy() throws {
         let config = directory.appendingPathComponent("nearcast.json5")
         try "{ board: \"sim\", audioLevel: 30 }\n".write(to: config, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try StaticConfig.load(config.path, lastGoodIn: state.path, log: log).audioLevel, 30)
+        let first = try StaticConfig.loadAtStart(config.path, lastGoodIn: state.path, log: log)
+        XCTAssertEqual(first.config.audioLevel, 30)
+        XCTAssertNil(StaticConfig.lastGood(in: state.path), "not kept before the box has started from it")
+        StaticConfig.rememberLastGood(try XCTUnwrap(first.text), in: state.path, log: log)
         for broken in ["{ board: \"sim\", audioLevel: 3O }\n", "{ board: \"sim\", audi"] {
             try broken.write(to: config, atomically: true, encoding: .utf8)
             logged = []
-            XCTAssertEqual(try StaticConfig.load(config.path, lastGoodIn: state.path, log: log).audioLevel, 30)
+            let loaded = try StaticConfig.loadAtStart(config.path, lastGoodIn: state.path, log: log)
+            XCTAssertEqual(loaded.config.audioLevel, 30)
+            XCTAssertNil(loaded.text, "the last good copy is not kept again")
             XCTAssertTrue(logged.contains { $0.hasPrefix("error: \(config.path):1:") && $0.contains("starting from the last good configuration") },
                           "\(logged)")
         }
+        // SIGHUP: a file whose board does not load is not kept as the last good copy.
+        try "{ board: \"rpi9\", audioLevel: 40 }\n".write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try StaticConfig.reload(config.path, lastGoodIn: state.path, log: log).audioLevel, 40)
+        XCTAssertEqual(StaticConfig.lastGood(in: state.path)?.audioLevel, 30)
         // Without a state directory (or a last good copy) a broken file is still an error.
-        XCTAssertThrowsError(try StaticConfig.load(config.path, lastGoodIn: nil, log: log))
+        try "{ audi".write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try StaticConfig.loadAtStart(config.path, lastGoodIn: nil, log: log))
     }
 
-    /// Files written before the envelope existed are still read.
-    func testLegacyBareValuesAreRead() throws {
+    /// Every truncation of every kind of record, through the loaders the daemon uses (which
+    /// also read bare legacy values): none is taken for a value.
+    func testNoTruncationOfAnyStateFileIsTakenForAValue() throws {
+        try state.saveBeaconTime(4242)
+        try state.saveConsent(true)
+        _ = try state.identityKey(log: log)
+        let pin = TechnicianPIN(state: state, now: 0, log: log)
+        try pin.set("1234")
+        _ = pin.check("0000", at: 0)
+        for name in ["beacon-clock", "consent", "identity-key", "technician-pin", "pin-failures"] {
+            let url = directory.appendingPathComponent(name)
+            let whole = try Data(contentsOf: url)
+            for length in 1..<whole.count {
+                try whole.prefix(length).write(to: url)
+                for copy in ["previous", "damaged"] {
+                    try? FileManager.default.removeItem(at: url.appendingPathExtension(copy))
+                }
+                logged = []
+                switch name {
+                case "beacon-clock": XCTAssertEqual(state.savedBeaconTime(log: log), 0, "\(name) cut to \(length)")
+                case "consent": XCTAssertFalse(state.savedConsent(log: log), "\(name) cut to \(length)")
+                case "identity-key": XCTAssertThrowsError(try state.identityKey(log: log), "\(name) cut to \(length)")
+                case "technician-pin":
+                    guard case .unusable = TechnicianPIN(state: state, now: 0, log: log).check("1234", at: 0) else {
+                        return XCTFail("\(name) cut to \(length) was accepted")
+                    }
+                default:
+                    XCTAssertEqual(TechnicianPIN(state: state, now: 0, log: log).failures, PINAttemptLimiter.freeAttempts,
+                                   "\(name) cut to \(length): the worst is assumed")
+                }
+            }
+            try whole.write(to: url)
+        }
+    }
+
+    /// Saving over a damaged file keeps its bytes aside first, and no earlier damaged copy is
+    /// overwritten.
+    func testSavingOverADamagedFileKeepsItAside() throws {
+        try state.saveConsent(true)
+        try damage("consent", .corrupt)
+        let firstDamage = try Data(contentsOf: directory.appendingPathComponent("consent"))
+        try state.saveConsent(false)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent("consent.damaged")), firstDamage)
+        try damage("consent", .truncated)
+        let secondDamage = try Data(contentsOf: directory.appendingPathComponent("consent"))
+        try state.saveConsent(false)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent("consent.damaged")), firstDamage)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent("consent.damaged.2")), secondDamage)
+        XCTAssertFalse(state.savedConsent(log: log))
+    }
+
+    /// Files written before the envelope existed are still read, and rewritten in it (the
+    /// identity key with its backup).
+    func testLegacyBareValuesAreReadAndUpgraded() throws {
         try "4242\n".write(to: directory.appendingPathComponent("beacon-clock"), atomically: true, encoding: .utf8)
         try "granted\n".write(to: directory.appendingPathComponent("consent"), atomically: true, encoding: .utf8)
+        try "a2c873f26ebae374d9f7efbcd922ca1c\n".write(to: directory.appendingPathComponent("identity-key"), atomically: true, encoding: .utf8)
         XCTAssertEqual(state.savedBeaconTime(log: log), 4242)
         XCTAssertTrue(state.savedConsent(log: log))
+        XCTAssertEqual(Hex.format(try state.identityKey(log: log)), "a2c873f26ebae374d9f7efbcd922ca1c")
         XCTAssertEqual(logged, [])
+        XCTAssertTrue(try text("beacon-clock").hasPrefix("nearcast-state beacon-clock 1\n4242\n"))
+        XCTAssertTrue(try text("consent").hasPrefix("nearcast-state consent 1\ngranted\n"))
+        XCTAssertEqual(try text("identity-key"), try text("identity-key.previous"), "the key now has its backup")
     }
 }

@@ -96,11 +96,27 @@ struct RunCommand: RunnableCommand {
         // The state directory is known before the board only from the flag or systemd's
         // $STATE_DIRECTORY; then a broken config file falls back to the last good copy there.
         let earlyStateDirectory = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
-        let staticConfig = try config.map { path throws(CommandFailure) in
-            try StaticConfig.load(path, lastGoodIn: earlyStateDirectory, log: { StandardStreams.line($0) })
-        } ?? StaticConfig()
+        let log = { (line: String) in StandardStreams.line(line) }
+        let fromFile = try config.map { path throws(CommandFailure) in
+            try StaticConfig.loadAtStart(path, lastGoodIn: earlyStateDirectory, log: log)
+        }
+        var staticConfig = fromFile?.config ?? StaticConfig()
         let loaded: Board
-        do { loaded = try BoardLoader.load(board ?? staticConfig.board ?? "sim") } catch { throw CommandFailure("\(error)") }
+        do {
+            loaded = try BoardLoader.load(board ?? staticConfig.board ?? "sim")
+            if let text = fromFile?.text, let earlyStateDirectory {
+                StaticConfig.rememberLastGood(text, in: earlyStateDirectory, log: log)
+            }
+        } catch {
+            // A board misnamed in an edited config file: start from the last good config's.
+            guard board == nil, fromFile?.text != nil, let earlyStateDirectory,
+                  let copy = StaticConfig.lastGood(in: earlyStateDirectory),
+                  let fallback = try? BoardLoader.load(copy.board ?? "sim") else { throw CommandFailure("\(error)") }
+            log("error: \(config ?? ""): \(error); starting from the last good configuration, "
+                + "\(earlyStateDirectory)/\(StaticConfig.lastGoodName) (fix the file, then restart)")
+            staticConfig = copy
+            loaded = fallback
+        }
         let mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) } ?? staticConfig.mediums ?? .both
         let console = self.console ?? staticConfig.console ?? "stdio"
         let statePath = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
@@ -143,6 +159,9 @@ struct RunCommand: RunnableCommand {
         settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
         settings.lostAfter = lostAfter
         settings.console = console
+        // Only a console named on the command line must open; one from the config file is
+        // logged and skipped when it cannot, so the box still broadcasts.
+        settings.consoleIsRequired = self.console != nil
         if let mediums = settings.subscribe, mediums.contains(.audio) && !loaded.canListenOverAudio {
             throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }

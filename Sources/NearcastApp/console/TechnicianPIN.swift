@@ -47,13 +47,13 @@ final class TechnicianPIN {
         self.state = state
         var failures = 0
         switch StateFile<Int>.pinFailures.load(from: state, log: log) {
-        case .value(let count): failures = count
+        case .value(let count, _): failures = count
         case .absent: break
         case .damaged: failures = PINAttemptLimiter.freeAttempts      // unreadable: assume the worst
         }
         limiter = PINAttemptLimiter(failures: failures, now: now)
         switch StateFile<Stored>.pinRecord.load(from: state, log: log) {
-        case .value(let record): stored = record
+        case .value(let record, _): stored = record
         case .absent: break
         case .damaged(let message):
             problem = message
@@ -163,8 +163,12 @@ final class TechnicianPIN {
 }
 
 extension StateFile where Value == TechnicianPIN.Stored {
-    /// The PIN record: algorithm, iterations, salt and hash.
+    /// The PIN record: algorithm, iterations, salt and hash. No previous copy stands in for a
+    /// damaged one: the previous PIN may be the one a technician changed because it leaked, so
+    /// the console stays locked (failing closed) until root removes the file.
     fileprivate static var pinRecord: StateFile<TechnicianPIN.Stored> {
-        StateFile(name: "technician-pin", version: 1, encode: TechnicianPIN.format, decode: TechnicianPIN.parse)
+        var file = StateFile(name: "technician-pin", version: 1, encode: TechnicianPIN.format, decode: TechnicianPIN.parse)
+        file.restores = { _ in false }
+        return file
     }
 }

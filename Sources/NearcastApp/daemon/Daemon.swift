@@ -38,6 +38,9 @@ public final class Daemon {
         public var lostAfter: Double = 10
         /// The technician console: `stdio`, `none`, or a serial device (the board's UART).
         public var console = "stdio"
+        /// Whether a serial console that cannot be opened stops the daemon (a flag given on
+        /// the command line) or is logged and skipped (one from the config file).
+        public var consoleIsRequired = false
         /// The static config file (`--config`), read again on SIGHUP, and what it said at start.
         var configPath: String?
         var config = StaticConfig()
@@ -364,6 +367,7 @@ public final class Daemon {
                                 colour: false, isLogTerminal: false)
                 log("console on \(settings.console) at \(settings.board.console.baud) baud")
             } catch {
+                if settings.consoleIsRequired { throw CommandFailure("--console \(settings.console): \(error)") }
                 log("error: console \(settings.console): \(error); running without it (nearcast console still attaches)")
             }
         }

@@ -25,14 +25,22 @@ public struct StateDirectory: Sendable {
     public func identityKey(log: (String) -> Void = { StandardStreams.line($0) }) throws(CommandFailure) -> [UInt8] {
         let file = StateFile<[UInt8]>.identityKey
         switch file.load(from: self, log: log) {
-        case .value(let key): return key
+        case .value(let key, _): return key
         case .damaged(let problem):
-            throw CommandFailure("\(problem); move it aside to make a new key (its EIDs will not be the registered ones)")
+            throw CommandFailure("\(problem); move identity-key and identity-key.previous aside to make a new key "
+                                 + "(its EIDs will not be the registered ones)")
         case .absent: break
+        }
+        // A missing key with copies beside it was lost, not reset: a new key would silently
+        // replace the one the resolver knows, and overwrite the backup.
+        let path = self.file("identity-key")
+        for copy in [path + ".previous", path + ".damaged"] where FileSystem.exists(copy) {
+            throw CommandFailure("\(path) is missing but \(copy) exists: copy it back to identity-key to keep this box's EIDs, "
+                                 + "or move it aside to make a new key")
         }
         do {
             let key = try FileSystem.randomBytes(16)
-            try file.save(key, to: self, backup: true)
+            try file.save(key, to: self)
             return key
         } catch {
             throw CommandFailure("\(self.file("identity-key")): cannot create: \(error)")
@@ -43,7 +51,13 @@ public struct StateDirectory: Sendable {
     /// clock then starts from its previous copy, or from 0 when there is none.
     public func savedBeaconTime(log: (String) -> Void) -> UInt32 {
         switch StateFile<UInt32>.beaconClock.load(from: self, log: log) {
-        case .value(let time): return time
+        case .value(let time, restored: false): return time
+        case .value(let time, restored: true):
+            // The previous reservation may trail times already broadcast (renewals that had to
+            // be retried); one more lease puts the clock ahead of all of them.
+            let lease = BeaconClockReservation.defaultLeaseSeconds
+            log("warning: the beacon clock resumes from its previous reservation plus one lease (\(lease) s)")
+            return time > UInt32.max - lease ? UInt32.max : time + lease
         case .absent: return 0
         case .damaged:
             log("warning: the beacon clock starts again from 0: EID resolvers that track this beacon's clock must be told")
@@ -58,7 +72,7 @@ public struct StateDirectory: Sendable {
 
     /// Whether consent was granted (the Nearby permission); a damaged file means not granted.
     func savedConsent(log: (String) -> Void) -> Bool {
-        if case .value(true) = StateFile<Bool>.consent.load(from: self, log: log) { return true }
+        if case .value(true, _) = StateFile<Bool>.consent.load(from: self, log: log) { return true }
         return false
     }
 

@@ -73,40 +73,57 @@ struct StaticConfig: Equatable {
         do { return (try parse(text, file: path), text) } catch { throw CommandFailure("\(error)") }
     }
 
-    /// The copy of the last config file that loaded, in the state directory.
+    /// The copy of the last config the box started from (or reloaded) with a board that
+    /// loads, in the state directory.
     static let lastGoodName = "config.last-good.json5"
 
-    /// Loads `path` and keeps its text as `<stateDirectory>/config.last-good.json5`. When the
-    /// file is broken or unreadable and a last good copy exists, the box starts from that copy
-    /// with an error line, rather than not at all: an unattended box keeps broadcasting while
-    /// someone fixes the file (then SIGHUP or a restart picks it up).
-    static func load(_ path: String, lastGoodIn stateDirectory: String?, log: (String) -> Void) throws(CommandFailure) -> StaticConfig {
-        guard let stateDirectory else { return try load(path) }
-        let copy = "\(stateDirectory)/\(lastGoodName)"
-        try? FileSystem.makeDirectories(stateDirectory, mode: 0o700)
+    /// A config file as read at start.
+    struct AtStart {
+        var config: StaticConfig
+        /// The file's text, to keep as the last good copy once the box has started from it;
+        /// nil when `config` is the last good copy itself.
+        var text: String?
+    }
+
+    /// Reads `path` at start. When the file is broken or unreadable and the state directory
+    /// holds a last good copy, the box starts from that copy with an error line, rather than
+    /// not at all: an unattended box keeps broadcasting while someone fixes the file (then
+    /// SIGHUP or a restart picks it up).
+    static func loadAtStart(_ path: String, lastGoodIn stateDirectory: String?, log: (String) -> Void) throws(CommandFailure) -> AtStart {
         do {
             let (config, text) = try loadText(path)
-            rememberLastGood(text, at: copy, log: log)
-            return config
+            return AtStart(config: config, text: text)
         } catch {
-            guard FileSystem.exists(copy), let config = try? load(copy) else { throw error }
-            log("error: \(error); starting from the last good configuration, \(copy) (fix the file, then SIGHUP or restart)")
-            return config
+            guard let stateDirectory, let copy = lastGood(in: stateDirectory) else { throw error }
+            log("error: \(error); starting from the last good configuration, \(stateDirectory)/\(lastGoodName) (fix the file, then SIGHUP or restart)")
+            return AtStart(config: copy, text: nil)
         }
     }
 
-    /// Keeps `text` as the last good config after a successful load or reload.
-    static func rememberLastGood(_ text: String, at copy: String, log: (String) -> Void) {
+    /// The last good copy in `stateDirectory`, if there is one that parses.
+    static func lastGood(in stateDirectory: String) -> StaticConfig? {
+        let copy = "\(stateDirectory)/\(lastGoodName)"
+        guard FileSystem.exists(copy) else { return nil }
+        return try? load(copy)
+    }
+
+    /// Keeps `text` as the last good config; called once the box has started (or reloaded)
+    /// from it, so a file whose board does not load never replaces a good copy.
+    static func rememberLastGood(_ text: String, in stateDirectory: String, log: (String) -> Void) {
+        let copy = "\(stateDirectory)/\(lastGoodName)"
         if let old = try? FileSystem.readText(copy, limit: 256 * 1024), old == text { return }
-        do { try FileSystem.writeAtomically(copy, Array(text.utf8), mode: 0o600) } catch {
+        do {
+            try FileSystem.makeDirectories(stateDirectory, mode: 0o700)
+            try FileSystem.writeAtomically(copy, Array(text.utf8), mode: 0o600)
+        } catch {
             log("warning: \(copy): last good configuration not kept: \(error)")
         }
     }
 
-    /// Reads `path` again for SIGHUP; a good file becomes the last good copy.
+    /// Reads `path` again for SIGHUP; a good file whose board loads becomes the last good copy.
     static func reload(_ path: String, lastGoodIn stateDirectory: String, log: (String) -> Void) throws(CommandFailure) -> StaticConfig {
         let (config, text) = try loadText(path)
-        rememberLastGood(text, at: "\(stateDirectory)/\(lastGoodName)", log: log)
+        if (try? BoardLoader.load(config.board ?? "sim")) != nil { rememberLastGood(text, in: stateDirectory, log: log) }
         return config
     }
 

@@ -62,7 +62,7 @@ struct CommandLineParser {
         }
 
         let node = path.last!
-        var parsed = ParsedArguments(commandPath: Self.commandPath(path), node: node)
+        var parsed = ParsedArguments(path: path)
         var positionals: [String] = []
         var optionsEnded = false
         while let argument = remaining.popFirst() {

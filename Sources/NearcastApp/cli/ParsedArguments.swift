@@ -1,16 +1,19 @@
 /// What the parser found for one command, read back by name with the value's type. A value
 /// that does not convert is a `UsageError` naming the option and the text.
 struct ParsedArguments {
-    /// The command's path for messages, e.g. "nearcast run".
-    let commandPath: String
-    let node: CommandNode
+    /// The nodes from the root to the command.
+    let path: [CommandNode]
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
 
-    init(commandPath: String, node: CommandNode) {
-        self.commandPath = commandPath
-        self.node = node
+    init(path: [CommandNode]) {
+        self.path = path
     }
+
+    /// The command itself.
+    var node: CommandNode { path[path.count - 1] }
+    /// The command's path for messages, e.g. "nearcast run".
+    var commandPath: String { CommandLineParser.commandPath(path) }
 
     /// Whether a flag was given.
     func flag(_ name: String) -> Bool {

@@ -38,12 +38,12 @@ public enum NearcastCommand {
             StandardStreams.line(BuildInfo.versionLine)
             return 0
         case .run(let parsed):
-            let path = commandPath(of: parsed)
+            guard let make = parsed.node.make else { return usageFailure(UsageError("a command is needed"), path: parsed.path) }
             do {
-                try parsed.node.make!(parsed).run()
+                try make(parsed).run()
                 return 0
             } catch let error as UsageError {
-                return usageFailure(error, path: path)
+                return usageFailure(error, path: parsed.path)
             } catch let status as ExitStatus {
                 return status.code
             } catch {
@@ -58,15 +58,5 @@ public enum NearcastCommand {
         StandardStreams.error("\(command): error: \(error)")
         StandardStreams.error("See '\(command) --help' for the options.")
         return 64
-    }
-
-    /// The nodes from the root to the parsed command, found again by name.
-    private static func commandPath(of parsed: ParsedArguments) -> [CommandNode] {
-        var path = [tree]
-        for name in parsed.commandPath.split(separator: " ").dropFirst() {
-            guard let next = path.last!.subcommand(named: String(name)) else { break }
-            path.append(next)
-        }
-        return path
     }
 }

@@ -1,6 +1,6 @@
 import NearcastDrivers
 
-/// What build this is. `tools/release` stamps the version; a development build says "dev".
+/// What build this is. `tools/release` stamps the version; a development build says `0.1.0-dev`.
 public enum BuildInfo {
     /// The version: `tools/release` stamps it from git (e.g. `0.1.0~git212.g9616748`); a
     /// development build says `0.1.0-dev`.

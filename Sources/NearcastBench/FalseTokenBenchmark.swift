@@ -10,10 +10,15 @@ public struct FalseTokenBenchmark {
         public var seconds = 0.0
         public var falseTokens = 0
         public var framesTried = 0
+        /// Of those, second (coherent) passes: frames whose failed first pass still fitted a
+        /// carrier phase, each one more CRC check.
+        public var coherentRetries = 0
         public var decodeSeconds = 0.0
 
         /// Frames tried per hour of sound.
         public var framesPerHour: Double { seconds == 0 ? 0 : Double(framesTried) * 3600 / seconds }
+        /// Second passes per hour of sound.
+        public var coherentRetriesPerHour: Double { seconds == 0 ? 0 : Double(coherentRetries) * 3600 / seconds }
         /// False tokens per hour of sound.
         public var falseTokensPerHour: Double { seconds == 0 ? 0 : Double(falseTokens) * 3600 / seconds }
     }
@@ -40,6 +45,7 @@ public struct FalseTokenBenchmark {
         decoder.finish { _ in result.falseTokens += 1 }
         result.seconds = seconds
         result.framesTried = decoder.framesTried
+        result.coherentRetries = decoder.coherentRetries
         return result
     }
 }

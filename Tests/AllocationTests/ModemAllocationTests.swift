@@ -80,4 +80,47 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
         XCTAssertGreaterThan(found, 35, "the bursts were decoded while counting")
     }
+
+    /// At 27 dB-Hz some first decodes fail, so the slow paths run too: other pairs of sync peaks
+    /// and the coherent second pass. They must not allocate either.
+    func testDecoderAllocatesNothingWhenFirstDecodesFail() throws {
+        XCTAssertTrue(AllocationCounter.isActive, "malloc-interposer must replace malloc in the test process")
+        let rate = 48_000
+        let encoder = try BurstEncoder(sampleRate: rate)
+        let decoder = try BurstDecoder(sampleRate: rate)
+        var generator = SplitMix64(seed: 2718)
+        // The noise for 27 dB-Hz against the burst's own mean power: σ² = P·(fs/2)/10^(C/N0/10).
+        encoder.start(try Token(kind: .eid, hex: "0102030405060708"))
+        var burst = [Float](repeating: 0, count: encoder.rate.burstSamples)
+        burst.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
+        let power = burst.reduce(0) { $0 + Double($1) * Double($1) } / Double(burst.count)
+        let sigma = (power * Double(rate / 2) / pow(10, 2.7)).squareRoot()
+        var period = [Float](repeating: 0, count: 1024)
+        var found = 0
+        func fill(startingBurstAt index: Int) {
+            if index % 30 == 0 {
+                encoder.start(Token(kind: .direct, packed: generator.next(), count: 8)!)
+            }
+            period.withUnsafeMutableBufferPointer { buffer in
+                // render(into:) writes over the buffer: the noise is added after it.
+                for i in buffer.indices { buffer[i] = 0 }
+                _ = encoder.render(into: buffer)
+                for i in buffer.indices {
+                    // The sum of four uniforms on [-1, 1] (variance 4/3) is near enough Gaussian.
+                    var sum = 0.0
+                    for _ in 0..<4 { sum += Double(generator.next() >> 11) * 0x1p-52 - 1 }
+                    buffer[i] += Float(sigma * sum * (3.0 / 4).squareRoot())
+                }
+            }
+            period.withUnsafeBufferPointer { decoder.push($0) { _ in found += 1 } }
+        }
+        for index in 0..<60 { fill(startingBurstAt: index) }      // warm-up
+        let allocations = AllocationCounter.allocations {
+            for index in 0..<(2 * 60 * rate / 1024) { fill(startingBurstAt: index) }
+        }
+        XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
+        XCTAssertGreaterThan(decoder.alternativePairSearches, 0, "other sync pairs were tried")
+        XCTAssertGreaterThan(decoder.coherentRetries, 0, "coherent second passes were made")
+        XCTAssertGreaterThan(found, 150, "the bursts were decoded while counting")
+    }
 }

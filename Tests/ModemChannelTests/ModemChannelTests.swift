@@ -98,4 +98,43 @@ final class ModemChannelTests: XCTestCase {
             XCTAssertEqual(result.falseTokens, 0, "\(kind)")
         }
     }
+
+    /// Trial `seed` of `nearcast bench modem` through `condition`: its token and what was found.
+    func benchTrial(_ condition: ChannelCondition, seed: UInt64,
+                    configuration: BurstDecoder.Configuration = .init()) throws -> (Token, [DecodedBurst]) {
+        var generator = SplitMix64(seed: seed ^ 0x5EED)
+        let token = ModemBenchmark.randomToken(using: &generator)
+        let (found, _) = try transmit(token, through: condition, seed: seed, configuration: configuration)
+        return (token, found)
+    }
+
+    func testAnotherPairOfSyncPeaksIsDecodedWhenTheFirstPairIsWrong() throws {
+        // Bench trials at 28 dB-Hz (seed 1) where a noise peak near a chirp outscored its true
+        // peak: the first pair gave a time scale thousands of ppm off, and the frame failed.
+        let condition = ChannelCondition.named("white-28")!
+        var firstPairOnly = BurstDecoder.Configuration()
+        firstPairOnly.alternativePeakPairs = false
+        for seed: UInt64 in [1_000_032, 1_000_136, 1_000_265, 1_000_326] {
+            let (token, found) = try benchTrial(condition, seed: seed)
+            XCTAssertEqual(found.map(\.token), [token], "seed \(seed)")
+            XCTAssertEqual(found.first?.pairedAgain, true, "seed \(seed)")
+            // No time scale in this channel: the pair decoded is about right (the wrong first
+            // pairs were 2000-5000 ppm off).
+            XCTAssertEqual(Double(found.first?.timeScalePPM ?? .infinity), 0, accuracy: 1000, "seed \(seed)")
+            XCTAssertEqual(try benchTrial(condition, seed: seed, configuration: firstPairOnly).1, [], "seed \(seed)")
+        }
+    }
+
+    func testCoherentSecondPassDecodesFramesTheNoncoherentPassMisses() throws {
+        // Bench trials at 28 dB-Hz (seed 1) whose noncoherent decode fails its CRC.
+        let condition = ChannelCondition.named("white-28")!
+        var noncoherent = BurstDecoder.Configuration()
+        noncoherent.coherentRetry = false
+        for seed: UInt64 in [1_000_033, 1_000_137, 1_000_254, 1_000_283] {
+            let (token, found) = try benchTrial(condition, seed: seed)
+            XCTAssertEqual(found.map(\.token), [token], "seed \(seed)")
+            XCTAssertEqual(found.first?.decodedCoherently, true, "seed \(seed)")
+            XCTAssertEqual(try benchTrial(condition, seed: seed, configuration: noncoherent).1, [], "seed \(seed)")
+        }
+    }
 }

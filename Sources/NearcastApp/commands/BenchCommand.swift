@@ -30,6 +30,10 @@ struct BenchModemCommand: RunnableCommand {
             .option("directivity", value: "Q", help: "Override the speaker's directivity factor Q of the room conditions (2: omnidirectional on a wall)."),
             .option("noise-hours", value: "hours", help: "Hours of each background sound (white, pink, speech, music) for the false-token count; 0 skips it (default 1)."),
             .option("sync-threshold", value: "factor", help: "The decoder's sync threshold, in units of the mean score of noise (default 7)."),
+            .flag("no-coherent", help: "Decode without the coherent second pass, for comparison."),
+            .flag("first-pair-only", help: "Decode only the first pair of sync peaks found, never another, for comparison."),
+            .option("coherence", value: "share", help: "The phase fit's coherence a failed frame needs for the coherent pass (default 0.3)."),
+            .option("phase-concentration", value: "kappa", help: "How far the coherent pass trusts the fitted phase (default 8)."),
             .option("noise-rate", value: "hz", help: "Sample rate of the false-token run: 48000 (the default) or 44100."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
@@ -45,6 +49,10 @@ struct BenchModemCommand: RunnableCommand {
     let noiseHours: Double
     let syncThreshold: Float?
     let noiseRate: Int
+    let noCoherent: Bool
+    let firstPairOnly: Bool
+    let coherence: Float?
+    let phaseConcentration: Float?
     let json: Bool
     let showFailures: Bool
 
@@ -58,6 +66,10 @@ struct BenchModemCommand: RunnableCommand {
         noiseHours = try arguments.value("noise-hours", default: 1.0)
         syncThreshold = try arguments.value("sync-threshold")
         noiseRate = try arguments.value("noise-rate", default: 48_000)
+        noCoherent = arguments.flag("no-coherent")
+        firstPairOnly = arguments.flag("first-pair-only")
+        coherence = try arguments.value("coherence")
+        phaseConcentration = try arguments.value("phase-concentration")
         json = arguments.flag("json")
         showFailures = arguments.flag("show-failures")
 
@@ -66,6 +78,10 @@ struct BenchModemCommand: RunnableCommand {
         _ = try selectedConditions()
         if let syncThreshold, !(syncThreshold > 0 && syncThreshold.isFinite) {
             throw UsageError("--sync-threshold: use a value above 0")
+        }
+        if let coherence, !(coherence >= 0 && coherence <= 1) { throw UsageError("--coherence: use a share from 0 to 1") }
+        if let phaseConcentration, !(phaseConcentration >= 0 && phaseConcentration.isFinite) {
+            throw UsageError("--phase-concentration: use 0 or more")
         }
         if let cn0, !cn0.isFinite { throw UsageError("--cn0: use a number of dB-Hz") }
         if let directivity, !(directivity > 0 && directivity.isFinite) {
@@ -77,6 +93,10 @@ struct BenchModemCommand: RunnableCommand {
     var decoderConfiguration: BurstDecoder.Configuration {
         var configuration = BurstDecoder.Configuration()
         if let syncThreshold { configuration.syncThresholdOverNoise = syncThreshold }
+        if noCoherent { configuration.coherentRetry = false }
+        if firstPairOnly { configuration.alternativePeakPairs = false }
+        if let coherence { configuration.minimumCoherence = coherence }
+        if let phaseConcentration { configuration.phaseConcentration = phaseConcentration }
         return configuration
     }
 
@@ -128,7 +148,7 @@ struct BenchModemCommand: RunnableCommand {
         if !json {
             StandardStreams.line("")
             StandardStreams.line("False tokens: \(Formatting.fixed(noiseHours, decimals: 2)) h of each sound at \(noiseRate) Hz, no burst in it")
-            StandardStreams.line("sound    hours  frames tried/h  false tokens  decode CPU")
+            StandardStreams.line("sound    hours  frames tried/h  of them 2nd pass/h  false tokens  decode CPU")
         }
         for (index, sound) in BackgroundSound.Kind.allCases.enumerated() {
             StandardStreams.error("bench: \(sound.rawValue) noise: \(Formatting.fixed(noiseHours, decimals: 2)) h...")
@@ -137,12 +157,14 @@ struct BenchModemCommand: RunnableCommand {
                                                      cpuSeconds: ThreadCPUClock.seconds)
             if json {
                 StandardStreams.line("{\"sound\":\"\(sound.rawValue)\",\"seconds\":\(Formatting.fixed(result.seconds, decimals: 1)),"
-                    + "\"frames_tried\":\(result.framesTried),\"false_tokens\":\(result.falseTokens)}")
+                    + "\"frames_tried\":\(result.framesTried),\"coherent_retries\":\(result.coherentRetries),"
+                    + "\"false_tokens\":\(result.falseTokens)}")
             } else {
                 let cpu = 1000 * result.decodeSeconds / result.seconds
                 StandardStreams.line(Formatting.padRight(sound.rawValue, 8) + " "
                     + Formatting.pad(Formatting.fixed(result.seconds / 3600, decimals: 2), 5) + "  "
                     + Formatting.pad(Formatting.fixed(result.framesPerHour, decimals: 0), 14) + "  "
+                    + Formatting.pad(Formatting.fixed(result.coherentRetriesPerHour, decimals: 1), 18) + "  "
                     + Formatting.pad(String(result.falseTokens), 12) + "  "
                     + Formatting.pad(Formatting.fixed(cpu, decimals: 2), 6) + " ms/s")
             }

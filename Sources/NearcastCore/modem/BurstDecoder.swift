@@ -33,10 +33,34 @@ public final class BurstDecoder {
         /// holds more noise at 44.1 kHz's wider baseband. Candidates from noise that get through
         /// cost CPU, never a token: the CRC, kind and tail checks reject them.
         public var syncThresholdOverNoise: Float = 7
+        /// Whether a candidate whose first decode fails is tried with the other plausible pairs
+        /// of sync peaks (see `decode`).
+        public var alternativePeakPairs = true
+        /// Whether a frame that fails its CRC gets a second, coherent pass (see
+        /// ``SoftDemodulator/coherentLLRs(into:sentTones:minimumCoherence:phaseConcentration:)``).
+        public var coherentRetry = true
+        /// The phase fit's coherence below which no second pass is made. Noise fits about 0.1,
+        /// so noise hardly ever earns a second CRC check; a burst at 28 dB-Hz fits about 0.8.
+        public var minimumCoherence: Float = 0.3
+        /// How far the second pass trusts the fitted phase (von Mises concentration κ).
+        public var phaseConcentration: Float = 8
 
         public init() {}
     }
 
+    /// Local maxima of each chirp's score a candidate's pairing is tried with: at 28 dB-Hz a
+    /// noise peak within the pairing window sometimes outscores a chirp's true peak, and the
+    /// wrong pair gives a wrong time scale.
+    static let peakAlternatives = 3
+    /// The mean strongest-tone share per symbol an alternative peak pair needs to be decoded:
+    /// noise gives 0.21 ± 0.012 over 44 symbols (the largest of 16 exponentials over their
+    /// sum), a burst at 28 dB-Hz about 0.35, a clean one nearly 1.
+    static let tonalQuality: Float = 0.25
+    /// Peaks weaker than this share of the strongest in their window are not tried.
+    static let alternativePeakShare: Float = 0.4
+    /// The part of a reverberant room's echo after a burst that is still taken for the burst's
+    /// (RT60 0.6 s: 15 dB down after 0.3 s).
+    static let reverberationTailSeconds = 0.3
     /// Candidates that may wait for their audio at once.
     public static let maximumPendingCandidates = 8
     /// Timing refinement either side of the sync peak, in baseband samples.
@@ -53,6 +77,7 @@ public final class BurstDecoder {
     private var ringRe: [Float]
     private var ringIm: [Float]
     private var upScore: [Float]            // ρ_up by window start, mod capacity
+    private var downScore: [Float]          // ρ_down by window start, mod capacity
     private var produced = 0                // baseband samples so far
 
     // Conjugated chirp templates.
@@ -65,9 +90,14 @@ public final class BurstDecoder {
     /// times the chirps' bandwidth, so every other window still lands on each correlation peak's
     /// main lobe; this halves the decoder's largest cost.
     private let syncStride: Int
-    /// The last candidate decoded: a weaker one within a burst after it is its echo in a
-    /// reverberant room, not another burst (bursts do not overlap), and is not decoded again.
+    /// The last candidate decoded: one less than half as strong within `echoWindow` after it is
+    /// its echo in a reverberant room, not another burst (bursts do not overlap), and is not
+    /// decoded.
     private var lastAttemptUp = Int.min / 2
+    /// How long after a candidate a much weaker one is taken for its echo (baseband samples):
+    /// the burst plus ``reverberationTailSeconds``, in which a room's echo of the tones still
+    /// trips the sync now and then.
+    private let echoWindow: Int
     private var lastAttemptScore: Float = 0
     /// How far (baseband samples) the up-chirp peak may sit from d − L at the largest time scale.
     private let pairSlack: Int
@@ -89,6 +119,18 @@ public final class BurstDecoder {
     private var scratchRe: [Float]
     private var scratchIm: [Float]
     private var llrs: [Float]
+    /// The tones of a first decode that failed its CRC, re-encoded for the coherent pass.
+    private var retryTones: [UInt8]
+    /// Peak pairs (up, down) a candidate is tried with; see `decode`.
+    private var hypothesisUp: [Int]
+    private var hypothesisDown: [Int]
+    /// The strongest local maxima of one score around a point (`strongestPeaks`).
+    private var peakPositions: [Int]
+    private var peakScores: [Float]
+    /// Candidates whose first decode failed and whose other pairs of sync peaks were tried.
+    public private(set) var alternativePairSearches = 0
+    /// Second, coherent passes made so far (each is one more CRC check).
+    public private(set) var coherentRetries = 0
 
     /// Makes a decoder for audio at `sampleRate` (allocates all its buffers).
     public init(sampleRate: Int, configuration: Configuration = Configuration()) throws(ModemRateError) {
@@ -105,12 +147,16 @@ public final class BurstDecoder {
         ringRe = [Float](repeating: 0, count: 2 * capacity)
         ringIm = [Float](repeating: 0, count: 2 * capacity)
         upScore = [Float](repeating: 0, count: capacity)
+        downScore = [Float](repeating: 0, count: capacity)
         let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
         spreadPerUnitScale = ModemProfile.chirpPairSpreadSeconds * Double(rate.basebandRate)
         pairSlack = Int((largestScale * spreadPerUnitScale).rounded(.up)) + 1
         let maximumStretch = Int((largestScale * Double(rate.basebandBurstSamples)).rounded(.up)) + 1
+        // An alternative peak pair tried when decoding may put the up-chirp up to three
+        // pairing slacks later than the candidate's own (its down-chirp one slack later, its
+        // up-chirp two slacks from there).
         candidateWait = rate.basebandBurstSamples + maximumStretch + 2 * Self.timingMargin
-            + FractionalInterpolator.halfTaps + 3
+            + FractionalInterpolator.halfTaps + 3 + 3 * pairSlack
 
         let (ur, ui) = Self.chirpTemplate(rate: rate, rising: true)
         let (dr, di) = Self.chirpTemplate(rate: rate, rising: false)
@@ -118,6 +164,7 @@ public final class BurstDecoder {
         templateEnergy = Float(rate.basebandChirpSamples)
         syncThreshold = configuration.syncThresholdOverNoise / Float(rate.basebandChirpSamples)
         syncStride = rate.basebandRate >= 4_000 ? 2 : 1
+        echoWindow = rate.basebandBurstSamples + Int(Self.reverberationTailSeconds * Double(rate.basebandRate))
 
         pendingUp = [Int](repeating: 0, count: Self.maximumPendingCandidates)
         pendingDown = [Int](repeating: 0, count: Self.maximumPendingCandidates)
@@ -126,6 +173,11 @@ public final class BurstDecoder {
         scratchRe = [Float](repeating: 0, count: span)
         scratchIm = [Float](repeating: 0, count: span)
         llrs = [Float](repeating: 0, count: ModemProfile.codedBits)
+        retryTones = [UInt8](repeating: 0, count: ModemProfile.symbolCount)
+        hypothesisUp = [Int](repeating: 0, count: Self.peakAlternatives * Self.peakAlternatives)
+        hypothesisDown = [Int](repeating: 0, count: Self.peakAlternatives * Self.peakAlternatives)
+        peakPositions = [Int](repeating: 0, count: Self.peakAlternatives)
+        peakScores = [Float](repeating: 0, count: Self.peakAlternatives)
     }
 
     /// Audio samples pushed so far.
@@ -169,9 +221,11 @@ public final class BurstDecoder {
             if window % syncStride != 0 {
                 // Not scored: the peak is found to a fraction of a sample when decoding.
                 upScore[scoreSlot] = 0
+                downScore[scoreSlot] = 0
             } else {
                 let (up, down) = correlate(windowStart: window)
                 upScore[scoreSlot] = up
+                downScore[scoreSlot] = down
                 // The best up-chirp peak that could belong with a down-chirp at `window`. Near
                 // the start of the stream u may be negative: those ring slots still hold the
                 // zeros the stream is taken to begin with.
@@ -266,7 +320,7 @@ public final class BurstDecoder {
                 let down = pendingDown[index]
                 let score = pendingScore[index]
                 removePending(at: index)
-                if up - lastAttemptUp < rate.basebandBurstSamples && score < 0.5 * lastAttemptScore {
+                if up - lastAttemptUp < echoWindow && score < 0.5 * lastAttemptScore {
                     continue
                 }
                 lastAttemptUp = up
@@ -310,23 +364,105 @@ public final class BurstDecoder {
         return Double(best) + Double(max(-0.5, min(0.5, offset)))
     }
 
-    private func decode(up: Int, down: Int, syncScore: Float) -> DecodedBurst? {
+    /// Up to `peakAlternatives` strongest local maxima of the up (or down) score within
+    /// `center ± radius`, strongest first, into `peakPositions`/`peakScores`; returns how many.
+    private func strongestPeaks(rising: Bool, center: Int, radius: Int) -> Int {
+        var count = 0
+        let scores = rising ? upScore : downScore
+        let mask = capacity - 1
+        scores.withUnsafeBufferPointer { scores in
+            peakPositions.withUnsafeMutableBufferPointer { positions in
+                peakScores.withUnsafeMutableBufferPointer { values in
+                    // Only windows on the sync stride were scored.
+                    var p = center - radius
+                    p += (syncStride - p % syncStride) % syncStride
+                    while p <= center + radius {
+                        let value = scores[p & mask]
+                        if value > scores[(p - syncStride) & mask] && value >= scores[(p + syncStride) & mask] {
+                            // Insert, keeping the list sorted strongest first.
+                            var slot = min(count, Self.peakAlternatives)
+                            while slot > 0 && values[slot - 1] < value {
+                                if slot < Self.peakAlternatives {
+                                    positions[slot] = positions[slot - 1]
+                                    values[slot] = values[slot - 1]
+                                }
+                                slot -= 1
+                            }
+                            if slot < Self.peakAlternatives {
+                                positions[slot] = p
+                                values[slot] = value
+                                count = min(count + 1, Self.peakAlternatives)
+                            }
+                        }
+                        p += syncStride
+                    }
+                }
+            }
+        }
+        return count
+    }
+
+    /// The peak pairs a candidate is tried with: its own, then the strongest local maxima of
+    /// the down score near its down-chirp and, for each, of the up score where that down-chirp's
+    /// partner may sit. Returns how many pairs were written.
+    private func pairHypotheses(up: Int, down: Int) -> Int {
+        hypothesisUp[0] = up
+        hypothesisDown[0] = down
+        var count = 1
+        let chirp = rate.basebandChirpSamples
+        let downs = strongestPeaks(rising: false, center: down, radius: pairSlack)
+        // strongestPeaks reuses its buffers for the up-chirps: keep the down-chirps aside.
+        var downPositions = (0, 0, 0)
+        var downScores = (Float(0), Float(0), Float(0))
+        for i in 0..<downs {
+            switch i {
+            case 0: downPositions.0 = peakPositions[0]; downScores.0 = peakScores[0]
+            case 1: downPositions.1 = peakPositions[1]; downScores.1 = peakScores[1]
+            default: downPositions.2 = peakPositions[2]; downScores.2 = peakScores[2]
+            }
+        }
+        for i in 0..<downs {
+            let (d, score) = i == 0 ? (downPositions.0, downScores.0)
+                : i == 1 ? (downPositions.1, downScores.1) : (downPositions.2, downScores.2)
+            guard score >= Self.alternativePeakShare * downScores.0 else { continue }
+            let ups = strongestPeaks(rising: true, center: d - chirp, radius: pairSlack)
+            for j in 0..<ups where peakScores[j] >= Self.alternativePeakShare * peakScores[0] {
+                let u = peakPositions[j]
+                var known = false
+                for k in 0..<count where hypothesisUp[k] == u && hypothesisDown[k] == d { known = true }
+                if !known && count < hypothesisUp.count {
+                    hypothesisUp[count] = u
+                    hypothesisDown[count] = d
+                    count += 1
+                }
+            }
+        }
+        return count
+    }
+
+    /// Where the burst of the peak pair (`up`, `down`) starts (baseband samples) and its time
+    /// scale, from both peaks located to a fraction of a sample.
+    private func pairTiming(up: Int, down: Int) -> (start: Double, scale: Double) {
         let chirp = Double(rate.basebandChirpSamples)
         let upPeak = refinedPeak(near: up, rising: true)
         let downPeak = refinedPeak(near: down, rising: false)
         let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
         let scale = max(-largest, min(largest, (downPeak - upPeak - chirp) / spreadPerUnitScale))
         // Each peak sits ε·L/2 early from the chirp's compression; the pair's mean puts the start.
-        let start = 0.5 * (upPeak + downPeak - chirp) + scale * chirp
+        return (0.5 * (upPeak + downPeak - chirp) + scale * chirp, scale)
+    }
 
-        // Resample the burst (plus the timing margin either side) onto the sender's clock.
+    /// Resamples the burst that starts at `start` with time scale `scale` (plus the timing
+    /// margin either side) into the scratch buffers, onto the sender's clock; false when its
+    /// audio is not (or no longer) in the ring.
+    private func resample(start: Double, scale: Double) -> Bool {
         let margin = Self.timingMargin
         let span = rate.basebandBurstSamples + 2 * margin
         let stretch = 1 / (1 + scale)
         let origin = Int((start - Double(margin) * stretch).rounded(.down)) - FractionalInterpolator.halfTaps - 1
         let last = start + Double(span) * stretch + Double(FractionalInterpolator.halfTaps) + 1
         // Before the stream began the ring holds zeros (origin may be negative at the start).
-        guard Int(last) < produced, produced - origin <= capacity else { return nil }
+        guard Int(last) < produced, produced - origin <= capacity else { return false }
         let offset = origin & (capacity - 1)
         // After resampling, the tones sit ε·f_c/(1+ε) above where they belong.
         let step = -2 * CoreMath.pi * Double(ModemProfile.basebandCenterHz) * scale * stretch / Double(rate.basebandRate)
@@ -345,7 +481,13 @@ public final class BurstDecoder {
                 }
             }
         }
+        return true
+    }
 
+    /// The symbol timing (shift within ±`timingMargin`) that makes the resampled burst's
+    /// symbols most tone-like.
+    private func bestTiming() -> Int {
+        let margin = Self.timingMargin
         let dataOffset = 2 * rate.basebandChirpSamples
         var bestShift = 0
         var bestQuality: Float = -1
@@ -360,21 +502,97 @@ public final class BurstDecoder {
                         bestShift = shift
                     }
                 }
-                _ = demodulator.measure(re: xr, im: xi, start: margin + bestShift + dataOffset)
             }
         }
-        framesTried += 1
-        let snr = llrs.withUnsafeMutableBufferPointer { demodulator.llrs(into: $0) }
-        let decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
-        guard let token = FrameCodec.token(fromFrameBits: decoded.bits) else { return nil }
+        return bestShift
+    }
 
-        let burstStart = start + Double(bestShift) * stretch
+    /// Measures every symbol of the resampled burst at timing `shift`, ready for the LLRs;
+    /// returns the sum over symbols of the strongest tone's share (higher: more tone-like).
+    private func measureAll(shift: Int) -> Float {
+        scratchRe.withUnsafeBufferPointer { xr in
+            scratchIm.withUnsafeBufferPointer { xi in
+                demodulator.measure(re: xr, im: xi, start: Self.timingMargin + shift + 2 * rate.basebandChirpSamples)
+            }
+        }
+    }
+
+    private func decode(up: Int, down: Int, syncScore: Float) -> DecodedBurst? {
+        // The candidate's own peak pair first.
+        let (start, scale) = pairTiming(up: up, down: down)
+        guard resample(start: start, scale: scale) else { return nil }
+        let shift = bestTiming()
+        let quality = measureAll(shift: shift)
+        if let burst = decodeMeasured(start: start, scale: scale, shift: shift, syncScore: syncScore) {
+            return burst
+        }
+        guard configuration.alternativePeakPairs else { return nil }
+        // At low SNR a noise peak near a chirp's true peak sometimes outscores it, and the wrong
+        // pair gives a wrong time scale. Try the other plausible pairs and decode the one whose
+        // symbols look most like tones, if it beats this pair's and is clearly not noise: so
+        // noise candidates (almost) never get a second CRC check from here.
+        alternativePairSearches += 1
+        let hypotheses = pairHypotheses(up: up, down: down)
+        var best = (index: 0, start: start, scale: scale, shift: shift, quality: quality)
+        var bestIsMeasured = true
+        for index in 1..<max(1, hypotheses) {
+            let (otherStart, otherScale) = pairTiming(up: hypothesisUp[index], down: hypothesisDown[index])
+            guard resample(start: otherStart, scale: otherScale) else { continue }
+            let otherShift = bestTiming()
+            let otherQuality = measureAll(shift: otherShift)
+            bestIsMeasured = otherQuality > best.quality
+            if bestIsMeasured { best = (index, otherStart, otherScale, otherShift, otherQuality) }
+        }
+        guard best.index != 0, best.quality >= Self.tonalQuality * Float(ModemProfile.symbolCount) else { return nil }
+        if !bestIsMeasured {
+            // The scratch buffers and the demodulator hold a worse pair: redo the best.
+            guard resample(start: best.start, scale: best.scale) else { return nil }
+            _ = measureAll(shift: best.shift)
+        }
+        var burst = decodeMeasured(start: best.start, scale: best.scale, shift: best.shift, syncScore: syncScore)
+        burst?.pairedAgain = true
+        return burst
+    }
+
+    /// Soft bits, Viterbi and the frame checks for the burst last measured (starting at
+    /// `start` with time scale `scale`, symbols at timing `shift`), then the coherent second
+    /// pass if the first fails.
+    private func decodeMeasured(start: Double, scale: Double, shift: Int, syncScore: Float) -> DecodedBurst? {
+        let stretch = 1 / (1 + scale)
+        framesTried += 1
+        var snr = llrs.withUnsafeMutableBufferPointer { demodulator.llrs(into: $0) }
+        var decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
+        var found = FrameCodec.token(fromFrameBits: decoded.bits)
+        var coherently = false
+        if found == nil && configuration.coherentRetry {
+            // Most of a failed frame's bits are right: its tones show the carrier's phase.
+            retryTones.withUnsafeMutableBufferPointer { FrameCodec.encode(frameBits: decoded.bits, into: $0) }
+            let coherentSNR = retryTones.withUnsafeBufferPointer { tones in
+                llrs.withUnsafeMutableBufferPointer { output in
+                    demodulator.coherentLLRs(into: output, sentTones: tones,
+                                             minimumCoherence: configuration.minimumCoherence,
+                                             phaseConcentration: configuration.phaseConcentration)
+                }
+            }
+            if let coherentSNR {
+                framesTried += 1
+                coherentRetries += 1
+                snr = coherentSNR
+                decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
+                found = FrameCodec.token(fromFrameBits: decoded.bits)
+                coherently = true
+            }
+        }
+        guard let token = found else { return nil }
+
+        let burstStart = start + Double(shift) * stretch
         suppressUntil = Int(burstStart) + rate.basebandBurstSamples - rate.basebandChirpSamples
         // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
         // `delaySamples` earlier.
         let audioStart = Int(((burstStart + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
         return DecodedBurst(token: token, startSample: max(0, audioStart), sampleRate: rate.sampleRate,
-                            syncScore: syncScore, symbolSNR: snr, timeScalePPM: Float(scale * 1e6))
+                            syncScore: syncScore, symbolSNR: snr, timeScalePPM: Float(scale * 1e6),
+                            decodedCoherently: coherently)
     }
 
     // MARK: - Templates

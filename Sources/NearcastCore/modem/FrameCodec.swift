@@ -42,8 +42,14 @@ public enum FrameCodec {
 
     /// Encodes `token` into ``ModemProfile/symbolCount`` tone indices (0...15) in `symbols`.
     public static func encode(_ token: Token, into symbols: UnsafeMutableBufferPointer<UInt8>) {
+        encode(frameBits: frameBits(for: token), into: symbols)
+    }
+
+    /// Encodes frame bits (tail included, as ``frameBits(for:)`` lays them out) into
+    /// ``ModemProfile/symbolCount`` tone indices. The decoder uses it to re-encode a frame that
+    /// failed its CRC: most of its bits are still right, so its tones show where the signal is.
+    public static func encode(frameBits bits: UInt128, into symbols: UnsafeMutableBufferPointer<UInt8>) {
         precondition(symbols.count >= ModemProfile.symbolCount, "symbol buffer too small")
-        let bits = frameBits(for: token)
         let count = ModemProfile.encodedBits
         for index in 0..<ModemProfile.symbolCount { symbols[index] = 0 }
         var state = 0

@@ -16,6 +16,10 @@
 /// 4. **Decode**: the symbol timing is refined over ±2 baseband samples, soft bits are computed
 ///    (``SoftDemodulator``), Viterbi-decoded, and the frame's CRC, kind and tail are checked
 ///    (``FrameCodec``). Only a frame that passes all of them is reported.
+/// 5. **When that fails**: the other plausible pairs of sync peaks are tried, and the one whose
+///    symbols look most like tones is decoded (see `decode`); a frame whose CRC still fails gets
+///    a coherent second pass with the carrier phase fitted to its re-encoded tones
+///    (``SoftDemodulator/coherentLLRs(into:sentTones:minimumCoherence:phaseConcentration:)``).
 ///
 /// Every buffer is allocated in `init`; `push` and `finish` do not allocate.
 ///
@@ -94,11 +98,11 @@ public final class BurstDecoder {
     /// its echo in a reverberant room, not another burst (bursts do not overlap), and is not
     /// decoded.
     private var lastAttemptUp = Int.min / 2
+    private var lastAttemptScore: Float = 0
     /// How long after a candidate a much weaker one is taken for its echo (baseband samples):
     /// the burst plus ``reverberationTailSeconds``, in which a room's echo of the tones still
     /// trips the sync now and then.
     private let echoWindow: Int
-    private var lastAttemptScore: Float = 0
     /// How far (baseband samples) the up-chirp peak may sit from d − L at the largest time scale.
     private let pairSlack: Int
     /// Baseband samples by which the peaks part per unit of time scale.
@@ -468,16 +472,22 @@ public final class BurstDecoder {
         let step = -2 * CoreMath.pi * Double(ModemProfile.basebandCenterHz) * scale * stretch / Double(rate.basebandRate)
         let stepRe = CoreMath.cos(step), stepIm = CoreMath.sin(step)
         var rotRe = 1.0, rotIm = 0.0
+        // Every buffer is taken as a pointer once: element writes to a class's arrays inside the
+        // loop would each pay an exclusivity check and a uniqueness test.
         ringRe.withUnsafeBufferPointer { xr in
             ringIm.withUnsafeBufferPointer { xi in
-                for i in 0..<span {
-                    let position = start + Double(i - margin) * stretch - Double(origin) + Double(offset)
-                    let (re, im) = interpolator.value(re: xr, im: xi, at: position)
-                    scratchRe[i] = re * Float(rotRe) - im * Float(rotIm)
-                    scratchIm[i] = re * Float(rotIm) + im * Float(rotRe)
-                    let nextRe = rotRe * stepRe - rotIm * stepIm
-                    rotIm = rotRe * stepIm + rotIm * stepRe
-                    rotRe = nextRe
+                scratchRe.withUnsafeMutableBufferPointer { outRe in
+                    scratchIm.withUnsafeMutableBufferPointer { outIm in
+                        for i in 0..<span {
+                            let position = start + Double(i - margin) * stretch - Double(origin) + Double(offset)
+                            let (re, im) = interpolator.value(re: xr, im: xi, at: position)
+                            outRe[i] = re * Float(rotRe) - im * Float(rotIm)
+                            outIm[i] = re * Float(rotIm) + im * Float(rotRe)
+                            let nextRe = rotRe * stepRe - rotIm * stepIm
+                            rotIm = rotRe * stepIm + rotIm * stepRe
+                            rotRe = nextRe
+                        }
+                    }
                 }
             }
         }
@@ -485,8 +495,8 @@ public final class BurstDecoder {
     }
 
     /// The symbol timing (shift within ±`timingMargin`) that makes the resampled burst's
-    /// symbols most tone-like.
-    private func bestTiming() -> Int {
+    /// symbols most tone-like, and that measure over every fourth symbol.
+    private func bestTiming() -> (shift: Int, quality: Float) {
         let margin = Self.timingMargin
         let dataOffset = 2 * rate.basebandChirpSamples
         var bestShift = 0
@@ -504,7 +514,7 @@ public final class BurstDecoder {
                 }
             }
         }
-        return bestShift
+        return (bestShift, bestQuality)
     }
 
     /// Measures every symbol of the resampled burst at timing `shift`, ready for the LLRs;
@@ -521,33 +531,36 @@ public final class BurstDecoder {
         // The candidate's own peak pair first.
         let (start, scale) = pairTiming(up: up, down: down)
         guard resample(start: start, scale: scale) else { return nil }
-        let shift = bestTiming()
+        let (shift, sampledQuality) = bestTiming()
         let quality = measureAll(shift: shift)
         if let burst = decodeMeasured(start: start, scale: scale, shift: shift, syncScore: syncScore) {
             return burst
         }
         guard configuration.alternativePeakPairs else { return nil }
         // At low SNR a noise peak near a chirp's true peak sometimes outscores it, and the wrong
-        // pair gives a wrong time scale. Try the other plausible pairs and decode the one whose
-        // symbols look most like tones, if it beats this pair's and is clearly not noise: so
-        // noise candidates (almost) never get a second CRC check from here.
+        // pair gives a wrong time scale. Rank the other plausible pairs by how much their
+        // symbols look like tones (every fourth symbol, as the timing search measures them) and
+        // decode the best, if it beats this pair and, measured over every symbol, is clearly
+        // not noise: so noise candidates (almost) never get a second CRC check from here.
         alternativePairSearches += 1
         let hypotheses = pairHypotheses(up: up, down: down)
-        var best = (index: 0, start: start, scale: scale, shift: shift, quality: quality)
-        var bestIsMeasured = true
+        var best = (index: 0, start: start, scale: scale, shift: shift, quality: sampledQuality)
+        var bestIsResampled = true
         for index in 1..<max(1, hypotheses) {
             let (otherStart, otherScale) = pairTiming(up: hypothesisUp[index], down: hypothesisDown[index])
             guard resample(start: otherStart, scale: otherScale) else { continue }
-            let otherShift = bestTiming()
-            let otherQuality = measureAll(shift: otherShift)
-            bestIsMeasured = otherQuality > best.quality
-            if bestIsMeasured { best = (index, otherStart, otherScale, otherShift, otherQuality) }
+            let (otherShift, otherQuality) = bestTiming()
+            bestIsResampled = otherQuality > best.quality
+            if bestIsResampled { best = (index, otherStart, otherScale, otherShift, otherQuality) }
         }
-        guard best.index != 0, best.quality >= Self.tonalQuality * Float(ModemProfile.symbolCount) else { return nil }
-        if !bestIsMeasured {
-            // The scratch buffers and the demodulator hold a worse pair: redo the best.
+        guard best.index != 0 else { return nil }
+        if !bestIsResampled {
+            // The scratch buffers hold a worse pair: redo the best.
             guard resample(start: best.start, scale: best.scale) else { return nil }
-            _ = measureAll(shift: best.shift)
+        }
+        let bestQuality = measureAll(shift: best.shift)
+        guard bestQuality > quality, bestQuality >= Self.tonalQuality * Float(ModemProfile.symbolCount) else {
+            return nil
         }
         var burst = decodeMeasured(start: best.start, scale: best.scale, shift: best.shift, syncScore: syncScore)
         burst?.pairedAgain = true

@@ -6,7 +6,8 @@
 /// log I₀(2·√(Es·E)/N0). A bit's LLR is the log-sum-exp over tones whose value has the bit set
 /// minus that over tones where it is clear. Soft values go to the Viterbi decoder unchanged.
 /// In a reverberant room the noise of each bin also counts the echo the earlier symbols left in
-/// it (see `llrs(into:)`).
+/// it (see `llrs(into:)`). A frame that fails its CRC can be scored again coherently, with the
+/// carrier phase fitted to its re-encoded tones (see `coherentLLRs`).
 public final class SoftDemodulator {
     public let rate: ModemRate
     private let toneRe: [Float]      // [tone][m] = cos(2π·f_k·m/fsb)
@@ -28,9 +29,10 @@ public final class SoftDemodulator {
     /// The complex DFT value of every (symbol, tone) bin of the last `measure`, interleaved
     /// re, im: the phases the coherent pass needs. Allocated once, freed in `deinit`.
     private let bins: UnsafeMutableBufferPointer<Float>
-    /// The phase fit's working space: per symbol the sent tone's bin (re, im) and its elapsed
-    /// phase factor, then the bin turned by a trial ω (re, im).
+    /// The phase fit's working space, ``FitSlot/count`` values per symbol.
     private let fitWork: UnsafeMutableBufferPointer<Float>
+    /// e^(−jβ(k − 8)) for every trial β of the fine grid and every tone, interleaved re, im.
+    private let fineBetaRotations: UnsafeMutableBufferPointer<Float>
     /// e^(−jβ(k − 8)) for every trial β of the coarse grid and every tone, interleaved re, im.
     private let betaRotations: UnsafeMutableBufferPointer<Float>
     /// The last phase fit: the carrier's phasor at symbol 0 (re, im), ω and β.
@@ -64,8 +66,10 @@ public final class SoftDemodulator {
         scratch = [Float](repeating: 0, count: ModemProfile.symbolCount * tones)
         bins = .allocate(capacity: 2 * ModemProfile.symbolCount * tones)
         bins.initialize(repeating: 0)
-        fitWork = .allocate(capacity: 5 * ModemProfile.symbolCount)
+        fitWork = .allocate(capacity: FitSlot.count * ModemProfile.symbolCount)
         fitWork.initialize(repeating: 0)
+        fineBetaRotations = .allocate(capacity: 2 * PhaseFit.fineSteps * tones)
+        fineBetaRotations.initialize(repeating: 0)
         betaRotations = .allocate(capacity: 2 * PhaseFit.betaSteps * tones)
         for step in 0..<PhaseFit.betaSteps {
             let beta = PhaseFit.beta(ofStep: step)
@@ -80,6 +84,7 @@ public final class SoftDemodulator {
     deinit {
         bins.deallocate()
         fitWork.deallocate()
+        fineBetaRotations.deallocate()
         betaRotations.deallocate()
     }
 
@@ -230,6 +235,8 @@ public final class SoftDemodulator {
 
     /// The ω and β that line up the phases of the sent tones' bins best: a coarse grid
     /// (``PhaseFit/omegaSteps`` × ``PhaseFit/betaSteps``), then a finer one around its best.
+    /// Each grid turns every bin by successive ω with one complex multiply (a per-symbol step
+    /// phasor) and by β with a table per tone, so a fit takes a few hundred sines, not thousands.
     private func fitPhase(sentTones: UnsafeBufferPointer<UInt8>) -> PhaseFit {
         let tones = ModemProfile.toneCount
         let symbols = ModemProfile.symbolCount
@@ -238,57 +245,82 @@ public final class SoftDemodulator {
         for symbol in 0..<symbols {
             let tone = Int(sentTones[symbol] & 0x0F)
             let yr = bins[2 * (symbol * tones + tone)], yi = bins[2 * (symbol * tones + tone) + 1]
-            work[5 * symbol] = yr
-            work[5 * symbol + 1] = yi
-            work[5 * symbol + 2] = Float(symbol) * PhaseFit.frequencyRatio(tone: tone)
+            work[FitSlot.count * symbol + FitSlot.binRe] = yr
+            work[FitSlot.count * symbol + FitSlot.binIm] = yi
+            work[FitSlot.count * symbol + FitSlot.elapsed] = Float(symbol) * PhaseFit.frequencyRatio(tone: tone)
             power += yr * yr + yi * yi
         }
         guard power > 0 else { return PhaseFit() }
 
-        // Coarse: turn each bin by ω once, then every β is a table lookup per symbol.
         var best = (sum: Float(-1), re: Float(0), im: Float(0), omega: 0.0, beta: 0.0)
-        for omegaStep in 0..<PhaseFit.omegaSteps {
-            let omega = PhaseFit.omega(ofStep: omegaStep)
+        // Sets every symbol's turned bin to y·e^(−j·first·a) and its step to e^(−j·step·a).
+        func startTurning(first: Double, step: Double) {
             for symbol in 0..<symbols {
-                let angle = -omega * Double(work[5 * symbol + 2])
-                let c = Float(CoreMath.cos(angle)), s = Float(CoreMath.sin(angle))
-                let yr = work[5 * symbol], yi = work[5 * symbol + 1]
-                work[5 * symbol + 3] = yr * c - yi * s
-                work[5 * symbol + 4] = yr * s + yi * c
+                let base = FitSlot.count * symbol
+                let elapsed = Double(work[base + FitSlot.elapsed])
+                let c = Float(CoreMath.cos(-first * elapsed)), s = Float(CoreMath.sin(-first * elapsed))
+                let yr = work[base + FitSlot.binRe], yi = work[base + FitSlot.binIm]
+                work[base + FitSlot.turnedRe] = yr * c - yi * s
+                work[base + FitSlot.turnedIm] = yr * s + yi * c
+                work[base + FitSlot.stepRe] = Float(CoreMath.cos(-step * elapsed))
+                work[base + FitSlot.stepIm] = Float(CoreMath.sin(-step * elapsed))
             }
+        }
+        func turnOneStep() {
+            for symbol in 0..<symbols {
+                let base = FitSlot.count * symbol
+                let zr = work[base + FitSlot.turnedRe], zi = work[base + FitSlot.turnedIm]
+                let c = work[base + FitSlot.stepRe], s = work[base + FitSlot.stepIm]
+                work[base + FitSlot.turnedRe] = zr * c - zi * s
+                work[base + FitSlot.turnedIm] = zr * s + zi * c
+            }
+        }
+        // |Σ turned·e^(−jβ(k−8))|² with the β rotations in `table` row `row`.
+        func sum(row: Int, table: UnsafeMutableBufferPointer<Float>) -> (Float, Float, Float) {
+            var sr: Float = 0, si: Float = 0
+            for symbol in 0..<symbols {
+                let tone = Int(sentTones[symbol] & 0x0F)
+                let c = table[2 * (row * tones + tone)], s = table[2 * (row * tones + tone) + 1]
+                let zr = work[FitSlot.count * symbol + FitSlot.turnedRe]
+                let zi = work[FitSlot.count * symbol + FitSlot.turnedIm]
+                sr += zr * c - zi * s
+                si += zr * s + zi * c
+            }
+            return (sr * sr + si * si, sr, si)
+        }
+
+        // Coarse.
+        startTurning(first: PhaseFit.omega(ofStep: 0), step: PhaseFit.omegaStep)
+        for omegaStep in 0..<PhaseFit.omegaSteps {
+            if omegaStep > 0 { turnOneStep() }
             for betaStep in 0..<PhaseFit.betaSteps {
-                var sr: Float = 0, si: Float = 0
-                let row = betaStep * tones
-                for symbol in 0..<symbols {
-                    let tone = Int(sentTones[symbol] & 0x0F)
-                    let c = betaRotations[2 * (row + tone)], s = betaRotations[2 * (row + tone) + 1]
-                    let zr = work[5 * symbol + 3], zi = work[5 * symbol + 4]
-                    sr += zr * c - zi * s
-                    si += zr * s + zi * c
-                }
-                let sum = sr * sr + si * si
-                if sum > best.sum {
-                    best = (sum, sr, si, omega, PhaseFit.beta(ofStep: betaStep))
+                let (total, sr, si) = sum(row: betaStep, table: betaRotations)
+                if total > best.sum {
+                    best = (total, sr, si, PhaseFit.omega(ofStep: omegaStep), PhaseFit.beta(ofStep: betaStep))
                 }
             }
         }
         // Fine: a quarter of a coarse step, one coarse step either side.
         let (omega0, beta0) = (best.omega, best.beta)
-        for i in -4...4 {
-            for j in -4...4 where i != 0 || j != 0 {
-                let omega = omega0 + Double(i) * PhaseFit.omegaStep / 4
-                let beta = beta0 + Double(j) * PhaseFit.betaStep / 4
-                var sr: Float = 0, si: Float = 0
-                for symbol in 0..<symbols {
-                    let tone = Int(sentTones[symbol] & 0x0F)
-                    let angle = -omega * Double(work[5 * symbol + 2]) - beta * Double(tone - tones / 2)
-                    let c = Float(CoreMath.cos(angle)), s = Float(CoreMath.sin(angle))
-                    let yr = work[5 * symbol], yi = work[5 * symbol + 1]
-                    sr += yr * c - yi * s
-                    si += yr * s + yi * c
+        let fineOmega = PhaseFit.omegaStep / 4, fineBeta = PhaseFit.betaStep / 4
+        for row in 0..<PhaseFit.fineSteps {
+            let beta = beta0 + Double(row - PhaseFit.fineSteps / 2) * fineBeta
+            for tone in 0..<tones {
+                let angle = -beta * Double(tone - tones / 2)
+                fineBetaRotations[2 * (row * tones + tone)] = Float(CoreMath.cos(angle))
+                fineBetaRotations[2 * (row * tones + tone) + 1] = Float(CoreMath.sin(angle))
+            }
+        }
+        let firstOmega = omega0 - Double(PhaseFit.fineSteps / 2) * fineOmega
+        startTurning(first: firstOmega, step: fineOmega)
+        for i in 0..<PhaseFit.fineSteps {
+            if i > 0 { turnOneStep() }
+            for row in 0..<PhaseFit.fineSteps {
+                let (total, sr, si) = sum(row: row, table: fineBetaRotations)
+                if total > best.sum {
+                    best = (total, sr, si, firstOmega + Double(i) * fineOmega,
+                            beta0 + Double(row - PhaseFit.fineSteps / 2) * fineBeta)
                 }
-                let sum = sr * sr + si * si
-                if sum > best.sum { best = (sum, sr, si, omega, beta) }
             }
         }
         let length = best.sum.squareRoot()
@@ -414,6 +446,10 @@ struct PhaseFit {
     static let betaStep = 0.05
     static let betaSteps = 21
 
+    /// Points of the fine grid on each axis: a quarter of a coarse step apart, one coarse step
+    /// either side of the coarse best.
+    static let fineSteps = 9
+
     static func omega(ofStep step: Int) -> Double { Double(step - omegaSteps / 2) * omegaStep }
     static func beta(ofStep step: Int) -> Double { Double(step - betaSteps / 2) * betaStep }
 
@@ -429,4 +465,17 @@ struct PhaseFit {
         let c = Float(CoreMath.cos(angle)), s = Float(CoreMath.sin(angle))
         return (carrierRe * c - carrierIm * s, carrierRe * s + carrierIm * c)
     }
+}
+
+/// Where each value sits in the phase fit's per-symbol working space.
+enum FitSlot {
+    /// The sent tone's complex bin.
+    static let binRe = 0, binIm = 1
+    /// n·f_k/f_c: the symbol's elapsed time in units the turn ω applies to.
+    static let elapsed = 2
+    /// The bin turned by the current trial ω.
+    static let turnedRe = 3, turnedIm = 4
+    /// The turn from one trial ω to the next.
+    static let stepRe = 5, stepIm = 6
+    static let count = 7
 }

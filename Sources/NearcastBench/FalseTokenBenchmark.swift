@@ -1,8 +1,8 @@
 import NearcastCore
 
 /// Feeds hours of ``BackgroundSound`` with no burst in it through one streaming decoder and
-/// counts every token it reports (each one is a false token) and every frame it tried to decode
-/// (sync candidates that reached the Viterbi decoder and CRC).
+/// counts every token it reports (each one is a false token) and every CRC check it made (see
+/// ``BurstDecoder/framesTried``: a candidate can be checked up to four times).
 public struct FalseTokenBenchmark {
     /// What one kind of sound gave.
     public struct Result: Sendable {

@@ -124,4 +124,18 @@ final class CoherentDemodulationTests: XCTestCase {
             XCTAssertEqual(checked, ModemProfile.bitsPerSymbol)
         }
     }
+
+    func testLLRsStayFiniteWhenMostOfTheDataSectionIsEmpty() {
+        // A candidate near the start or end of a stream sees the ring's zeros: a few symbols of
+        // tone, the rest exactly 0. N0 must not collapse to 0 (infinite LLRs, NaN in Viterbi).
+        let demodulator = SoftDemodulator(rate: rate)
+        var (re, im) = dataSection(sent: randomTones(seed: 9), theta: 0, omega: 0, beta: 0, noise: 0)
+        let ns = rate.basebandSymbolSamples
+        for i in (3 * ns)..<re.count { re[i] = 0; im[i] = 0 }
+        measure(demodulator, (re, im))
+        var llrs = [Float](repeating: 0, count: ModemProfile.codedBits)
+        let snr = llrs.withUnsafeMutableBufferPointer { demodulator.llrs(into: $0) }
+        XCTAssertTrue(snr.isFinite, "Es/N0 \(snr)")
+        XCTAssertTrue(llrs.allSatisfy(\.isFinite), "non-finite LLRs: \(llrs.filter { !$0.isFinite }.count)")
+    }
 }

@@ -80,8 +80,8 @@ struct BenchModemCommand: RunnableCommand {
             throw UsageError("--sync-threshold: use a value above 0")
         }
         if let coherence, !(coherence >= 0 && coherence <= 1) { throw UsageError("--coherence: use a share from 0 to 1") }
-        if let phaseConcentration, !(phaseConcentration >= 0 && phaseConcentration.isFinite) {
-            throw UsageError("--phase-concentration: use 0 or more")
+        if let phaseConcentration, !(phaseConcentration > 0 && phaseConcentration.isFinite) {
+            throw UsageError("--phase-concentration: use a value above 0 (--no-coherent turns the pass off)")
         }
         if let cn0, !cn0.isFinite { throw UsageError("--cn0: use a number of dB-Hz") }
         if let directivity, !(directivity > 0 && directivity.isFinite) {

@@ -44,9 +44,10 @@ public final class BurstDecoder {
         /// ``SoftDemodulator/coherentLLRs(into:sentTones:minimumCoherence:phaseConcentration:)``).
         public var coherentRetry = true
         /// The phase fit's coherence below which no second pass is made. Noise fits about 0.1,
-        /// so noise hardly ever earns a second CRC check; a burst at 28 dB-Hz fits about 0.8.
+        /// so noise hardly ever earns a second CRC check; a burst at 28 dB-Hz fits about 0.85.
         public var minimumCoherence: Float = 0.3
-        /// How far the second pass trusts the fitted phase (von Mises concentration κ).
+        /// How far the second pass trusts the fitted phase (von Mises concentration κ; 0 turns
+        /// the pass off, as it would only repeat the first).
         public var phaseConcentration: Float = 8
 
         public init() {}
@@ -94,9 +95,11 @@ public final class BurstDecoder {
     /// times the chirps' bandwidth, so every other window still lands on each correlation peak's
     /// main lobe; this halves the decoder's largest cost.
     private let syncStride: Int
-    /// The last candidate decoded: one less than half as strong within `echoWindow` after it is
-    /// its echo in a reverberant room, not another burst (bursts do not overlap), and is not
-    /// decoded.
+    /// The last candidate tried (decoded or not): one less than half as strong within
+    /// `echoWindow` after it is taken for its echo in a reverberant room, not another burst, and
+    /// is not decoded. One box sends bursts at least a second apart (the default 50 % duty
+    /// cap); a much weaker burst from another box within 0.3 s of a burst's end is lost to this,
+    /// as it would mostly be to that burst's echo anyway.
     private var lastAttemptUp = Int.min / 2
     private var lastAttemptScore: Float = 0
     /// How long after a candidate a much weaker one is taken for its echo (baseband samples):
@@ -108,7 +111,8 @@ public final class BurstDecoder {
     /// Baseband samples by which the peaks part per unit of time scale.
     private let spreadPerUnitScale: Double
     /// Baseband samples a candidate waits after its up-chirp before it is decoded: its whole
-    /// burst at the largest stretch, the timing margin on both sides and the interpolator's reach.
+    /// burst at the largest stretch, the timing margin on both sides, the interpolator's reach,
+    /// and three pairing slacks for the other peak pairs a failed first decode tries.
     private let candidateWait: Int
 
     private var candidateUp = -1
@@ -131,8 +135,10 @@ public final class BurstDecoder {
     /// The strongest local maxima of one score around a point (`strongestPeaks`).
     private var peakPositions: [Int]
     private var peakScores: [Float]
-    /// Candidates whose first decode failed and whose other pairs of sync peaks were tried.
+    /// Candidates whose first decode failed and whose other pairs of sync peaks were looked for.
     public private(set) var alternativePairSearches = 0
+    /// Other pairs of sync peaks resampled and measured, over all those searches.
+    public private(set) var alternativePairsMeasured = 0
     /// Second, coherent passes made so far (each is one more CRC check).
     public private(set) var coherentRetries = 0
 
@@ -186,8 +192,9 @@ public final class BurstDecoder {
 
     /// Audio samples pushed so far.
     public private(set) var samplesPushed = 0
-    /// Sync candidates whose frame was run through the Viterbi decoder and checked, so far: the
-    /// chances noise had to pass the CRC.
+    /// CRC checks made so far, the chances noise had to pass the CRC: one per candidate decoded,
+    /// one more when another pair of sync peaks is decoded, and one per coherent pass (up to
+    /// four per candidate).
     public private(set) var framesTried = 0
 
     /// Feeds audio samples; calls `onBurst` for each token found, in order.
@@ -549,6 +556,7 @@ public final class BurstDecoder {
         for index in 1..<max(1, hypotheses) {
             let (otherStart, otherScale) = pairTiming(up: hypothesisUp[index], down: hypothesisDown[index])
             guard resample(start: otherStart, scale: otherScale) else { continue }
+            alternativePairsMeasured += 1
             let (otherShift, otherQuality) = bestTiming()
             bestIsResampled = otherQuality > best.quality
             if bestIsResampled { best = (index, otherStart, otherScale, otherShift, otherQuality) }
@@ -577,7 +585,7 @@ public final class BurstDecoder {
         var decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
         var found = FrameCodec.token(fromFrameBits: decoded.bits)
         var coherently = false
-        if found == nil && configuration.coherentRetry {
+        if found == nil && configuration.coherentRetry && configuration.phaseConcentration > 0 {
             // Most of a failed frame's bits are right: its tones show the carrier's phase.
             retryTones.withUnsafeMutableBufferPointer { FrameCodec.encode(frameBits: decoded.bits, into: $0) }
             let coherentSNR = retryTones.withUnsafeBufferPointer { tones in

@@ -91,7 +91,8 @@ public final class SoftDemodulator {
     /// Measures the tone energies of every `symbolStride`-th symbol of the data section that
     /// begins at baseband sample `start` of `re`/`im`. Returns the sum over those symbols of the
     /// strongest tone's share of the symbol's energy, a timing-quality score (higher is better).
-    /// Only a measurement of every symbol (stride 1) can be turned into LLRs.
+    /// Only a measurement of every symbol (stride 1) can be turned into LLRs. The complex value
+    /// of every bin is kept too, for the coherent pass.
     public func measure(re xr: UnsafeBufferPointer<Float>, im xi: UnsafeBufferPointer<Float>,
                         start: Int, symbolStride: Int = 1) -> Float {
         precondition(start >= 0 && start + ModemProfile.symbolCount * rate.basebandSymbolSamples <= xr.count,
@@ -363,7 +364,11 @@ public final class SoftDemodulator {
                         }
                     }
                     let quartile = Self.select(scratch, count: count, rank: count / 4)
-                    let n0 = max(min(noise / Float(symbols), quartile / 0.287_682), Float.leastNormalMagnitude)
+                    // Floored at 60 dB under the tones: where the ring still holds the zeros a
+                    // stream begins with (or `finish` appends), most bins are empty, and an N0 of
+                    // nearly 0 would make the LLRs infinite (NaN in the Viterbi decoder).
+                    let floor = max(1e-6 * peaks / Float(symbols), Float.leastNormalMagnitude)
+                    let n0 = max(min(noise / Float(symbols), quartile / 0.287_682), floor)
                     let es = max(peaks / Float(symbols) - n0, 0.1 * n0)
 
                     // ρ: what is left in the previous symbol's bin, as a share of what it put there.

@@ -1,7 +1,26 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.0
 // Nearcast: the firmware core of a venue set-top box that broadcasts rotating event tokens
 // over near-ultrasonic audio and BLE. See README.md for the architecture.
 import PackageDescription
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// libgpiod 2.x (Debian 13, Raspberry Pi OS trixie) has another API than 1.6 (Debian 12): the
+/// LED driver is built for the one whose gpiod.h is installed. NEARCAST_GPIOD_API=1|2 overrides
+/// the look (a header elsewhere, a sysroot).
+func libgpiodAPI() -> Int {
+    if let forced = ProcessInfo.processInfo.environment["NEARCAST_GPIOD_API"], let api = Int(forced) { return api }
+    for header in ["/usr/include/gpiod.h", "/usr/local/include/gpiod.h"] {
+        if let data = FileManager.default.contents(atPath: header) {
+            return String(decoding: data, as: UTF8.self).contains("gpiod_request_config_new") ? 2 : 1
+        }
+    }
+    return 1
+}
+let gpiodSettings: [SwiftSetting] = libgpiodAPI() == 2 ? [.define("NEARCAST_GPIOD_V2")] : []
 
 let package = Package(
     name: "nearcast",
@@ -28,7 +47,8 @@ let package = Package(
         // The only code that touches the operating system.
         .target(
             name: "NearcastDrivers",
-            dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto", "CBuildStamp"]
+            dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto", "CBuildStamp"],
+            swiftSettings: gpiodSettings
         ),
         // Composition: boards, daemon loop, commands.
         .target(
@@ -40,7 +60,12 @@ let package = Package(
         // The modem's test bench: channel simulator, background sounds, benchmark runners.
         // Pure Swift on top of the core; used by `nearcast bench` and the tests.
         .target(name: "NearcastBench", dependencies: ["NearcastCore"]),
-        .executableTarget(name: "nearcast", dependencies: ["NearcastApp"]),
+        .executableTarget(
+            name: "nearcast", dependencies: ["NearcastApp"],
+            // A GNU build ID in every build (`nearcast version` prints it; crash reports and the
+            // .debug file are matched by it): swift.org's toolchain adds one, Debian 13's does not.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--build-id=sha1"])]
+        ),
 
         .testTarget(name: "NearcastCoreTests", dependencies: ["NearcastCore", "NearcastBench"]),
         // Zero-allocation proofs for the hot paths (modem, scheduler tick, LED patterns, line

@@ -41,7 +41,7 @@ final class HCICodecTests: XCTestCase {
     func testEventsParse() throws {
         func parse(_ text: String) throws -> HCIEvent {
             let bytes = try Hex.parse(text)
-            return try bytes.withUnsafeBytes { raw throws(HCIEventError) in try HCIEvent.parse(raw) }
+            return try bytes.withBytes { raw throws(HCIEventError) in try HCIEvent.parse(raw) }
         }
         guard case .commandComplete(let reset) = try parse("0e0401030c00") else { return XCTFail("command complete") }
         XCTAssertEqual(reset.opcode, HCIOpcode.reset)

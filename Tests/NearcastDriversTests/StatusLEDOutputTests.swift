@@ -27,7 +27,7 @@ final class StatusLEDOutputTests: XCTestCase {
             XCTAssertEqual("\(error)", "open GPIO chip no-such-chip-label: No such file or directory (errno 2)")
         }
         XCTAssertThrowsError(try GPIOStatusLEDs(chip: "/dev/null", lines: lines)) { error in
-            XCTAssertEqual((error as? SystemError)?.code, ENOTTY, "\(error): a device that is not a GPIO chip")
+            XCTAssertEqual((error as? SystemError)?.code, ENOTTY, "\(error): a device that is not a GPIO chip (libgpiod 1 and 2 alike)")
         }
     }
 }

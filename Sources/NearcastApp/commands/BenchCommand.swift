@@ -226,7 +226,7 @@ struct BenchChannelCommand: RunnableCommand {
             var all = [Float](repeating: 0, count: reader.layout.frames)
             var filled = 0
             while filled < all.count {
-                let count = try all.withUnsafeMutableBufferPointer { buffer throws(FileFormatError) in
+                let count = try all.withMutableBuffer { buffer throws(FileFormatError) in
                     try reader.read(into: UnsafeMutableBufferPointer(rebasing: buffer[filled...]))
                 }
                 if count == 0 { break }
@@ -242,7 +242,7 @@ struct BenchChannelCommand: RunnableCommand {
         let (received, draw) = ChannelSimulator(chosen).apply(samples, seed: seed)
         do {
             let writer = try WAVFileWriter(path: output, format: WAVFormat(encoding: .float32, sampleRate: rate))
-            try received.withUnsafeBufferPointer { buffer throws(SystemError) in try writer.write(buffer) }
+            try received.withBuffer { buffer throws(SystemError) in try writer.write(buffer) }
             try writer.close()
         } catch {
             throw CommandFailure("\(error)")

@@ -33,7 +33,7 @@ struct DecodeCommand: RunnableCommand {
         while true {
             let count: Int
             do {
-                count = try chunk.withUnsafeMutableBufferPointer { buffer throws(FileFormatError) in try reader.read(into: buffer) }
+                count = try chunk.withMutableBuffer { buffer throws(FileFormatError) in try reader.read(into: buffer) }
             } catch {
                 throw CommandFailure("\(error)")
             }

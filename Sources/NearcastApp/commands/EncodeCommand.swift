@@ -48,7 +48,7 @@ struct EncodeCommand: RunnableCommand {
         let format = WAVFormat(encoding: float ? .float32 : .pcm16, sampleRate: rate)
         do {
             let writer = try WAVFileWriter(path: out, format: format)
-            try samples.withUnsafeBufferPointer { buffer throws(SystemError) in try writer.write(buffer) }
+            try samples.withBuffer { buffer throws(SystemError) in try writer.write(buffer) }
             try writer.close()
         } catch {
             throw CommandFailure("\(error)")

@@ -137,7 +137,7 @@ struct SelftestCommand: RunnableCommand {
                 }
             }
             do {
-                try period.withUnsafeBufferPointer { (samples) throws(AudioDeviceError) in try output.write(samples) }
+                try period.withBuffer { (samples) throws(AudioDeviceError) in try output.write(samples) }
             } catch {
                 failure = error
                 break

@@ -135,7 +135,7 @@ public final class Daemon {
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
         let leds = openLEDs()
-        var shownPatterns = InlineArray<4, LEDPattern>(repeating: .pulses(count: -1))   // none yet: the first update logs
+        var shownPatterns = FixedArray<Tuple4<LEDPattern>, LEDPattern>(repeating: .pulses(count: -1))   // none yet: the first update logs
         var ledFailureLogged = false
         /// Puts the panel's levels on the LEDs and logs pattern changes (no allocation unless one changed).
         func updateLEDs(at position: Int) {

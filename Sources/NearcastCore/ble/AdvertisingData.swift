@@ -4,7 +4,7 @@ public struct AdvertisingData: Sendable, Equatable, CustomStringConvertible {
     /// The most a legacy advertising PDU carries (Core spec Vol 3, Part C, 11).
     public static let capacity = 31
 
-    private var storage: InlineArray<31, UInt8> = InlineArray(repeating: 0)
+    private var storage: FixedArray<Tuple32<UInt8>, UInt8> = FixedArray(repeating: 0)
     /// Bytes in use.
     public private(set) var count = 0
 

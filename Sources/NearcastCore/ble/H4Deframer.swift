@@ -9,7 +9,7 @@ public struct H4Deframer: Sendable {
     /// The longest packet kept: a whole event is at most 1 + 2 + 255 bytes.
     public static let capacity = 260
 
-    private var buffer: InlineArray<260, UInt8> = InlineArray(repeating: 0)
+    private var buffer: FixedArray<Tuple512<UInt8>, UInt8> = FixedArray(repeating: 0)
     private var count = 0
     private var skipping = 0
     /// Bytes dropped because they could not start a packet.
@@ -37,7 +37,7 @@ public struct H4Deframer: Sendable {
                 count = 0
             } else if count == total {
                 let type = buffer[0]
-                withUnsafeBytes(of: &buffer) { raw in packet(type, UnsafeRawBufferPointer(rebasing: raw[1..<total])) }
+                buffer.withUnsafeBytes { raw in packet(type, UnsafeRawBufferPointer(rebasing: raw[1..<total])) }
                 count = 0
             }
         }

@@ -10,7 +10,7 @@ public struct HCICommand: Sendable {
 
     /// OGF << 10 | OCF.
     public let opcode: UInt16
-    private var storage: InlineArray<255, UInt8> = InlineArray(repeating: 0)
+    private var storage: FixedArray<Tuple256<UInt8>, UInt8> = FixedArray(repeating: 0)
     /// Parameter bytes.
     public private(set) var parameterCount = 0
 
@@ -39,14 +39,14 @@ public struct HCICommand: Sendable {
 
     /// Calls `body` with the H4 packet: 0x01, opcode (2 bytes), parameter length, parameters.
     public func withH4Packet<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        var packet: InlineArray<259, UInt8> = InlineArray(repeating: 0)
+        var packet: FixedArray<Tuple512<UInt8>, UInt8> = FixedArray(repeating: 0)
         packet[0] = 0x01
         packet[1] = UInt8(truncatingIfNeeded: opcode)
         packet[2] = UInt8(truncatingIfNeeded: opcode >> 8)
         packet[3] = UInt8(parameterCount)
         for index in 0..<parameterCount { packet[4 + index] = storage[index] }
         let length = 4 + parameterCount
-        return try withUnsafeBytes(of: &packet) { raw throws(E) in try body(UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
+        return try packet.withUnsafeBytes { raw throws(E) in try body(UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
     }
 
     /// The command's name for messages ("LE Set Advertising Parameters (0x2006)").

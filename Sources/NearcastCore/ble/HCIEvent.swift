@@ -8,7 +8,7 @@ public struct HCICommandResult: Sendable, Equatable {
     public let status: UInt8
     /// Num_HCI_Command_Packets: how many commands the controller will take now.
     public let credits: UInt8
-    private var returned: InlineArray<16, UInt8> = InlineArray(repeating: 0)
+    private var returned: FixedArray<Tuple16<UInt8>, UInt8> = FixedArray(repeating: 0)
     /// Return parameter bytes after the status.
     public private(set) var returnedCount = 0
 

@@ -42,18 +42,18 @@ public struct LineEditor: Sendable {
     /// history do nothing, and it is not added to the history.
     public var secret = false
 
-    private var line: InlineArray<256, UInt8> = InlineArray(repeating: 0)
+    private var line: FixedArray<Tuple256<UInt8>, UInt8> = FixedArray(repeating: 0)
     private var count = 0
     private var cursor = 0
     private var overflow = 0
-    private var submitted: InlineArray<256, UInt8> = InlineArray(repeating: 0)
+    private var submitted: FixedArray<Tuple256<UInt8>, UInt8> = FixedArray(repeating: 0)
     private var submittedCount = 0
-    private var history: InlineArray<8192, UInt8> = InlineArray(repeating: 0)
-    private var historyLengths: InlineArray<32, Int> = InlineArray(repeating: 0)
+    private var history: FixedArray<Tuple8192<UInt8>, UInt8> = FixedArray(repeating: 0)
+    private var historyLengths: FixedArray<Tuple32<Int>, Int> = FixedArray(repeating: 0)
     private var historyStart = 0
     private var historyCount = 0
     private var browsing = -1
-    private var draft: InlineArray<256, UInt8> = InlineArray(repeating: 0)
+    private var draft: FixedArray<Tuple256<UInt8>, UInt8> = FixedArray(repeating: 0)
     private var draftCount = 0
     private var escape = EscapeState.none
     private var escapeParameter = 0
@@ -68,7 +68,7 @@ public struct LineEditor: Sendable {
 
     /// The line being edited, as bytes (for tests and status).
     public func withCurrentLine<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafeBytes(of: line) { raw in body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<count])) }
+        line.withUnsafeBytes { raw in body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<count])) }
     }
 
     /// The cursor's position in the line.
@@ -76,7 +76,7 @@ public struct LineEditor: Sendable {
 
     /// The line entered last (valid after ``Event/line``).
     public func withSubmittedLine<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafeBytes(of: submitted) { raw in
+        submitted.withUnsafeBytes { raw in
             body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<submittedCount]))
         }
     }
@@ -357,7 +357,7 @@ public struct LineEditor: Sendable {
         }
         if spacesBefore > 1 { return }                          // only the command and its first argument
         let lineCopy = line                                     // read while `self` is changed below
-        let found: (word: StaticString, matches: Int, common: Int, prefix: Int)? = withUnsafeBytes(of: lineCopy) { raw in
+        let found: (word: StaticString, matches: Int, common: Int, prefix: Int)? = lineCopy.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let prefix = UnsafeBufferPointer(rebasing: bytes[wordStart..<cursor])
             let words = wordStart == 0 ? table.names : table.arguments(of: UnsafeBufferPointer(rebasing: bytes[0..<commandEnd]))

@@ -5,7 +5,7 @@ public struct TerminalOutput: Sendable {
     /// Bytes held at most.
     public static let capacity = 4096
 
-    private var storage: InlineArray<4096, UInt8> = InlineArray(repeating: 0)
+    private var storage: FixedArray<Tuple4096<UInt8>, UInt8> = FixedArray(repeating: 0)
     /// Bytes waiting.
     public private(set) var count = 0
     /// Bytes dropped because the buffer was full.
@@ -29,7 +29,7 @@ public struct TerminalOutput: Sendable {
     public mutating func append(decimal value: Int) {
         if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: InlineArray<20, UInt8> = InlineArray(repeating: 0)
+        var digits: FixedArray<Tuple32<UInt8>, UInt8> = FixedArray(repeating: 0)
         var used = 0
         repeat {
             digits[used] = UInt8(ascii: "0") + UInt8(magnitude % 10)
@@ -54,7 +54,7 @@ public struct TerminalOutput: Sendable {
     /// write may take fewer), and those are removed.
     public mutating func drain(_ body: (UnsafeRawBufferPointer) -> Int) {
         guard count > 0 else { return }
-        let consumed = withUnsafeBytes(of: &storage) { raw in
+        let consumed = storage.withUnsafeBytes { raw in
             body(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
         }
         let taken = max(0, min(consumed, count))

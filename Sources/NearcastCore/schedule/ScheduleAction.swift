@@ -32,8 +32,8 @@ public struct ScheduleActions: Sendable {
     /// The most actions one tick records; a tick that has more leaves the rest for the next.
     public static let capacity = 64
 
-    private var storage: InlineArray<64, ScheduleAction> =
-        InlineArray(repeating: .stopAdvertising(set: 0, at: 0))
+    private var storage: FixedArray<Tuple64<ScheduleAction>, ScheduleAction> =
+        FixedArray(repeating: .stopAdvertising(set: 0, at: 0))
     /// Actions recorded.
     public private(set) var count = 0
 

@@ -25,8 +25,8 @@ public struct SightingTracker: Sendable {
 
     /// Ticks without hearing a token before it is lost.
     public let lostAfter: Int64
-    private var entries: InlineArray<32, Sighting> =
-        InlineArray(repeating: Sighting(token: Token(kind: .direct, packed: 0, count: 1)!, mediums: [],
+    private var entries: FixedArray<Tuple32<Sighting>, Sighting> =
+        FixedArray(repeating: Sighting(token: Token(kind: .direct, packed: 0, count: 1)!, mediums: [],
                                         firstSeen: 0, lastSeen: 0))
     /// Tokens present now.
     public private(set) var count = 0

@@ -72,8 +72,8 @@ public struct TokenScheduler: Sendable {
     /// Whether the operator allows broadcasting (Nearby's permission, the box's consent).
     public private(set) var broadcastingAllowed: Bool
 
-    private var slots: InlineArray<8, Slot> = InlineArray(repeating: Slot())
-    private var sets: InlineArray<8, AdvertisingSet> = InlineArray(repeating: AdvertisingSet())
+    private var slots: FixedArray<Tuple8<Slot>, Slot> = FixedArray(repeating: Slot())
+    private var sets: FixedArray<Tuple8<AdvertisingSet>, AdvertisingSet> = FixedArray(repeating: AdvertisingSet())
     private var generator: SplitMix64
     private var nextAudioAt: Int64 = 0
     private var lastAudioSlot = -1

@@ -5,8 +5,8 @@ public struct LEDPanel: Sendable {
     /// How long each LED stays lit during a walk, in milliseconds.
     public static let walkStep: Int64 = 1_000
 
-    private var patterns: InlineArray<4, LEDPattern> = InlineArray(repeating: .off)
-    private var levels: InlineArray<4, Bool> = InlineArray(repeating: false)
+    private var patterns: FixedArray<Tuple4<LEDPattern>, LEDPattern> = FixedArray(repeating: .off)
+    private var levels: FixedArray<Tuple4<Bool>, Bool> = FixedArray(repeating: false)
     private var known = false
     private var walkStart: Int64?
 

@@ -30,13 +30,13 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
             guard let lineHandle = gpiod_chip_get_line(handle, UInt32(line.offset)) else {
                 let code = errno
                 gpiod_chip_close(handle)
-                throw SystemError(code: code, operation: "get GPIO line", subject: "\(chip) line \(line.offset) (\(line.led.rawValue) LED)")
+                throw SystemError(code: code, operation: "get GPIO line", subject: line.subject(onChip: chip))
             }
             let flags = line.activeLow ? nearcast_gpiod_flag_active_low() : 0
             guard gpiod_line_request_output_flags(lineHandle, Self.consumer, flags, 0) == 0 else {
                 let code = errno
                 gpiod_chip_close(handle)                          // releases the lines requested so far
-                throw SystemError(code: code, operation: "request GPIO line as output", subject: "\(chip) line \(line.offset) (\(line.led.rawValue) LED)")
+                throw SystemError(code: code, operation: "request GPIO line as output", subject: line.subject(onChip: chip))
             }
             handles[line.led.index] = lineHandle
         }

@@ -15,8 +15,8 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
 
     public static let consumer = "nearcast"
     private let chipName: String
-    private var requests: [OpaquePointer?] = Array(repeating: nil, count: StatusLED.count)
-    private var offsets: [UInt32] = Array(repeating: 0, count: StatusLED.count)
+    /// Per LED: its line's request and the line's offset on the chip.
+    private var requested: [(request: OpaquePointer, offset: UInt32)?] = Array(repeating: nil, count: StatusLED.count)
     private var released = false
 
     /// Opens `chip` (label, name such as `gpiochip0`, number, or /dev path) and requests `lines`,
@@ -30,12 +30,11 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
         let lineCount = try Self.lineCount(handle, chip: chip)
         do throws(SystemError) {
             for line in lines {
-                let subject = "\(chip) line \(line.offset) (\(line.led.rawValue) LED)"
+                let subject = line.subject(onChip: chip)
                 guard line.offset >= 0, line.offset < lineCount else {
                     throw SystemError(code: EINVAL, operation: "get GPIO line", subject: subject)
                 }
-                requests[line.led.index] = try Self.requestOutput(handle, line: line, subject: subject)
-                offsets[line.led.index] = UInt32(line.offset)
+                requested[line.led.index] = (try Self.requestOutput(handle, line: line, subject: subject), UInt32(line.offset))
             }
         } catch {
             releaseRequests()
@@ -46,9 +45,9 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
     deinit { release() }
 
     public func set(_ led: StatusLED, lit: Bool) throws(SystemError) {
-        guard !released, let request = requests[led.index] else { return }
+        guard !released, let line = requested[led.index] else { return }
         let value = lit ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE
-        if gpiod_line_request_set_value(request, offsets[led.index], value) != 0 {
+        if gpiod_line_request_set_value(line.request, line.offset, value) != 0 {
             throw SystemError(code: errno, operation: "set GPIO line", subject: "\(chipName) (\(led.rawValue) LED)")
         }
     }
@@ -57,18 +56,14 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
     /// last level, so off comes first).
     public func release() {
         guard !released else { return }
-        for index in 0..<StatusLED.count {
-            if let request = requests[index] { _ = gpiod_line_request_set_value(request, offsets[index], GPIOD_LINE_VALUE_INACTIVE) }
-        }
+        for case let line? in requested { _ = gpiod_line_request_set_value(line.request, line.offset, GPIOD_LINE_VALUE_INACTIVE) }
         releaseRequests()
         released = true
     }
 
     private func releaseRequests() {
-        for index in 0..<StatusLED.count {
-            if let request = requests[index] { gpiod_line_request_release(request) }
-            requests[index] = nil
-        }
+        for case let line? in requested { gpiod_line_request_release(line.request) }
+        requested = Array(repeating: nil, count: StatusLED.count)
     }
 
     /// libgpiod 2 opens chips by path only; 1.x's lookup also took a label, a name or a number.

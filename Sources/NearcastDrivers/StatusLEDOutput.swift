@@ -45,4 +45,7 @@ public struct GPIOLine: Sendable {
         self.offset = offset
         self.activeLow = activeLow
     }
+
+    /// How errors name this line: "pinctrl-bcm2711 line 17 (status LED)".
+    func subject(onChip chip: String) -> String { "\(chip) line \(offset) (\(led.rawValue) LED)" }
 }

@@ -68,7 +68,7 @@ public struct LineEditor: Sendable {
 
     /// The line being edited, as bytes (for tests and status).
     public func withCurrentLine<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        line.withUnsafeBytes { raw in body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<count])) }
+        line.withUnsafeBufferPointer { bytes in body(UnsafeBufferPointer(rebasing: bytes[0..<count])) }
     }
 
     /// The cursor's position in the line.
@@ -76,8 +76,8 @@ public struct LineEditor: Sendable {
 
     /// The line entered last (valid after ``Event/line``).
     public func withSubmittedLine<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        submitted.withUnsafeBytes { raw in
-            body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<submittedCount]))
+        submitted.withUnsafeBufferPointer { bytes in
+            body(UnsafeBufferPointer(rebasing: bytes[0..<submittedCount]))
         }
     }
 
@@ -357,8 +357,7 @@ public struct LineEditor: Sendable {
         }
         if spacesBefore > 1 { return }                          // only the command and its first argument
         let lineCopy = line                                     // read while `self` is changed below
-        let found: (word: StaticString, matches: Int, common: Int, prefix: Int)? = lineCopy.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
+        let found: (word: StaticString, matches: Int, common: Int, prefix: Int)? = lineCopy.withUnsafeBufferPointer { bytes in
             let prefix = UnsafeBufferPointer(rebasing: bytes[wordStart..<cursor])
             let words = wordStart == 0 ? table.names : table.arguments(of: UnsafeBufferPointer(rebasing: bytes[0..<commandEnd]))
             // Plain index loops: no closures capturing counters (those are boxed in debug builds).

@@ -2,11 +2,13 @@ import NearcastCore
 
 /// One set of impairments between the speaker and the decoder, applied with a fixed seed.
 ///
-/// Order of the chain: room (convolution with a ``RoomModel`` response), time scale (Doppler or
+/// Order of the chain: room (convolution with a ``ShoeBoxRoom`` or ``RoomModel`` response), time scale (Doppler or
 /// clock error, by resampling), the microphone's roll-off, background noise at the set C/N0,
 /// overdrive and clipping in the analog stage, then the converter's DC offset. C/N0 is measured against the
 /// mean power of the transmitted burst over its own duration (shared/notes/modem-measurement.md);
-/// the room's response is scaled so its direct path has gain 1.
+/// the statistical room's response is scaled so its direct path has gain 1, the image-method
+/// room's to unit energy (so the noise stands in the same ratio to the burst as heard in the
+/// room, which is how the bar's "30 dB SNR" is meant), with its direct sound at the burst's start.
 public struct ChannelCondition: Sendable {
     /// Short name used on the command line and in tables.
     public var name: String
@@ -20,8 +22,13 @@ public struct ChannelCondition: Sendable {
     public var cn0: Double = 40
     /// The time scale, in ppm, drawn uniformly from this range for each trial.
     public var timeScalePPM: ClosedRange<Double> = 0...0
-    /// The room, or nil for a free field.
+    /// The statistical room, or nil.
     public var room: RoomModel?
+    /// The image-method room, or nil.
+    public var shoeBox: ShoeBoxRoom?
+    /// Whether the time scale is the range's lower or upper end (at random) rather than any
+    /// value between: the walking rows measure the extremes.
+    public var timeScaleAtEnds = false
     /// Corner of a 4th-order Butterworth low-pass (a cheap microphone's roll-off), Hz.
     public var micRolloffHz: Double?
     /// Constant added after the noise, in units of full scale.
@@ -73,6 +80,35 @@ public struct ChannelCondition: Sendable {
         add("room-3m-omni", "the same room off axis (Q 2, DRR -5.2 dB), SNR 30 dB") {
             $0.room = offAxisRoom; $0.cn0 = 30 + 31.8
         }
+        // Image-method rooms: the bar of issue 21 (SNR 30 dB in the band, C/N0 = SNR + 31.8).
+        let roomA = ShoeBoxRoom(rt60: 0.6, distance: 3)
+        let roomB = ShoeBoxRoom(rt60: 0.8, distance: 5)
+        add("room-a", "image-method room RT60 0.6 s, 3 m, omni (DRR about -8.6 dB), SNR 30 dB") {
+            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8
+        }
+        add("room-a-44k", "the same room at 44.1 kHz") {
+            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8; $0.sampleRate = 44_100
+        }
+        add("room-b", "image-method room RT60 0.8 s, 5 m, omni (DRR about -11 dB), SNR 30 dB") {
+            $0.shoeBox = roomB; $0.cn0 = 30 + 31.8
+        }
+        add("room-b-44k", "the same room at 44.1 kHz") {
+            $0.shoeBox = roomB; $0.cn0 = 30 + 31.8; $0.sampleRate = 44_100
+        }
+        add("room-a-walking", "room-a, then +4100 or -4100 ppm (walking), SNR 30 dB") {
+            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8; $0.timeScalePPM = -4100...4100; $0.timeScaleAtEnds = true
+        }
+        add("room-a-walking-44k", "the same at 44.1 kHz") {
+            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8; $0.timeScalePPM = -4100...4100; $0.timeScaleAtEnds = true
+            $0.sampleRate = 44_100
+        }
+        add("room-b-pink", "room-b with pink noise, SNR 30 dB in the band") {
+            $0.shoeBox = roomB; $0.cn0 = 30 + 31.8; $0.noise = .pink
+        }
+        add("room-a-side", "room-a, cardioid speaker turned 90 degrees away from the listener") {
+            $0.shoeBox = ShoeBoxRoom(rt60: 0.6, distance: 3, source: .cardioid(degreesFromListener: 90))
+            $0.cn0 = 30 + 31.8
+        }
         add("cheap-mic", "roll-off above 19 kHz, DC 0.2, clipped 4x, white 34 dB-Hz") {
             $0.micRolloffHz = 19_000; $0.dcOffset = 0.2; $0.overdrive = 4; $0.cn0 = 34
         }
@@ -106,6 +142,8 @@ public struct ChannelSimulator {
         public var timeScalePPM: Double
         /// Where the input's first sample lands in the output, in output samples.
         public var inputStart: Double
+        /// The image-method room's direct-to-reverberant ratio, dB (nil without one).
+        public var directToReverberantDB: Double?
     }
 
     /// The received signal for `signal` (padded with silence both sides) and what was drawn.
@@ -123,9 +161,22 @@ public struct ChannelSimulator {
             let h = room.impulseResponse(sampleRate: fs, generator: &generator)
             x = Array(FFT.convolve(x, h)[0..<x.count])
         }
+        var drr: Double?
+        if let shoeBox = condition.shoeBox {
+            let realisation = shoeBox.realise(sampleRate: fs, generator: &generator)
+            let lead = realisation.directIndex
+            x = Array(FFT.convolve(x, realisation.response)[lead..<(lead + x.count)])
+            drr = realisation.directToReverberantDB
+        }
         let range = condition.timeScalePPM
-        let ppm = range.lowerBound == range.upperBound ? range.lowerBound
-            : Double.random(in: range, using: &generator)
+        let ppm: Double
+        if range.lowerBound == range.upperBound {
+            ppm = range.lowerBound
+        } else if condition.timeScaleAtEnds {
+            ppm = Bool.random(using: &generator) ? range.upperBound : range.lowerBound
+        } else {
+            ppm = Double.random(in: range, using: &generator)
+        }
         if ppm != 0 { x = scaler.scale(x, ppm: ppm) }
         if let corner = condition.micRolloffHz {
             // 4th-order Butterworth: two sections with Q = 0.541 and 1.307.
@@ -148,7 +199,7 @@ public struct ChannelSimulator {
             for i in x.indices { x[i] = min(1, max(-1, x[i] + condition.dcOffset)) }
         }
         let start = Double(pad) / (1 + ppm / 1e6)
-        return (x.map { Float($0) }, Draw(timeScalePPM: ppm, inputStart: start))
+        return (x.map { Float($0) }, Draw(timeScalePPM: ppm, inputStart: start, directToReverberantDB: drr))
     }
 
     /// Mean power between the first and last non-zero sample.

@@ -2,7 +2,7 @@ import NearcastCore
 
 /// Feeds hours of ``BackgroundSound`` with no burst in it through one streaming decoder and
 /// counts every token it reports (each one is a false token) and every CRC check it made (see
-/// ``BurstDecoder/framesTried``: a candidate can be checked up to four times).
+/// ``BurstDecoder/framesTried``: one per sync candidate that passed the tonal-share gate).
 public struct FalseTokenBenchmark {
     /// What one kind of sound gave.
     public struct Result: Sendable {
@@ -10,15 +10,15 @@ public struct FalseTokenBenchmark {
         public var seconds = 0.0
         public var falseTokens = 0
         public var framesTried = 0
-        /// Of those, second (coherent) passes: frames whose failed first pass still fitted a
-        /// carrier phase, each one more CRC check.
-        public var coherentRetries = 0
+        /// Sync candidates demodulated (the CPU cost of noise), of which `framesTried` passed
+        /// the tonal-share gate.
+        public var candidates = 0
         public var decodeSeconds = 0.0
 
         /// Frames tried per hour of sound.
         public var framesPerHour: Double { seconds == 0 ? 0 : Double(framesTried) * 3600 / seconds }
-        /// Second passes per hour of sound.
-        public var coherentRetriesPerHour: Double { seconds == 0 ? 0 : Double(coherentRetries) * 3600 / seconds }
+        /// Sync candidates demodulated per hour of sound.
+        public var candidatesPerHour: Double { seconds == 0 ? 0 : Double(candidates) * 3600 / seconds }
         /// False tokens per hour of sound.
         public var falseTokensPerHour: Double { seconds == 0 ? 0 : Double(falseTokens) * 3600 / seconds }
     }
@@ -45,7 +45,7 @@ public struct FalseTokenBenchmark {
         decoder.finish { _ in result.falseTokens += 1 }
         result.seconds = seconds
         result.framesTried = decoder.framesTried
-        result.coherentRetries = decoder.coherentRetries
+        result.candidates = decoder.candidatesDecoded
         return result
     }
 }

@@ -21,6 +21,12 @@ public struct ModemBenchmark {
         public var audioSeconds = 0.0
         /// CPU seconds spent in the decoder.
         public var decodeSeconds = 0.0
+        /// Sum of the image-method rooms' direct-to-reverberant ratios (dB), for their mean.
+        public var directToReverberantSum = 0.0
+        /// Trials with an image-method room.
+        public var roomTrials = 0
+        /// Mean direct-to-reverberant ratio of the image-method rooms drawn, dB.
+        public var meanDirectToReverberantDB: Double? { roomTrials == 0 ? nil : directToReverberantSum / Double(roomTrials) }
         /// Seeds of the trials that failed, for replaying them.
         public var failedSeeds: [UInt64] = []
 
@@ -60,6 +66,10 @@ public struct ModemBenchmark {
             var burst = [Float](repeating: 0, count: encoder.rate.burstSamples)
             burst.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
             let (received, draw) = simulator.apply(burst, seed: trialSeed)
+            if let drr = draw.directToReverberantDB {
+                result.directToReverberantSum += drr
+                result.roomTrials += 1
+            }
 
             let decoder = try BurstDecoder(sampleRate: condition.sampleRate, configuration: configuration)
             var found: [DecodedBurst] = []

@@ -30,10 +30,11 @@ struct BenchModemCommand: RunnableCommand {
             .option("directivity", value: "Q", help: "Override the speaker's directivity factor Q of the room conditions (2: omnidirectional on a wall)."),
             .option("noise-hours", value: "hours", help: "Hours of each background sound (white, pink, speech, music) for the false-token count; 0 skips it (default 1)."),
             .option("sync-threshold", value: "factor", help: "The decoder's sync threshold, in units of the mean score of noise (default 7)."),
-            .flag("no-coherent", help: "Decode without the coherent second pass, for comparison."),
-            .flag("first-pair-only", help: "Decode only the first pair of sync peaks found, never another, for comparison."),
-            .option("coherence", value: "share", help: "The phase fit's coherence a failed frame needs for the coherent pass (default 0.3)."),
-            .option("phase-concentration", value: "kappa", help: "How far the coherent pass trusts the fitted phase (default 8)."),
+            .flag("no-tone-scale", help: "Keep the chirps' time-scale estimate (no search on the data tones), for comparison."),
+            .option("window-delay", value: "ms", help: "How long after the direct sound the symbol windows start (default 3)."),
+            .option("gate", value: "share", help: "The tonal share a candidate needs to reach the CRC (default 0.58)."),
+            .option("rt60", value: "seconds", help: "Override the RT60 of the image-method room conditions (0.1 to 2)."),
+            .option("distance", value: "metres", help: "Override the source-listener distance of the image-method room conditions (0.5 to 20)."),
             .option("noise-rate", value: "hz", help: "Sample rate of the false-token run: 48000 (the default) or 44100."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
@@ -49,10 +50,10 @@ struct BenchModemCommand: RunnableCommand {
     let noiseHours: Double
     let syncThreshold: Float?
     let noiseRate: Int
-    let noCoherent: Bool
-    let firstPairOnly: Bool
-    let coherence: Float?
-    let phaseConcentration: Float?
+    let noToneScale: Bool
+    let windowDelay: Double?
+    let gate: Float?
+    let roomOverride: RoomOverride
     let json: Bool
     let showFailures: Bool
 
@@ -66,10 +67,10 @@ struct BenchModemCommand: RunnableCommand {
         noiseHours = try arguments.value("noise-hours", default: 1.0)
         syncThreshold = try arguments.value("sync-threshold")
         noiseRate = try arguments.value("noise-rate", default: 48_000)
-        noCoherent = arguments.flag("no-coherent")
-        firstPairOnly = arguments.flag("first-pair-only")
-        coherence = try arguments.value("coherence")
-        phaseConcentration = try arguments.value("phase-concentration")
+        noToneScale = arguments.flag("no-tone-scale")
+        windowDelay = try arguments.value("window-delay")
+        gate = try arguments.value("gate")
+        roomOverride = try RoomOverride(arguments)
         json = arguments.flag("json")
         showFailures = arguments.flag("show-failures")
 
@@ -79,10 +80,9 @@ struct BenchModemCommand: RunnableCommand {
         if let syncThreshold, !(syncThreshold > 0 && syncThreshold.isFinite) {
             throw UsageError("--sync-threshold: use a value above 0")
         }
-        if let coherence, !(coherence >= 0 && coherence <= 1) { throw UsageError("--coherence: use a share from 0 to 1") }
-        if let phaseConcentration, !(phaseConcentration > 0 && phaseConcentration.isFinite) {
-            throw UsageError("--phase-concentration: use a value above 0 (--no-coherent turns the pass off)")
-        }
+        if let gate, !(gate >= 0 && gate <= 1) { throw UsageError("--gate: use a share from 0 to 1") }
+        if let windowDelay, !(windowDelay >= 0 && windowDelay <= 20) { throw UsageError("--window-delay: use 0 to 20 ms") }
+        for condition in try selectedConditions() { try roomOverride.check(condition) }
         if let cn0, !cn0.isFinite { throw UsageError("--cn0: use a number of dB-Hz") }
         if let directivity, !(directivity > 0 && directivity.isFinite) {
             throw UsageError("--directivity: use a value above 0")
@@ -93,10 +93,9 @@ struct BenchModemCommand: RunnableCommand {
     var decoderConfiguration: BurstDecoder.Configuration {
         var configuration = BurstDecoder.Configuration()
         if let syncThreshold { configuration.syncThresholdOverNoise = syncThreshold }
-        if noCoherent { configuration.coherentRetry = false }
-        if firstPairOnly { configuration.alternativePeakPairs = false }
-        if let coherence { configuration.minimumCoherence = coherence }
-        if let phaseConcentration { configuration.phaseConcentration = phaseConcentration }
+        if noToneScale { configuration.refinesScaleOnTones = false }
+        if let windowDelay { configuration.windowDelayMilliseconds = windowDelay }
+        if let gate { configuration.minimumTonalShare = gate }
         return configuration
     }
 
@@ -128,16 +127,23 @@ struct BenchModemCommand: RunnableCommand {
         for var condition in selected {
             if let cn0 { condition.cn0 = cn0 }
             if let directivity, condition.room != nil { condition.room?.directivity = directivity }
+            roomOverride.apply(to: &condition)
             StandardStreams.error("bench: \(condition.name): \(trials) trials...")
             let result = try ModemBenchmark(condition).run(trials: trials, seed: seed, decoder: decoderConfiguration,
                                                           cpuSeconds: ThreadCPUClock.seconds)
             var summary = condition.summary
+            if let shoebox = condition.shoeBox, roomOverride.isSet {
+                summary += " [RT60 \(Formatting.fixed(shoebox.rt60, decimals: 2)) s, \(Formatting.fixed(shoebox.distance, decimals: 1)) m]"
+            }
             if cn0 != nil || directivity != nil {
                 summary += " [C/N0 \(Formatting.fixed(condition.cn0, decimals: 1)) dB-Hz"
                 if let room = condition.room {
                     summary += ", Q \(Formatting.fixed(room.directivity, decimals: 1)), DRR \(Formatting.fixed(room.directToReverberantDB, decimals: 1)) dB"
                 }
                 summary += "]"
+            }
+            if let drr = result.meanDirectToReverberantDB {
+                summary += " [mean DRR \(Formatting.fixed(drr, decimals: 2)) dB]"
             }
             StandardStreams.line(json ? Self.json(result) : Self.row(result, summary: summary))
             if showFailures && !result.failedSeeds.isEmpty {
@@ -148,7 +154,7 @@ struct BenchModemCommand: RunnableCommand {
         if !json {
             StandardStreams.line("")
             StandardStreams.line("False tokens: \(Formatting.fixed(noiseHours, decimals: 2)) h of each sound at \(noiseRate) Hz, no burst in it")
-            StandardStreams.line("sound    hours  frames tried/h  of them 2nd pass/h  false tokens  decode CPU")
+            StandardStreams.line("sound    hours  candidates/h  frames tried/h  false tokens  decode CPU")
         }
         for (index, sound) in BackgroundSound.Kind.allCases.enumerated() {
             StandardStreams.error("bench: \(sound.rawValue) noise: \(Formatting.fixed(noiseHours, decimals: 2)) h...")
@@ -157,14 +163,14 @@ struct BenchModemCommand: RunnableCommand {
                                                      cpuSeconds: ThreadCPUClock.seconds)
             if json {
                 StandardStreams.line("{\"sound\":\"\(sound.rawValue)\",\"seconds\":\(Formatting.fixed(result.seconds, decimals: 1)),"
-                    + "\"frames_tried\":\(result.framesTried),\"coherent_retries\":\(result.coherentRetries),"
+                    + "\"candidates\":\(result.candidates),\"frames_tried\":\(result.framesTried),"
                     + "\"false_tokens\":\(result.falseTokens)}")
             } else {
                 let cpu = 1000 * result.decodeSeconds / result.seconds
                 StandardStreams.line(Formatting.padRight(sound.rawValue, 8) + " "
                     + Formatting.pad(Formatting.fixed(result.seconds / 3600, decimals: 2), 5) + "  "
-                    + Formatting.pad(Formatting.fixed(result.framesPerHour, decimals: 0), 14) + "  "
-                    + Formatting.pad(Formatting.fixed(result.coherentRetriesPerHour, decimals: 1), 18) + "  "
+                    + Formatting.pad(Formatting.fixed(result.candidatesPerHour, decimals: 0), 12) + "  "
+                    + Formatting.pad(Formatting.fixed(result.framesPerHour, decimals: 1), 14) + "  "
                     + Formatting.pad(String(result.falseTokens), 12) + "  "
                     + Formatting.pad(Formatting.fixed(cpu, decimals: 2), 6) + " ms/s")
             }
@@ -187,7 +193,8 @@ struct BenchModemCommand: RunnableCommand {
     static func json(_ r: ModemBenchmark.Result) -> String {
         "{\"condition\":\(Formatting.jsonString(r.condition)),\"trials\":\(r.trials),\"decoded\":\(r.decoded),"
             + "\"wrong\":\(r.wrong),\"airtime\":\(Formatting.fixed(r.airtime, decimals: 4)),"
-            + "\"cpu_ms_per_s\":\(Formatting.fixed(r.cpuMillisecondsPerSecond, decimals: 3))}"
+            + "\"cpu_ms_per_s\":\(Formatting.fixed(r.cpuMillisecondsPerSecond, decimals: 3))"
+            + (r.meanDirectToReverberantDB.map { ",\"drr_db\":\(Formatting.fixed($0, decimals: 2))" } ?? "") + "}"
     }
 }
 
@@ -201,15 +208,19 @@ struct BenchChannelCommand: RunnableCommand {
         arguments: [
             .option("condition", value: "name", required: true, help: "Condition name (see `nearcast bench modem --list`)."),
             .option("seed", help: "Seed of the channel's randomness (default 1)."),
+            .option("rt60", value: "seconds", help: "Override the RT60 of an image-method room condition (0.1 to 2)."),
+            .option("distance", value: "metres", help: "Override the source-listener distance of an image-method room condition (0.5 to 20)."),
             .positional("input", help: "Input WAV file."),
             .positional("output", help: "Output WAV file."),
         ]) { arguments throws(UsageError) in
             BenchChannelCommand(condition: try arguments.required("condition"), seed: try arguments.value("seed", default: 1),
+                                roomOverride: try RoomOverride(arguments),
                                 input: try arguments.required("input"), output: try arguments.required("output"))
         }
 
     let condition: String
     let seed: UInt64
+    let roomOverride: RoomOverride
     let input: String
     let output: String
 
@@ -218,6 +229,8 @@ struct BenchChannelCommand: RunnableCommand {
             let known = ChannelCondition.standard.map(\.name).joined(separator: ", ")
             throw UsageError("--condition: no condition \"\(condition)\" (known: \(known))")
         }
+        try roomOverride.check(chosen)
+        roomOverride.apply(to: &chosen)
         let samples: [Float]
         let rate: Int
         do {
@@ -248,5 +261,32 @@ struct BenchChannelCommand: RunnableCommand {
             throw CommandFailure("\(error)")
         }
         StandardStreams.error("wrote \(output): \(chosen.name), seed \(seed), time scale \(Formatting.fixed(draw.timeScalePPM, decimals: 0)) ppm, input starts at sample \(Formatting.fixed(draw.inputStart, decimals: 1))")
+    }
+}
+
+/// `--rt60` and `--distance`: one image-method room condition moved to another point of the
+/// RT60 × distance plane (the sweep behind the README's picture).
+struct RoomOverride {
+    var rt60: Double?
+    var distance: Double?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        rt60 = try arguments.value("rt60")
+        distance = try arguments.value("distance")
+        if let rt60, !(rt60 >= 0.1 && rt60 <= 2) { throw UsageError("--rt60 \(rt60): use 0.1 to 2 seconds") }
+        if let distance, !(distance >= 0.5 && distance <= 20) { throw UsageError("--distance \(distance): use 0.5 to 20 metres") }
+    }
+
+    var isSet: Bool { rt60 != nil || distance != nil }
+
+    /// Throws when an override is given for a condition without an image-method room.
+    func check(_ condition: ChannelCondition) throws(UsageError) {
+        guard isSet, condition.shoeBox == nil else { return }
+        throw UsageError("--rt60/--distance: condition \"\(condition.name)\" has no image-method room (use a room-* condition)")
+    }
+
+    func apply(to condition: inout ChannelCondition) {
+        if let rt60 { condition.shoeBox?.rt60 = rt60 }
+        if let distance { condition.shoeBox?.distance = distance }
     }
 }

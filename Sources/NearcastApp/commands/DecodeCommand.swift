@@ -53,15 +53,15 @@ struct DecodeCommand: RunnableCommand {
             + "\"sync\":\(Formatting.fixed(Double(burst.syncScore), decimals: 3)),"
             + "\"snr_db\":\(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)),"
             + "\"time_scale_ppm\":\(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)),"
-            + "\"paired_again\":\(burst.pairedAgain),\"coherent\":\(burst.decodedCoherently)}"
+            + "\"tonal_share\":\(Formatting.fixed(Double(burst.tonalShare), decimals: 3)),"
+            + "\"format\":\(burst.format)}"
     }
 
     static func text(_ burst: DecodedBurst) -> String {
         "\(Formatting.pad(Formatting.fixed(burst.offsetSeconds, decimals: 3), 9)) s  \(burst.token.kind)  \(burst.token.hex)"
             + "  (sync \(Formatting.fixed(Double(burst.syncScore), decimals: 2)),"
             + " Es/N0 \(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)) dB,"
-            + " time scale \(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)) ppm"
-            + (burst.pairedAgain ? ", sync peaks paired again" : "")
-            + (burst.decodedCoherently ? ", coherent pass" : "") + ")"
+            + " time scale \(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)) ppm,"
+            + " tonal share \(Formatting.fixed(Double(burst.tonalShare), decimals: 2)))"
     }
 }

@@ -2,24 +2,29 @@
 ///
 /// Pipeline, all at the complex baseband rate after ``BasebandConverter``:
 /// 1. **Sync**: at every baseband sample, the normalised correlation of the last chirp-length
-///    window with the up-chirp and with the down-chirp templates (0...1, level-independent).
-///    A down-chirp peak at d pairs with the best up-chirp peak u within ±`pairSlack` of d − L
-///    (a time scale parts the two peaks, see ``ModemProfile/chirpPairSpreadSeconds``) and
-///    scores `(ρ_up(u) + ρ_down(d)) / 2`.
+///    window with the first (falling) and the second (rising) chirp templates (0...1,
+///    level-independent). A second-chirp peak at d pairs with the best first-chirp peak u within
+///    ±`pairSlack` of d − L (a time scale parts the two peaks, see
+///    ``ModemProfile/chirpPairSpreadSeconds``) and scores `(ρ₁(u) + ρ₂(d)) / 2`.
 /// 2. **Candidates**: a score above the threshold that stays the largest for one chirp length
 ///    either side becomes a candidate; up to ``maximumPendingCandidates`` wait for their audio.
-/// 3. **Time scale**: both peaks are located to a fraction of a sample (parabola through the
-///    peak and its neighbours); their distance gives the time scale ε and their mean the
-///    burst's start. The burst is then resampled at 1/(1+ε) and turned back by the frequency
-///    offset ε·f_c (``FractionalInterpolator``), so the symbols are demodulated as if sent
-///    and received on the same clock.
-/// 4. **Decode**: the symbol timing is refined over ±2 baseband samples, soft bits are computed
-///    (``SoftDemodulator``), Viterbi-decoded, and the frame's CRC, kind and tail are checked
-///    (``FrameCodec``). Only a frame that passes all of them is reported.
-/// 5. **When that fails**: the other plausible pairs of sync peaks are tried, and the one whose
-///    symbols look most like tones is decoded (see `decode`); a frame whose CRC still fails gets
-///    a coherent second pass with the carrier phase fitted to its re-encoded tones
-///    (``SoftDemodulator/coherentLLRs(into:sentTones:minimumCoherence:phaseConcentration:)``).
+///    They are decoded in the order they were heard, so when a room makes the multi-tone data
+///    correlate with a chirp more strongly than the burst's own chirps, the true, earlier peak
+///    is still tried first.
+/// 3. **Coarse time scale and first arrival** (``ChirpPairTiming``): the two chirps' correlation
+///    profiles around the candidate, cleared of their noise floor, are cross-correlated to find
+///    how far apart they sit (the time scale ε), and the burst's start is the *first* arrival
+///    that reaches 35 % of the strongest, not the strongest reflection.
+/// 4. **Time scale from the data tones** (``ToneOnsetScaleSearch``): the burst is resampled at
+///    1/(1+ε) and turned back by ε·f_c (``FractionalInterpolator``), the leftover scale is read
+///    from where the data tones' onsets sit on a fine frequency grid, and the burst is resampled
+///    again with the corrected scale.
+/// 5. **Decode**: 11 symbol windows, started 3 ms after the direct sound (the first reflections
+///    then add to the tone instead of smearing the window's edge), give each group's candidate
+///    energies (``SoftDemodulator``). Unless the strongest candidates stand out as tones do (the
+///    tonal-share gate: noise 0.52, bursts at 28 dB-Hz 0.61 or more), nothing more is done, so
+///    noise rarely reaches the CRC. Then soft bits, Viterbi (K = 9), and the frame's CRC, kind
+///    and tail checks (``FrameCodec``): only a frame that passes all of them is reported.
 ///
 /// Every buffer is allocated in `init`; `push` and `finish` do not allocate.
 ///
@@ -35,45 +40,40 @@ public final class BurstDecoder {
         /// noise (1/L for a template of L baseband samples). The same multiple at every sample
         /// rate gives the same miss and false-candidate odds per window, although the window
         /// holds more noise at 44.1 kHz's wider baseband. Candidates from noise that get through
-        /// cost CPU, never a token: the CRC, kind and tail checks reject them.
+        /// cost CPU, never a token: the gate, CRC, kind and tail checks reject them.
         public var syncThresholdOverNoise: Float = 7
-        /// Whether a candidate whose first decode fails is tried with the other plausible pairs
-        /// of sync peaks (see `decode`).
-        public var alternativePeakPairs = true
-        /// Whether a frame that fails its CRC gets a second, coherent pass (see
-        /// ``SoftDemodulator/coherentLLRs(into:sentTones:minimumCoherence:phaseConcentration:)``).
-        public var coherentRetry = true
-        /// The phase fit's coherence below which no second pass is made. Noise fits about 0.1,
-        /// so noise hardly ever earns a second CRC check; a burst at 28 dB-Hz fits about 0.85.
-        public var minimumCoherence: Float = 0.3
-        /// How far the second pass trusts the fitted phase (von Mises concentration κ; 0 turns
-        /// the pass off, as it would only repeat the first).
-        public var phaseConcentration: Float = 8
+        /// Whether the chirps' time-scale estimate is refined on the data tones (step 4). Off
+        /// only to measure what the step buys.
+        public var refinesScaleOnTones = true
+        /// How long after the direct sound the symbol windows start in a reverberant room,
+        /// milliseconds: the first reflections then add to each tone instead of smearing the
+        /// window's start (measured: +1 % in the 0.8 s room). In a free field the windows start
+        /// at the direct sound, where the delay would only cost signal energy.
+        public var windowDelayMilliseconds = 3.0
+        /// The reverberation measure of the first chirp's profile (see ``ChirpPairTiming``)
+        /// above which the windows are delayed: noise alone gives 0.3-0.6, the rooms 2-10.
+        public var reverberantProfileRatio: Float = 1.5
+        /// The tonal share (see ``SoftDemodulator/tonalShare``) below which a candidate is not
+        /// decoded: white noise gives 0.525 ± 0.026 (0.572 the largest of 500), a burst at 28
+        /// dB-Hz at least 0.61, in the 0.8 s room at least 0.71.
+        public var minimumTonalShare: Float = 0.58
 
         public init() {}
     }
 
-    /// Local maxima of each chirp's score a candidate's pairing is tried with: at 28 dB-Hz a
-    /// noise peak within the pairing window sometimes outscores a chirp's true peak, and the
-    /// wrong pair gives a wrong time scale.
-    static let peakAlternatives = 3
-    /// The mean strongest-tone share per symbol an alternative peak pair needs to be decoded:
-    /// noise gives 0.21 ± 0.012 over 44 symbols (the largest of 16 exponentials over their
-    /// sum), a burst at 28 dB-Hz about 0.35, a clean one nearly 1.
-    static let tonalQuality: Float = 0.25
-    /// Peaks weaker than this share of the strongest in their window are not tried.
-    static let alternativePeakShare: Float = 0.4
     /// The part of a reverberant room's echo after a burst that is still taken for the burst's
     /// (RT60 0.6 s: 15 dB down after 0.3 s).
     static let reverberationTailSeconds = 0.3
+    /// A correction of the time scale smaller than this is not worth a second resampling.
+    static let negligibleScaleChange = 50e-6
     /// Candidates that may wait for their audio at once.
     public static let maximumPendingCandidates = 8
-    /// Timing refinement either side of the sync peak, in baseband samples.
-    static let timingMargin = 2
 
     public let rate: ModemRate
     public let configuration: Configuration
     private var converter: BasebandConverter
+    private let timing: ChirpPairTiming
+    private let scaleSearch: ToneOnsetScaleSearch
     private let demodulator: SoftDemodulator
     private let viterbi: ViterbiDecoder
 
@@ -81,45 +81,45 @@ public final class BurstDecoder {
     private let capacity: Int
     private var ringRe: [Float]
     private var ringIm: [Float]
-    private var upScore: [Float]            // ρ_up by window start, mod capacity
-    private var downScore: [Float]          // ρ_down by window start, mod capacity
+    private var firstScore: [Float]         // ρ₁ by window start, mod capacity
+    private var secondScore: [Float]        // ρ₂ by window start, mod capacity
     private var produced = 0                // baseband samples so far
 
-    // Conjugated chirp templates.
-    private let upRe: [Float], upIm: [Float], downRe: [Float], downIm: [Float]
+    // Conjugated chirp templates, in the order they are sent.
+    private let firstRe: [Float], firstIm: [Float], secondRe: [Float], secondIm: [Float]
     private let templateEnergy: Float
 
     private let interpolator = FractionalInterpolator()
     private let syncThreshold: Float
     /// Sync scores every this many baseband samples. At 44.1 kHz the baseband (4.9 kHz) is four
     /// times the chirps' bandwidth, so every other window still lands on each correlation peak's
-    /// main lobe; this halves the decoder's largest cost.
+    /// main lobe; this halves the decoder's largest cost. (``ChirpPairTiming`` fills in the
+    /// skipped windows where it needs them.)
     private let syncStride: Int
     /// The last candidate tried (decoded or not): one less than half as strong within
     /// `echoWindow` after it is taken for its echo in a reverberant room, not another burst, and
     /// is not decoded. One box sends bursts at least a second apart (the default 50 % duty
     /// cap); a much weaker burst from another box within 0.3 s of a burst's end is lost to this,
     /// as it would mostly be to that burst's echo anyway.
-    private var lastAttemptUp = Int.min / 2
+    private var lastAttemptFirst = Int.min / 2
     private var lastAttemptScore: Float = 0
-    /// How long after a candidate a much weaker one is taken for its echo (baseband samples):
-    /// the burst plus ``reverberationTailSeconds``, in which a room's echo of the tones still
-    /// trips the sync now and then.
+    /// How long after a candidate a much weaker one is taken for its echo (baseband samples).
     private let echoWindow: Int
-    /// How far (baseband samples) the up-chirp peak may sit from d − L at the largest time scale.
+    /// How far (baseband samples) the first-chirp peak may sit from d − L at the largest time scale.
     private let pairSlack: Int
-    /// Baseband samples by which the peaks part per unit of time scale.
-    private let spreadPerUnitScale: Double
-    /// Baseband samples a candidate waits after its up-chirp before it is decoded: its whole
-    /// burst at the largest stretch, the timing margin on both sides, the interpolator's reach,
-    /// and three pairing slacks for the other peak pairs a failed first decode tries.
+    /// Baseband samples a candidate waits after its first chirp before it is decoded.
     private let candidateWait: Int
+    /// Baseband samples of the resampled burst: chirps, window delay, symbols and a little more.
+    private let span: Int
+    /// Where the first symbol window starts in the resampled burst, without and with the
+    /// window delay.
+    private let dataStart: Int
+    private let delayedDataStart: Int
 
-    private var candidateUp = -1
-    private var candidateDown = -1
+    private var candidateFirst = -1
+    private var candidateSecond = -1
     private var candidateScore: Float = 0
-    private var pendingUp: [Int]
-    private var pendingDown: [Int]
+    private var pendingFirst: [Int]
     private var pendingScore: [Float]
     private var pendingCount = 0
     private var suppressUntil = 0
@@ -127,20 +127,6 @@ public final class BurstDecoder {
     private var scratchRe: [Float]
     private var scratchIm: [Float]
     private var llrs: [Float]
-    /// The tones of a first decode that failed its CRC, re-encoded for the coherent pass.
-    private var retryTones: [UInt8]
-    /// Peak pairs (up, down) a candidate is tried with; see `decode`.
-    private var hypothesisUp: [Int]
-    private var hypothesisDown: [Int]
-    /// The strongest local maxima of one score around a point (`strongestPeaks`).
-    private var peakPositions: [Int]
-    private var peakScores: [Float]
-    /// Candidates whose first decode failed and whose other pairs of sync peaks were looked for.
-    public private(set) var alternativePairSearches = 0
-    /// Other pairs of sync peaks resampled and measured, over all those searches.
-    public private(set) var alternativePairsMeasured = 0
-    /// Second, coherent passes made so far (each is one more CRC check).
-    public private(set) var coherentRetries = 0
 
     /// Makes a decoder for audio at `sampleRate` (allocates all its buffers).
     public init(sampleRate: Int, configuration: Configuration = Configuration()) throws(ModemRateError) {
@@ -149,6 +135,7 @@ public final class BurstDecoder {
         self.configuration = configuration
         converter = BasebandConverter(rate: rate)
         demodulator = SoftDemodulator(rate: rate)
+        scaleSearch = ToneOnsetScaleSearch(rate: rate)
         viterbi = ViterbiDecoder(steps: ModemProfile.encodedBits)
 
         var capacity = 1
@@ -156,45 +143,46 @@ public final class BurstDecoder {
         self.capacity = capacity
         ringRe = [Float](repeating: 0, count: 2 * capacity)
         ringIm = [Float](repeating: 0, count: 2 * capacity)
-        upScore = [Float](repeating: 0, count: capacity)
-        downScore = [Float](repeating: 0, count: capacity)
+        firstScore = [Float](repeating: 0, count: capacity)
+        secondScore = [Float](repeating: 0, count: capacity)
+        let fb = Double(rate.basebandRate)
         let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
-        spreadPerUnitScale = ModemProfile.chirpPairSpreadSeconds * Double(rate.basebandRate)
-        pairSlack = Int((largestScale * spreadPerUnitScale).rounded(.up)) + 1
-        let maximumStretch = Int((largestScale * Double(rate.basebandBurstSamples)).rounded(.up)) + 1
-        // An alternative peak pair tried when decoding may put the up-chirp up to three
-        // pairing slacks later than the candidate's own (its down-chirp one slack later, its
-        // up-chirp two slacks from there).
-        candidateWait = rate.basebandBurstSamples + maximumStretch + 2 * Self.timingMargin
-            + FractionalInterpolator.halfTaps + 3 + 3 * pairSlack
+        pairSlack = Int((largestScale * abs(ModemProfile.chirpPairSpreadSeconds) * fb).rounded(.up)) + 1
+        syncStride = rate.basebandRate >= 4_000 ? 2 : 1
+        timing = ChirpPairTiming(rate: rate, pairSlack: pairSlack)
 
-        let (ur, ui) = Self.chirpTemplate(rate: rate, rising: true)
-        let (dr, di) = Self.chirpTemplate(rate: rate, rising: false)
-        upRe = ur; upIm = ui; downRe = dr; downIm = di
+        dataStart = 2 * rate.basebandChirpSamples
+        delayedDataStart = dataStart + Int((configuration.windowDelayMilliseconds / 1000 * fb).rounded())
+        span = delayedDataStart + ModemProfile.symbolCount * rate.basebandSymbolSamples + 2
+        // The first arrival may sit up to the timing's reach after the candidate, the scale moves
+        // the start by up to |shift|·ε, and the stretched burst needs the interpolator's reach.
+        let shift = Int((largestScale * abs(ModemProfile.firstChirpShiftSeconds) * fb).rounded(.up))
+        candidateWait = timing.reachAfter + shift + Int((Double(span) * (1 + largestScale)).rounded(.up))
+            + FractionalInterpolator.halfTaps + 2
+
+        let (fr, fi) = Self.chirpTemplate(rate: rate, rising: ModemProfile.firstChirpRises)
+        let (sr, si) = Self.chirpTemplate(rate: rate, rising: !ModemProfile.firstChirpRises)
+        firstRe = fr; firstIm = fi; secondRe = sr; secondIm = si
         templateEnergy = Float(rate.basebandChirpSamples)
         syncThreshold = configuration.syncThresholdOverNoise / Float(rate.basebandChirpSamples)
-        syncStride = rate.basebandRate >= 4_000 ? 2 : 1
-        echoWindow = rate.basebandBurstSamples + Int(Self.reverberationTailSeconds * Double(rate.basebandRate))
+        echoWindow = rate.basebandBurstSamples + Int(Self.reverberationTailSeconds * fb)
 
-        pendingUp = [Int](repeating: 0, count: Self.maximumPendingCandidates)
-        pendingDown = [Int](repeating: 0, count: Self.maximumPendingCandidates)
+        pendingFirst = [Int](repeating: 0, count: Self.maximumPendingCandidates)
         pendingScore = [Float](repeating: 0, count: Self.maximumPendingCandidates)
-        let span = rate.basebandBurstSamples + 2 * Self.timingMargin
         scratchRe = [Float](repeating: 0, count: span)
         scratchIm = [Float](repeating: 0, count: span)
-        llrs = [Float](repeating: 0, count: ModemProfile.codedBits)
-        retryTones = [UInt8](repeating: 0, count: ModemProfile.symbolCount)
-        hypothesisUp = [Int](repeating: 0, count: Self.peakAlternatives * Self.peakAlternatives)
-        hypothesisDown = [Int](repeating: 0, count: Self.peakAlternatives * Self.peakAlternatives)
-        peakPositions = [Int](repeating: 0, count: Self.peakAlternatives)
-        peakScores = [Float](repeating: 0, count: Self.peakAlternatives)
+        llrs = [Float](repeating: 0, count: ModemProfile.motherCodedBits)
     }
 
     /// Audio samples pushed so far.
     public private(set) var samplesPushed = 0
-    /// CRC checks made so far, the chances noise had to pass the CRC: one per candidate decoded,
-    /// one more when another pair of sync peaks is decoded, and one per coherent pass (up to
-    /// four per candidate).
+    /// Bursts demodulated: one per sync candidate that got past the echo rule, one more for
+    /// each second try at the strongest arrival.
+    public private(set) var candidatesDecoded = 0
+    /// Second tries at the strongest arrival after the first arrival's decode failed.
+    public private(set) var secondArrivalTries = 0
+    /// CRC checks made so far, the chances noise had to pass the CRC: one per demodulated burst
+    /// that passed the tonal-share gate (at most two per candidate).
     public private(set) var framesTried = 0
 
     /// Feeds audio samples; calls `onBurst` for each token found, in order.
@@ -209,7 +197,7 @@ public final class BurstDecoder {
 
     /// Feeds silence long enough to flush every burst still in the pipeline (end of a file).
     public func finish(_ onBurst: (DecodedBurst) -> Void) {
-        let zeros = rate.burstSamples + 4 * rate.chirpSamples
+        let zeros = (candidateWait + 2 * rate.basebandChirpSamples + 2) * rate.decimation + converter.delaySamples
         for _ in 0..<zeros {
             samplesPushed += 1
             if let baseband = converter.push(0) { process(baseband, onBurst) }
@@ -230,45 +218,45 @@ public final class BurstDecoder {
             let window = t - chirp + 1
             let scoreSlot = window & (capacity - 1)
             if window % syncStride != 0 {
-                // Not scored: the peak is found to a fraction of a sample when decoding.
-                upScore[scoreSlot] = 0
-                downScore[scoreSlot] = 0
+                // Not scored: the timing fills these windows in where it needs them.
+                firstScore[scoreSlot] = 0
+                secondScore[scoreSlot] = 0
             } else {
-                let (up, down) = correlate(windowStart: window)
-                upScore[scoreSlot] = up
-                downScore[scoreSlot] = down
-                // The best up-chirp peak that could belong with a down-chirp at `window`. Near
-                // the start of the stream u may be negative: those ring slots still hold the
-                // zeros the stream is taken to begin with.
-                var bestUp = window - chirp
+                let (first, second) = correlate(windowStart: window)
+                firstScore[scoreSlot] = first
+                secondScore[scoreSlot] = second
+                // The best first-chirp peak that could belong with a second chirp at `window`.
+                // Near the start of the stream u may be negative: those ring slots still hold
+                // the zeros the stream is taken to begin with.
+                var bestFirst = window - chirp
                 var bestScore: Float = -1
                 for u in (window - chirp - pairSlack)...(window - chirp + pairSlack) {
-                    let score = upScore[u & (capacity - 1)]
-                    if score > bestScore { bestScore = score; bestUp = u }
+                    let score = firstScore[u & (capacity - 1)]
+                    if score > bestScore { bestScore = score; bestFirst = u }
                 }
-                consider(up: bestUp, down: window, score: 0.5 * (bestScore + down))
+                consider(first: bestFirst, second: window, score: 0.5 * (bestScore + second))
             }
         }
         decodeReadyCandidates(onBurst)
     }
 
     /// Normalised correlations of the window starting at `windowStart` with both chirps.
-    private func correlate(windowStart: Int) -> (up: Float, down: Float) {
+    private func correlate(windowStart: Int) -> (first: Float, second: Float) {
         let chirp = rate.basebandChirpSamples
         let base = windowStart & (capacity - 1)
-        var upR: Float = 0, upI: Float = 0, downR: Float = 0, downI: Float = 0, energy: Float = 0
+        var aR: Float = 0, aI: Float = 0, bR: Float = 0, bI: Float = 0, energy: Float = 0
         ringRe.withUnsafeBufferPointer { xr in
             ringIm.withUnsafeBufferPointer { xi in
-                upRe.withUnsafeBufferPointer { ur in
-                    upIm.withUnsafeBufferPointer { ui in
-                        downRe.withUnsafeBufferPointer { dr in
-                            downIm.withUnsafeBufferPointer { di in
+                firstRe.withUnsafeBufferPointer { ur in
+                    firstIm.withUnsafeBufferPointer { ui in
+                        secondRe.withUnsafeBufferPointer { dr in
+                            secondIm.withUnsafeBufferPointer { di in
                                 for m in 0..<chirp {
                                     let a = xr[base + m], b = xi[base + m]
-                                    upR += a * ur[m] - b * ui[m]
-                                    upI += a * ui[m] + b * ur[m]
-                                    downR += a * dr[m] - b * di[m]
-                                    downI += a * di[m] + b * dr[m]
+                                    aR += a * ur[m] - b * ui[m]
+                                    aI += a * ui[m] + b * ur[m]
+                                    bR += a * dr[m] - b * di[m]
+                                    bI += a * di[m] + b * dr[m]
                                     energy += a * a + b * b
                                 }
                             }
@@ -279,32 +267,32 @@ public final class BurstDecoder {
         }
         guard energy > 0 else { return (0, 0) }
         let norm = 1 / (templateEnergy * energy)
-        return ((upR * upR + upI * upI) * norm, (downR * downR + downI * downI) * norm)
+        return ((aR * aR + aI * aI) * norm, (bR * bR + bI * bI) * norm)
     }
 
     /// Peak picking: the largest score above threshold within ±one chirp becomes a candidate.
-    private func consider(up: Int, down: Int, score: Float) {
+    private func consider(first: Int, second: Int, score: Float) {
         let chirp = rate.basebandChirpSamples
-        if candidateDown >= 0 {
-            if down - candidateDown <= chirp {
+        if candidateSecond >= 0 {
+            if second - candidateSecond <= chirp {
                 if score > candidateScore {
-                    candidateUp = up
-                    candidateDown = down
+                    candidateFirst = first
+                    candidateSecond = second
                     candidateScore = score
                 }
                 return
             }
-            enqueue(up: candidateUp, down: candidateDown, score: candidateScore)
-            candidateDown = -1
+            enqueue(first: candidateFirst, score: candidateScore)
+            candidateSecond = -1
         }
-        if score >= syncThreshold && up >= suppressUntil {
-            candidateUp = up
-            candidateDown = down
+        if score >= syncThreshold && first >= suppressUntil {
+            candidateFirst = first
+            candidateSecond = second
             candidateScore = score
         }
     }
 
-    private func enqueue(up: Int, down: Int, score: Float) {
+    private func enqueue(first: Int, score: Float) {
         var slot = pendingCount
         if pendingCount == Self.maximumPendingCandidates {
             // Full: replace the weakest if this one is stronger.
@@ -314,163 +302,109 @@ public final class BurstDecoder {
         } else {
             pendingCount += 1
         }
-        pendingUp[slot] = up
-        pendingDown[slot] = down
+        pendingFirst[slot] = first
         pendingScore[slot] = score
     }
 
     private func decodeReadyCandidates(_ onBurst: (DecodedBurst) -> Void) {
-        var index = 0
-        while index < pendingCount {
-            let up = pendingUp[index]
-            if up < suppressUntil {
-                removePending(at: index)
+        while true {
+            // The earliest waiting candidate whose audio is all here.
+            var next = -1
+            for index in 0..<pendingCount where next < 0 || pendingFirst[index] < pendingFirst[next] { next = index }
+            guard next >= 0 else { return }
+            let first = pendingFirst[next]
+            let score = pendingScore[next]
+            if first < suppressUntil {
+                removePending(at: next)
                 continue
             }
-            if produced >= up + candidateWait {
-                let down = pendingDown[index]
-                let score = pendingScore[index]
-                removePending(at: index)
-                if up - lastAttemptUp < echoWindow && score < 0.5 * lastAttemptScore {
-                    continue
-                }
-                lastAttemptUp = up
-                lastAttemptScore = score
-                if let burst = decode(up: up, down: down, syncScore: score) {
-                    onBurst(burst)
-                }
-                continue
+            guard produced >= first + candidateWait else { return }
+            removePending(at: next)
+            if first - lastAttemptFirst < echoWindow && score < 0.5 * lastAttemptScore { continue }
+            lastAttemptFirst = first
+            lastAttemptScore = score
+            if let burst = decode(first: first, syncScore: score) {
+                onBurst(burst)
             }
-            index += 1
         }
     }
 
     private func removePending(at index: Int) {
         pendingCount -= 1
-        pendingUp[index] = pendingUp[pendingCount]
-        pendingDown[index] = pendingDown[pendingCount]
+        pendingFirst[index] = pendingFirst[pendingCount]
         pendingScore[index] = pendingScore[pendingCount]
     }
 
     // MARK: - Frame decoding
 
-    /// Where a correlation peak near `index` really is, to a fraction of a sample: the largest
-    /// score within ±`syncStride` (scored afresh, since the sync may have skipped windows), then
-    /// the vertex of the parabola through it and its two neighbours.
-    private func refinedPeak(near index: Int, rising: Bool) -> Double {
-        func score(_ window: Int) -> Float {
-            let (up, down) = correlate(windowStart: window)
-            return rising ? up : down
+    private func decode(first: Int, syncScore: Float) -> DecodedBurst? {
+        let measured = timing.measure(around: first, stride: syncStride, capacity: capacity,
+                                      firstScores: firstScore, secondScores: secondScore) { window in
+            correlate(windowStart: window)
         }
-        var best = index
-        var bestScore = score(index)
-        for window in (index - syncStride)...(index + syncStride) where window != index {
-            let value = score(window)
-            if value > bestScore { bestScore = value; best = window }
+        let reverberant = measured.reverberation > configuration.reverberantProfileRatio
+        let dataStart = reverberant ? delayedDataStart : self.dataStart
+        if let burst = decode(arrival: measured.firstArrival, scale: measured.scale, dataStart: dataStart,
+                              syncScore: syncScore) {
+            return burst
         }
-        let left = score(best - 1), right = score(best + 1)
-        let curvature = left - 2 * bestScore + right
-        guard curvature < 0 else { return Double(best) }
-        let offset = 0.5 * (left - right) / curvature
-        return Double(best) + Double(max(-0.5, min(0.5, offset)))
+        // In noise the first-arrival rule now and then takes a noise bump before the direct
+        // sound for it; in a free field the strongest arrival is the direct sound. One more try
+        // there, only when the two differ (one more CRC check, behind the gate).
+        guard abs(measured.strongest - measured.firstArrival) >= 2 else { return nil }
+        secondArrivalTries += 1
+        return decode(arrival: measured.strongest, scale: measured.scale, dataStart: dataStart, syncScore: syncScore)
     }
 
-    /// Up to `peakAlternatives` strongest local maxima of the up (or down) score within
-    /// `center ± radius`, strongest first, into `peakPositions`/`peakScores`; returns how many.
-    private func strongestPeaks(rising: Bool, center: Int, radius: Int) -> Int {
-        var count = 0
-        let scores = rising ? upScore : downScore
-        let mask = capacity - 1
-        scores.withUnsafeBufferPointer { scores in
-            peakPositions.withUnsafeMutableBufferPointer { positions in
-                peakScores.withUnsafeMutableBufferPointer { values in
-                    // Only windows on the sync stride were scored.
-                    var p = center - radius
-                    p += (syncStride - p % syncStride) % syncStride
-                    while p <= center + radius {
-                        let value = scores[p & mask]
-                        if value > scores[(p - syncStride) & mask] && value >= scores[(p + syncStride) & mask] {
-                            // Insert, keeping the list sorted strongest first.
-                            var slot = min(count, Self.peakAlternatives)
-                            while slot > 0 && values[slot - 1] < value {
-                                if slot < Self.peakAlternatives {
-                                    positions[slot] = positions[slot - 1]
-                                    values[slot] = values[slot - 1]
-                                }
-                                slot -= 1
-                            }
-                            if slot < Self.peakAlternatives {
-                                positions[slot] = p
-                                values[slot] = value
-                                count = min(count + 1, Self.peakAlternatives)
-                            }
-                        }
-                        p += syncStride
-                    }
-                }
-            }
-        }
-        return count
-    }
-
-    /// The peak pairs a candidate is tried with: its own, then the strongest local maxima of
-    /// the down score near its down-chirp and, for each, of the up score where that down-chirp's
-    /// partner may sit. Returns how many pairs were written.
-    private func pairHypotheses(up: Int, down: Int) -> Int {
-        hypothesisUp[0] = up
-        hypothesisDown[0] = down
-        var count = 1
-        let chirp = rate.basebandChirpSamples
-        let downs = strongestPeaks(rising: false, center: down, radius: pairSlack)
-        // strongestPeaks reuses its buffers for the up-chirps: keep the down-chirps aside.
-        var downPositions = (0, 0, 0)
-        var downScores = (Float(0), Float(0), Float(0))
-        for i in 0..<downs {
-            switch i {
-            case 0: downPositions.0 = peakPositions[0]; downScores.0 = peakScores[0]
-            case 1: downPositions.1 = peakPositions[1]; downScores.1 = peakScores[1]
-            default: downPositions.2 = peakPositions[2]; downScores.2 = peakScores[2]
-            }
-        }
-        for i in 0..<downs {
-            let (d, score) = i == 0 ? (downPositions.0, downScores.0)
-                : i == 1 ? (downPositions.1, downScores.1) : (downPositions.2, downScores.2)
-            guard score >= Self.alternativePeakShare * downScores.0 else { continue }
-            let ups = strongestPeaks(rising: true, center: d - chirp, radius: pairSlack)
-            for j in 0..<ups where peakScores[j] >= Self.alternativePeakShare * peakScores[0] {
-                let u = peakPositions[j]
-                var known = false
-                for k in 0..<count where hypothesisUp[k] == u && hypothesisDown[k] == d { known = true }
-                if !known && count < hypothesisUp.count {
-                    hypothesisUp[count] = u
-                    hypothesisDown[count] = d
-                    count += 1
-                }
-            }
-        }
-        return count
-    }
-
-    /// Where the burst of the peak pair (`up`, `down`) starts (baseband samples) and its time
-    /// scale, from both peaks located to a fraction of a sample.
-    private func pairTiming(up: Int, down: Int) -> (start: Double, scale: Double) {
-        let chirp = Double(rate.basebandChirpSamples)
-        let upPeak = refinedPeak(near: up, rising: true)
-        let downPeak = refinedPeak(near: down, rising: false)
+    /// Steps 4 and 5 for the burst whose first chirp arrived at `arrival` with time scale
+    /// `scale` (from the chirps), its first symbol window at `dataStart` of the resampled burst.
+    private func decode(arrival: Double, scale chirpScale: Double, dataStart: Int, syncScore: Float) -> DecodedBurst? {
         let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
-        let scale = max(-largest, min(largest, (downPeak - upPeak - chirp) / spreadPerUnitScale))
-        // Each peak sits ε·L/2 early from the chirp's compression; the pair's mean puts the start.
-        return (0.5 * (upPeak + downPeak - chirp) + scale * chirp, scale)
+        let shift = ModemProfile.firstChirpShiftSeconds * Double(rate.basebandRate)
+        var scale = chirpScale
+        // A time scale moves the first chirp's peak by ε·shift, so the burst began that much
+        // before its peak was found.
+        var start = arrival - scale * shift
+        guard resample(start: start, scale: scale) else { return nil }
+        if configuration.refinesScaleOnTones {
+            let leftover = scratchRe.withUnsafeBufferPointer { re in
+                scratchIm.withUnsafeBufferPointer { im in
+                    scaleSearch.search(re: re, im: im, start: dataStart, currentScale: scale)
+                }
+            }
+            let refined = max(-largest, min(largest, scale + leftover))
+            // Below 50 ppm the tones are within 1 Hz (6 % of their spacing) and the start within
+            // a tenth of a sample: resampling again would change nothing that matters.
+            if abs(refined - scale) >= Self.negligibleScaleChange {
+                scale = refined
+                start = arrival - scale * shift
+                guard resample(start: start, scale: scale) else { return nil }
+            }
+        }
+        candidatesDecoded += 1
+        let share = scratchRe.withUnsafeBufferPointer { re in
+            scratchIm.withUnsafeBufferPointer { im in demodulator.measure(re: re, im: im, start: dataStart) }
+        }
+        guard share >= configuration.minimumTonalShare else { return nil }
+        framesTried += 1
+        let snr = llrs.withUnsafeMutableBufferPointer { demodulator.llrs(into: $0) }
+        let decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
+        guard let token = FrameCodec.token(fromFrameBits: decoded.bits) else { return nil }
+
+        suppressUntil = Int(start) + rate.basebandBurstSamples - rate.basebandChirpSamples
+        // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
+        // `delaySamples` earlier.
+        let audioStart = Int(((start + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
+        return DecodedBurst(token: token, startSample: max(0, audioStart), sampleRate: rate.sampleRate,
+                            syncScore: syncScore, symbolSNR: snr, timeScalePPM: Float(scale * 1e6),
+                            tonalShare: share)
     }
 
-    /// Resamples the burst that starts at `start` with time scale `scale` (plus the timing
-    /// margin either side) into the scratch buffers, onto the sender's clock; false when its
-    /// audio is not (or no longer) in the ring.
+    /// Resamples the burst that starts at `start` with time scale `scale` into the scratch
+    /// buffers, onto the sender's clock; false when its audio is not (or no longer) in the ring.
     private func resample(start: Double, scale: Double) -> Bool {
-        let margin = Self.timingMargin
-        let span = rate.basebandBurstSamples + 2 * margin
         let stretch = 1 / (1 + scale)
-        let origin = Int((start - Double(margin) * stretch).rounded(.down)) - FractionalInterpolator.halfTaps - 1
+        let origin = Int(start.rounded(.down)) - FractionalInterpolator.halfTaps - 1
         let last = start + Double(span) * stretch + Double(FractionalInterpolator.halfTaps) + 1
         // Before the stream began the ring holds zeros (origin may be negative at the start).
         guard Int(last) < produced, produced - origin <= capacity else { return false }
@@ -479,6 +413,7 @@ public final class BurstDecoder {
         let step = -2 * CoreMath.pi * Double(ModemProfile.basebandCenterHz) * scale * stretch / Double(rate.basebandRate)
         let stepRe = CoreMath.cos(step), stepIm = CoreMath.sin(step)
         var rotRe = 1.0, rotIm = 0.0
+        let span = self.span
         // Every buffer is taken as a pointer once: element writes to a class's arrays inside the
         // loop would each pay an exclusivity check and a uniqueness test.
         ringRe.withUnsafeBufferPointer { xr in
@@ -486,7 +421,7 @@ public final class BurstDecoder {
                 scratchRe.withUnsafeMutableBufferPointer { outRe in
                     scratchIm.withUnsafeMutableBufferPointer { outIm in
                         for i in 0..<span {
-                            let position = start + Double(i - margin) * stretch - Double(origin) + Double(offset)
+                            let position = start + Double(i) * stretch - Double(origin) + Double(offset)
                             let (re, im) = interpolator.value(re: xr, im: xi, at: position)
                             outRe[i] = re * Float(rotRe) - im * Float(rotIm)
                             outIm[i] = re * Float(rotIm) + im * Float(rotRe)
@@ -499,121 +434,6 @@ public final class BurstDecoder {
             }
         }
         return true
-    }
-
-    /// The symbol timing (shift within ±`timingMargin`) that makes the resampled burst's
-    /// symbols most tone-like, and that measure over every fourth symbol.
-    private func bestTiming() -> (shift: Int, quality: Float) {
-        let margin = Self.timingMargin
-        let dataOffset = 2 * rate.basebandChirpSamples
-        var bestShift = 0
-        var bestQuality: Float = -1
-        scratchRe.withUnsafeBufferPointer { xr in
-            scratchIm.withUnsafeBufferPointer { xi in
-                for shift in -margin...margin {
-                    // Every fourth symbol is enough to rank the timings.
-                    let quality = demodulator.measure(re: xr, im: xi, start: margin + shift + dataOffset,
-                                                      symbolStride: 4)
-                    if quality > bestQuality {
-                        bestQuality = quality
-                        bestShift = shift
-                    }
-                }
-            }
-        }
-        return (bestShift, bestQuality)
-    }
-
-    /// Measures every symbol of the resampled burst at timing `shift`, ready for the LLRs;
-    /// returns the sum over symbols of the strongest tone's share (higher: more tone-like).
-    private func measureAll(shift: Int) -> Float {
-        scratchRe.withUnsafeBufferPointer { xr in
-            scratchIm.withUnsafeBufferPointer { xi in
-                demodulator.measure(re: xr, im: xi, start: Self.timingMargin + shift + 2 * rate.basebandChirpSamples)
-            }
-        }
-    }
-
-    private func decode(up: Int, down: Int, syncScore: Float) -> DecodedBurst? {
-        // The candidate's own peak pair first.
-        let (start, scale) = pairTiming(up: up, down: down)
-        guard resample(start: start, scale: scale) else { return nil }
-        let (shift, sampledQuality) = bestTiming()
-        let quality = measureAll(shift: shift)
-        if let burst = decodeMeasured(start: start, scale: scale, shift: shift, syncScore: syncScore) {
-            return burst
-        }
-        guard configuration.alternativePeakPairs else { return nil }
-        // At low SNR a noise peak near a chirp's true peak sometimes outscores it, and the wrong
-        // pair gives a wrong time scale. Rank the other plausible pairs by how much their
-        // symbols look like tones (every fourth symbol, as the timing search measures them) and
-        // decode the best, if it beats this pair and, measured over every symbol, is clearly
-        // not noise: so noise candidates (almost) never get a second CRC check from here.
-        alternativePairSearches += 1
-        let hypotheses = pairHypotheses(up: up, down: down)
-        var best = (index: 0, start: start, scale: scale, shift: shift, quality: sampledQuality)
-        var bestIsResampled = true
-        for index in 1..<max(1, hypotheses) {
-            let (otherStart, otherScale) = pairTiming(up: hypothesisUp[index], down: hypothesisDown[index])
-            guard resample(start: otherStart, scale: otherScale) else { continue }
-            alternativePairsMeasured += 1
-            let (otherShift, otherQuality) = bestTiming()
-            bestIsResampled = otherQuality > best.quality
-            if bestIsResampled { best = (index, otherStart, otherScale, otherShift, otherQuality) }
-        }
-        guard best.index != 0 else { return nil }
-        if !bestIsResampled {
-            // The scratch buffers hold a worse pair: redo the best.
-            guard resample(start: best.start, scale: best.scale) else { return nil }
-        }
-        let bestQuality = measureAll(shift: best.shift)
-        guard bestQuality > quality, bestQuality >= Self.tonalQuality * Float(ModemProfile.symbolCount) else {
-            return nil
-        }
-        var burst = decodeMeasured(start: best.start, scale: best.scale, shift: best.shift, syncScore: syncScore)
-        burst?.pairedAgain = true
-        return burst
-    }
-
-    /// Soft bits, Viterbi and the frame checks for the burst last measured (starting at
-    /// `start` with time scale `scale`, symbols at timing `shift`), then the coherent second
-    /// pass if the first fails.
-    private func decodeMeasured(start: Double, scale: Double, shift: Int, syncScore: Float) -> DecodedBurst? {
-        let stretch = 1 / (1 + scale)
-        framesTried += 1
-        var snr = llrs.withUnsafeMutableBufferPointer { demodulator.llrs(into: $0) }
-        var decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
-        var found = FrameCodec.token(fromFrameBits: decoded.bits)
-        var coherently = false
-        if found == nil && configuration.coherentRetry && configuration.phaseConcentration > 0 {
-            // Most of a failed frame's bits are right: its tones show the carrier's phase.
-            retryTones.withUnsafeMutableBufferPointer { FrameCodec.encode(frameBits: decoded.bits, into: $0) }
-            let coherentSNR = retryTones.withUnsafeBufferPointer { tones in
-                llrs.withUnsafeMutableBufferPointer { output in
-                    demodulator.coherentLLRs(into: output, sentTones: tones,
-                                             minimumCoherence: configuration.minimumCoherence,
-                                             phaseConcentration: configuration.phaseConcentration)
-                }
-            }
-            if let coherentSNR {
-                framesTried += 1
-                coherentRetries += 1
-                snr = coherentSNR
-                decoded = llrs.withUnsafeBufferPointer { viterbi.decode($0) }
-                found = FrameCodec.token(fromFrameBits: decoded.bits)
-                coherently = true
-            }
-        }
-        guard let token = found else { return nil }
-
-        let burstStart = start + Double(shift) * stretch
-        suppressUntil = Int(burstStart) + rate.basebandBurstSamples - rate.basebandChirpSamples
-        // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
-        // `delaySamples` earlier.
-        let audioStart = Int(((burstStart + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
-        return DecodedBurst(token: token, startSample: max(0, audioStart), sampleRate: rate.sampleRate,
-                            syncScore: syncScore, symbolSNR: snr, timeScalePPM: Float(scale * 1e6),
-                            decodedCoherently: coherently)
     }
 
     // MARK: - Templates

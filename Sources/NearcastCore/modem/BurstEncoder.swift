@@ -2,7 +2,13 @@
 ///
 /// Build one encoder per output stream at start-up; `start(_:)` arms it with a token and each
 /// `render(into:)` call writes the next samples of the burst until it is complete. The waveform
-/// is described by ``ModemProfile``: up-chirp, down-chirp, 16-FSK symbols, raised-cosine fades.
+/// is described by ``ModemProfile`` and ``BurstPlan``: down-chirp, up-chirp, then 11 symbols of 8
+/// simultaneous tones, with raised-cosine fades.
+///
+/// The burst is scaled so its highest peak is exactly `amplitude`: 8 tones at once reach 2-2.5
+/// times the level of one (crest factor 9-11 dB against a single tone's 3 dB), so the mean power
+/// is that much below a single tone's at the same peak. `start` measures the armed burst's peak
+/// (a pass over the data, about 250,000 table lookups) so no sample ever clips.
 ///
 /// ```swift
 /// let encoder = try BurstEncoder(sampleRate: 48_000)
@@ -15,22 +21,34 @@ public final class BurstEncoder {
     /// Peak amplitude of the burst, 0...1 of full scale.
     public var amplitude: Float
     private let table = SineTable()
-    private var symbols: [UInt8]
+    /// The tone (0...3) of every group, symbol-major.
+    private var tones: [UInt8]
+    /// The armed burst's largest |sample| before scaling (chirps have peak 1).
+    private var peak: Float = 1
     private var position = 0
     private var armed = false
+    /// Each tone's amplitude before scaling: 1/√8, so the data's mean power equals a chirp's.
+    private static let toneAmplitude = Float(1 / Double(ModemProfile.groupCount).squareRoot())
 
     /// Makes an encoder for `sampleRate` with a peak `amplitude` (default 0.5, −6 dBFS).
     public init(sampleRate: Int, amplitude: Float = 0.5) throws(ModemRateError) {
         rate = try ModemRate(sampleRate: sampleRate)
         self.amplitude = amplitude
-        symbols = [UInt8](repeating: 0, count: ModemProfile.symbolCount)
+        tones = [UInt8](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
     }
 
     /// Arms the encoder with `token`; the next `render` calls produce its burst from the start.
     public func start(_ token: Token) {
-        symbols.withUnsafeMutableBufferPointer { FrameCodec.encode(token, into: $0) }
+        tones.withUnsafeMutableBufferPointer { FrameCodec.encode(token, into: $0) }
         position = 0
         armed = true
+        var largest: Float = 1
+        tones.withUnsafeBufferPointer { tones in
+            for n in (2 * rate.chirpSamples)..<rate.burstSamples {
+                largest = max(largest, abs(unscaledSample(at: n, tones: tones)))
+            }
+        }
+        peak = largest
     }
 
     /// True when no burst is armed or the armed one has been rendered completely.
@@ -45,40 +63,45 @@ public final class BurstEncoder {
     public func render(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
         let count = min(buffer.count, remainingSamples)
         guard count > 0 else { return 0 }
-        symbols.withUnsafeBufferPointer { symbols in
+        let gain = amplitude / peak
+        tones.withUnsafeBufferPointer { tones in
             for index in 0..<count {
-                buffer[index] = sample(at: position + index, symbols: symbols)
+                let n = position + index
+                buffer[index] = gain * fade(at: n) * unscaledSample(at: n, tones: tones)
             }
         }
         position += count
         return count
     }
 
-    /// The burst's sample `n`, computed from `n` alone so chunking cannot change the waveform.
-    private func sample(at n: Int, symbols: UnsafeBufferPointer<UInt8>) -> Float {
+    /// The burst's sample `n` before gain and fades, computed from `n` alone so chunking cannot
+    /// change the waveform.
+    private func unscaledSample(at n: Int, tones: UnsafeBufferPointer<UInt8>) -> Float {
         let fs = rate.sampleRate
         let chirp = rate.chirpSamples
-        let cycles: Double
         if n < 2 * chirp {
             // Linear chirp: phase = f0·m/fs ± (f1 − f0)·m² / (2·N·fs) cycles.
+            let rising = (n >= chirp) != ModemProfile.firstChirpRises
             let m = Double(n < chirp ? n : n - chirp)
             let low = Double(ModemProfile.chirpLowHz)
             let span = Double(ModemProfile.chirpHighHz - ModemProfile.chirpLowHz)
             let sweep = span * m * m / (2 * Double(chirp) * Double(fs))
-            if n < chirp {
-                cycles = low * m / Double(fs) + sweep
-            } else {
-                cycles = (low + span) * m / Double(fs) - sweep
-            }
-        } else {
-            let offset = n - 2 * chirp
-            let symbol = offset / rate.symbolSamples
-            let m = offset - symbol * rate.symbolSamples
-            let frequency = ModemProfile.firstToneHz + Int(symbols[symbol]) * ModemProfile.toneSpacingHz
-            // Integer arithmetic keeps the phase exact: whole cycles per symbol.
-            cycles = Double((frequency * m) % fs) / Double(fs)
+            let cycles = rising ? low * m / Double(fs) + sweep : (low + span) * m / Double(fs) - sweep
+            return table.sine(cycles: cycles)
         }
-        return amplitude * fade(at: n) * table.sine(cycles: cycles)
+        let offset = n - 2 * chirp
+        let ns = rate.symbolSamples
+        let symbol = offset / ns
+        let m = offset - symbol * ns
+        var sum: Float = 0
+        for group in 0..<ModemProfile.groupCount {
+            let tone = Int(tones[symbol * ModemProfile.groupCount + group])
+            let bin = BurstPlan.bin(subband: BurstPlan.subband(symbol: symbol, group: group), tone: tone)
+            // Bin k makes 1110 + k whole cycles a symbol: integer arithmetic keeps the phase exact.
+            let cycles = (ModemProfile.firstToneCyclesPerSymbol + bin) * m % ns
+            sum += table.sine(cycles: Double(cycles) / Double(ns) + 0.25 + BurstPlan.groupPhaseCycles(group: group))
+        }
+        return Self.toneAmplitude * sum
     }
 
     private func fade(at n: Int) -> Float {

@@ -1,8 +1,11 @@
-/// CRC-16/CCITT-FALSE (polynomial 0x1021, initial value 0xFFFF, no reflection, no final XOR),
-/// computed over a bit string, since the frame's kind field is not a whole byte.
+/// CRC-16/CCITT (polynomial 0x1021, no reflection, no final XOR) computed over a bit string,
+/// since the frame's kind field is not a whole byte. The initial value is the burst format's
+/// marker: ``ModemProfile/crcInitialValue`` (0x1D0F) for format 2, 0xFFFF (CRC-16/CCITT-FALSE)
+/// for format 1.
 ///
 /// ```swift
-/// CRC16.checksum(bits: 0x313233343536373839, count: 72)   // 0x29B1, the catalogue check value
+/// CRC16.checksum(bits: 0x313233343536373839, count: 72, initial: 0xFFFF)   // 0x29B1
+/// CRC16.checksum(bits: 0x313233343536373839, count: 72, initial: 0x1D0F)   // 0xE5CC (CRC-16/AUG-CCITT)
 /// ```
 public enum CRC16 {
     /// The generator polynomial without its x^16 term.
@@ -10,8 +13,8 @@ public enum CRC16 {
 
     /// The CRC of the low `count` bits of `bits`, most significant first.
     @inlinable
-    public static func checksum(bits: UInt128, count: Int) -> UInt16 {
-        var crc: UInt16 = 0xFFFF
+    public static func checksum(bits: UInt128, count: Int, initial: UInt16 = ModemProfile.crcInitialValue) -> UInt16 {
+        var crc = initial
         var index = count - 1
         while index >= 0 {
             let bit = UInt16(truncatingIfNeeded: bits >> UInt128(index)) & 1

@@ -13,11 +13,11 @@ public struct DecodedBurst: Sendable, Equatable {
     /// The time scale the burst arrived with, parts per million (positive: played faster than
     /// sent, as when the listener approaches or the capture clock runs slow).
     public var timeScalePPM: Float = 0
-    /// Whether the sync peaks first paired were wrong and another pair was decoded (a noise peak
-    /// near a chirp outscored its true peak).
-    public var pairedAgain = false
-    /// Whether the noncoherent pass failed its CRC and the coherent second pass decoded it.
-    public var decodedCoherently = false
+    /// How clearly each group's strongest tone stood out, 0.25...1 (see
+    /// ``SoftDemodulator/tonalShare``).
+    public var tonalShare: Float = 0
+    /// The burst format (``ModemProfile/formatVersion``).
+    public var format: Int { ModemProfile.formatVersion }
 
     /// Start of the burst in seconds from the start of the stream.
     public var offsetSeconds: Double { Double(startSample) / Double(sampleRate) }

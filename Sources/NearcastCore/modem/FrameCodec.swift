@@ -1,7 +1,7 @@
-/// Token ⇄ FSK symbols: the frame layout, CRC, convolutional code, interleaver and Gray map of
-/// ``ModemProfile``.
+/// Token ⇄ tones: the frame layout, CRC, convolutional code, puncturing, interleaver and Gray
+/// map of ``ModemProfile`` and ``BurstPlan``.
 ///
-/// Frame bits, most significant first: kind (2) ‖ payload (64) ‖ CRC-16 over both (16) ‖ six
+/// Frame bits, most significant first: kind (2) ‖ payload (64) ‖ CRC-16 over both (16) ‖ eight
 /// zero tail bits. The kind field:
 ///
 /// | value | meaning |
@@ -11,9 +11,10 @@
 /// | 2 | direct token of 1–7 bytes, padded ISO/IEC 7816-4 style (0x80 then zeros) |
 /// | 3 | reserved: never sent, rejected on receipt |
 ///
-/// Coded bit i of 176 goes to position p = (i × 73) mod 176; symbol p / 4 carries it as bit
-/// p mod 4 (most significant first) of a 4-bit value, and the tone sent is that value's Gray
-/// code, so neighbouring tones differ in one bit.
+/// The 90 frame bits make 180 mother-code bits; the four at ``BurstPlan/puncturedPositions``
+/// are dropped and the remaining 176 ("coded bits") go to the slots ``BurstPlan/slotCodedBit``
+/// names: slot (n·8 + g)·2 + b is bit b (0 = more significant) of the label of group g in
+/// symbol n, and the tone sent is that label's Gray code.
 public enum FrameCodec {
     static let directFull: UInt128 = 0
     static let eidKind: UInt128 = 1
@@ -40,54 +41,60 @@ public enum FrameCodec {
         return frame << UInt128(ModemProfile.tailBits)
     }
 
-    /// Encodes `token` into ``ModemProfile/symbolCount`` tone indices (0...15) in `symbols`.
-    public static func encode(_ token: Token, into symbols: UnsafeMutableBufferPointer<UInt8>) {
-        encode(frameBits: frameBits(for: token), into: symbols)
+    /// Encodes `token` into the tone (0...3) of every group: ``ModemProfile/symbolCount`` ×
+    /// ``ModemProfile/groupCount`` values, symbol-major, in `tones`.
+    public static func encode(_ token: Token, into tones: UnsafeMutableBufferPointer<UInt8>) {
+        encode(frameBits: frameBits(for: token), into: tones)
     }
 
-    /// Encodes frame bits (tail included, as ``frameBits(for:)`` lays them out) into
-    /// ``ModemProfile/symbolCount`` tone indices. The decoder uses it to re-encode a frame that
-    /// failed its CRC: most of its bits are still right, so its tones show where the signal is.
-    public static func encode(frameBits bits: UInt128, into symbols: UnsafeMutableBufferPointer<UInt8>) {
-        precondition(symbols.count >= ModemProfile.symbolCount, "symbol buffer too small")
+    /// Encodes frame bits (tail included, as ``frameBits(for:)`` lays them out) into the tone of
+    /// every group (see ``encode(_:into:)``).
+    public static func encode(frameBits bits: UInt128, into tones: UnsafeMutableBufferPointer<UInt8>) {
+        let groups = ModemProfile.symbolCount * ModemProfile.groupCount
+        precondition(tones.count >= groups, "tone buffer too small")
+        for index in 0..<groups { tones[index] = 0 }
         let count = ModemProfile.encodedBits
-        for index in 0..<ModemProfile.symbolCount { symbols[index] = 0 }
         var state = 0
+        var coded = 0
+        let inverse = SlotOfCodedBit()
+        func send(_ value: Int, position: Int) {
+            guard !isPunctured(position) else { return }
+            let slot = inverse[coded]
+            let group = slot / ModemProfile.bitsPerGroup
+            let shift = ModemProfile.bitsPerGroup - 1 - slot % ModemProfile.bitsPerGroup
+            tones[group] |= UInt8(value << shift)
+            coded += 1
+        }
         for step in 0..<count {
             let bit = Int(truncatingIfNeeded: bits >> UInt128(count - 1 - step)) & 1
             let out = ConvolutionalCode.step(state: state, bit: bit)
             state = out.next
-            place(codedBit: out.c0, index: 2 * step, symbols: symbols)
-            place(codedBit: out.c1, index: 2 * step + 1, symbols: symbols)
+            send(out.c0, position: 2 * step)
+            send(out.c1, position: 2 * step + 1)
         }
-        for index in 0..<ModemProfile.symbolCount {
-            symbols[index] = gray(symbols[index])
+        for index in 0..<groups {
+            tones[index] = UInt8(BurstPlan.tone(ofLabel: Int(tones[index])))
         }
     }
 
-    /// Where coded bit `index` sits: (symbol, bit within the symbol, 0 = most significant).
+    /// Whether mother-code output `position` (0..179) is dropped by the puncturing.
     @inlinable
-    public static func position(ofCodedBit index: Int) -> (symbol: Int, bit: Int) {
-        let p = (index * ModemProfile.interleaverMultiplier) % ModemProfile.codedBits
-        return (p / ModemProfile.bitsPerSymbol, p % ModemProfile.bitsPerSymbol)
+    public static func isPunctured(_ position: Int) -> Bool {
+        for dropped in BurstPlan.puncturedPositions where dropped == position { return true }
+        return false
     }
 
-    private static func place(codedBit: Int, index: Int, symbols: UnsafeMutableBufferPointer<UInt8>) {
-        let (symbol, bit) = position(ofCodedBit: index)
-        symbols[symbol] |= UInt8(codedBit << (ModemProfile.bitsPerSymbol - 1 - bit))
-    }
+    /// The slot of each coded bit, the interleaver's inverse, built on the stack.
+    struct SlotOfCodedBit {
+        private var slots = FixedArray<Tuple256<UInt8>, UInt8>(repeating: 0)
 
-    /// The Gray code of `value`: the tone that carries it.
-    @inlinable
-    public static func gray(_ value: UInt8) -> UInt8 { value ^ (value >> 1) }
+        init() {
+            for slot in 0..<ModemProfile.codedBits {
+                slots[Int(BurstPlan.slotCodedBit[slot])] = UInt8(slot)
+            }
+        }
 
-    /// The value a tone carries (inverse Gray code, 4 bits).
-    @inlinable
-    public static func value(ofTone tone: UInt8) -> UInt8 {
-        var value = tone
-        value ^= value >> 1
-        value ^= value >> 2
-        return value & 0x0F
+        subscript(coded: Int) -> Int { Int(slots[coded]) }
     }
 
     /// Parses decoded frame bits (tail included) into a token; nil when the CRC fails, the

@@ -2,11 +2,11 @@
 ///
 /// The decoder works at a low complex "baseband" rate: it mixes the band down around
 /// ``ModemProfile/basebandCenterHz`` and decimates by `decimation`, chosen so that a symbol is a
-/// whole number of baseband samples (30 at 48 kHz, 49 at 44.1 kHz).
+/// whole number of baseband samples (180 at 48 kHz, 294 at 44.1 kHz).
 ///
 /// ```swift
 /// let rate = try ModemRate(sampleRate: 48_000)
-/// rate.burstSamples      // 24_000 (0.5 s)
+/// rate.burstSamples      // 34_560 (0.72 s)
 /// ```
 public struct ModemRate: Sendable, Equatable {
     /// Audio samples per second.
@@ -31,10 +31,12 @@ public struct ModemRate: Sendable, Equatable {
         self.decimation = best
     }
 
+    /// Audio samples in one time unit (10 ms).
+    public var unitSamples: Int { sampleRate / ModemProfile.timeUnitHz }
     /// Audio samples in one symbol.
-    public var symbolSamples: Int { sampleRate / ModemProfile.timeUnitHz }
+    public var symbolSamples: Int { unitSamples * ModemProfile.symbolDurationUnits }
     /// Audio samples in one chirp.
-    public var chirpSamples: Int { symbolSamples * ModemProfile.chirpDurationUnits }
+    public var chirpSamples: Int { unitSamples * ModemProfile.chirpDurationUnits }
     /// Audio samples in one burst: two chirps and the symbols.
     public var burstSamples: Int { 2 * chirpSamples + ModemProfile.symbolCount * symbolSamples }
     /// Audio samples in each fade.

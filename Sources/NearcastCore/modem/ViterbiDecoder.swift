@@ -1,36 +1,39 @@
 /// Soft-decision Viterbi decoder for ``ConvolutionalCode``, terminated in state 0.
 ///
-/// Input: one log-likelihood ratio per coded bit, `log P(bit = 1) / P(bit = 0)` (positive
-/// means "probably 1"; magnitude is confidence; 0 means erased). Output: the most likely input
-/// bits. All storage is allocated once in `init`; `decode` does not allocate.
+/// Input: one log-likelihood ratio per mother-code bit, `log P(bit = 1) / P(bit = 0)` (positive
+/// means "probably 1"; magnitude is confidence; 0 means erased, as a punctured bit is). Output:
+/// the most likely input bits. All storage is allocated once in `init`; `decode` does not
+/// allocate.
 public final class ViterbiDecoder {
     /// The number of input bits (tail included) this decoder was built for.
     public let steps: Int
     private var metrics: [Float]
     private var nextMetrics: [Float]
-    /// One bit per state per step: which predecessor survived.
+    /// One bit per state per step, `wordsPerStep` words a step: which predecessor survived.
     private var decisions: [UInt64]
-    // Expected outputs (c0, c1) for each (state, input bit), precomputed.
-    private let outputs: [(Int, Int)]
+    private let wordsPerStep: Int
+    /// Expected outputs c0·2 + c1 for each (state, input bit), precomputed.
+    private let outputs: [UInt8]
 
     /// Makes a decoder for `steps` input bits.
     public init(steps: Int) {
-        precondition(ConvolutionalCode.stateCount <= 64, "decisions are packed into 64-bit words")
+        let states = ConvolutionalCode.stateCount
         self.steps = steps
-        metrics = Array(repeating: 0, count: ConvolutionalCode.stateCount)
+        wordsPerStep = (states + 63) / 64
+        metrics = Array(repeating: 0, count: states)
         nextMetrics = metrics
-        decisions = Array(repeating: 0, count: steps)
-        var table: [(Int, Int)] = []
-        for state in 0..<ConvolutionalCode.stateCount {
+        decisions = Array(repeating: 0, count: steps * wordsPerStep)
+        var table = [UInt8](repeating: 0, count: 2 * states)
+        for state in 0..<states {
             for bit in 0...1 {
                 let out = ConvolutionalCode.step(state: state, bit: bit)
-                table.append((out.c0, out.c1))
+                table[2 * state + bit] = UInt8(2 * out.c0 + out.c1)
             }
         }
         outputs = table
     }
 
-    /// Decodes `llrs` (2 × `steps` values, coded order) into the input bits, packed most
+    /// Decodes `llrs` (2 × `steps` values, mother-code order) into the input bits, packed most
     /// significant first into the low `steps` bits of the result. Also returns the winning
     /// path metric, a measure of how well the received values fit a codeword.
     public func decode(_ llrs: UnsafeBufferPointer<Float>) -> (bits: UInt128, metric: Float) {
@@ -38,6 +41,7 @@ public final class ViterbiDecoder {
         precondition(steps <= 128, "decoded bits are packed into a UInt128")
         let stateCount = ConvolutionalCode.stateCount
         let half = stateCount / 2
+        let words = wordsPerStep
         let unreachable: Float = -1e30
         metrics.withUnsafeMutableBufferPointer { metrics in
             nextMetrics.withUnsafeMutableBufferPointer { next in
@@ -50,30 +54,41 @@ public final class ViterbiDecoder {
                         for step in 0..<steps {
                             let l0 = llrs[2 * step]
                             let l1 = llrs[2 * step + 1]
-                            var word: UInt64 = 0
-                            for state in 0..<stateCount {
-                                // state = (previous << 1 | bit) & 63, so its predecessors
-                                // are (state >> 1) and (state >> 1) + 32, both with input bit
-                                // state & 1.
-                                let bit = state & 1
-                                let p0 = state >> 1
-                                let p1 = p0 + half
-                                let o0 = outputs[p0 * 2 + bit]
-                                let o1 = outputs[p1 * 2 + bit]
-                                let m0 = current[p0] + (o0.0 == 1 ? l0 : -l0) + (o0.1 == 1 ? l1 : -l1)
-                                let m1 = current[p1] + (o1.0 == 1 ? l0 : -l0) + (o1.1 == 1 ? l1 : -l1)
-                                if m1 > m0 {
-                                    upcoming[state] = m1
-                                    word |= UInt64(1) << UInt64(state)
-                                } else {
-                                    upcoming[state] = m0
+                            // The branch metric of each of the four outputs (c0, c1).
+                            let branch = (-l0 - l1, -l0 + l1, l0 - l1, l0 + l1)
+                            func metric(_ output: UInt8) -> Float {
+                                switch output {
+                                case 0: return branch.0
+                                case 1: return branch.1
+                                case 2: return branch.2
+                                default: return branch.3
                                 }
                             }
-                            decisions[step] = word
+                            for word in 0..<words {
+                                var bits: UInt64 = 0
+                                for offset in 0..<min(64, stateCount - 64 * word) {
+                                    // state = (previous << 1 | bit) & (states − 1), so its
+                                    // predecessors are state >> 1 and (state >> 1) + half, both
+                                    // with input bit state & 1.
+                                    let state = 64 * word + offset
+                                    let bit = state & 1
+                                    let p0 = state >> 1
+                                    let p1 = p0 + half
+                                    let m0 = current[p0] + metric(outputs[2 * p0 + bit])
+                                    let m1 = current[p1] + metric(outputs[2 * p1 + bit])
+                                    if m1 > m0 {
+                                        upcoming[state] = m1
+                                        bits |= UInt64(1) << UInt64(offset)
+                                    } else {
+                                        upcoming[state] = m0
+                                    }
+                                }
+                                decisions[step * words + word] = bits
+                            }
                             swap(&current, &upcoming)
                         }
-                        // After an even number of swaps `current` is `metrics` again; copy so
-                        // the final metrics are always read from `metrics`.
+                        // After an odd number of swaps the final metrics sit in `next`; copy so
+                        // they are always read from `metrics`.
                         if current.baseAddress != metrics.baseAddress {
                             for state in 0..<stateCount { metrics[state] = current[state] }
                         }
@@ -87,7 +102,8 @@ public final class ViterbiDecoder {
         for step in stride(from: steps - 1, through: 0, by: -1) {
             let bit = state & 1
             bits |= UInt128(bit) << UInt128(steps - 1 - step)
-            let tookUpper = (decisions[step] >> UInt64(state)) & 1
+            let word = decisions[step * words + state / 64]
+            let tookUpper = (word >> UInt64(state % 64)) & 1
             state = (state >> 1) + (tookUpper == 1 ? half : 0)
         }
         return (bits, metrics[0])

@@ -17,10 +17,15 @@ public struct ModemBenchmark {
         public var wrong = 0
         /// Airtime of one burst, seconds.
         public var airtime = 0.0
-        /// Seconds of audio the decoder was fed.
+        /// Seconds of audio the decoder processed (the trial's and the silence `finish` flushes
+        /// the pipeline with).
         public var audioSeconds = 0.0
         /// CPU seconds spent in the decoder.
         public var decodeSeconds = 0.0
+        /// Bursts demodulated (sync candidates and second tries) and CRC checks, over all trials:
+        /// what the decoder's CPU went to besides the sync.
+        public var demodulated = 0
+        public var framesTried = 0
         /// Sum of the image-method rooms' direct-to-reverberant ratios (dB), for their mean.
         public var directToReverberantSum = 0.0
         /// Trials with an image-method room.
@@ -84,7 +89,11 @@ public struct ModemBenchmark {
             }
             decoder.finish { found.append($0) }
             result.decodeSeconds += cpuSeconds() - before
-            result.audioSeconds += Double(received.count) / Double(condition.sampleRate)
+            result.demodulated += decoder.candidatesDecoded
+            result.framesTried += decoder.framesTried
+            // Every sample the decoder processed, the silence `finish` appends included: its CPU
+            // is in `decodeSeconds` too.
+            result.audioSeconds += Double(decoder.samplesPushed) / Double(condition.sampleRate)
 
             let tolerance = 0.010 * Double(condition.sampleRate)
             var ok = false

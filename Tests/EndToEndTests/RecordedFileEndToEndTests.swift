@@ -3,9 +3,9 @@ import XCTest
 /// `nearcast decode` on a committed 44.1 kHz file, the way a phone app's recording would reach
 /// it. The file is a burst that went through the simulator's "walking-44k" channel (a 0.6 s
 /// room, +3103 ppm of Doppler, a microphone rolling off above 19 kHz, pink noise), saved as
-/// 16-bit PCM: made with
+/// 16-bit PCM (burst format 2): made with
 /// `nearcast encode --payload c0ffee0ddba11a5e --kind eid --rate 44100 --float --out b.wav`,
-/// `nearcast bench channel --condition walking-44k --seed 7 b.wav r.wav`, then scaled to 16 bits.
+/// `nearcast bench channel --condition walking-44k --seed 7 b.wav r.wav`, then scaled to a 0.5 peak in 16 bits.
 /// (There is no microphone on the build machine; this is the closest honest stand-in.)
 final class RecordedFileEndToEndTests: XCTestCase {
     func testDecodesA44kHzRecordingWithDopplerAndEchoes() throws {

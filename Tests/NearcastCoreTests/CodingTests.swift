@@ -35,12 +35,49 @@ final class CoreMathTests: XCTestCase {
     }
 }
 
+final class MixedRadixFFTTests: XCTestCase {
+    func testMatchesADirectDFTAtTheModemsLengths() {
+        var generator = SeededGenerator(seed: 30)
+        for count in [1, 2, 7, 12, 180, 294, 720, 1176] {
+            let fft = MixedRadixFFT(count: count)
+            // Fewer inputs than points: the rest is zero padding, as the time-scale search uses.
+            let given = max(1, count / 4 * 4 == count ? count / 4 : count)
+            let re = (0..<given).map { _ in Float.random(in: -1...1, using: &generator) }
+            let im = (0..<given).map { _ in Float.random(in: -1...1, using: &generator) }
+            re.withUnsafeBufferPointer { r in im.withUnsafeBufferPointer { i in fft.transform(re: r, im: i) } }
+            fft.withOutput { outRe, outIm in
+                for k in 0..<count {
+                    var sumRe = 0.0, sumIm = 0.0
+                    for n in 0..<given {
+                        let angle = -2 * Double.pi * Double(k * n % count) / Double(count)
+                        sumRe += Double(re[n]) * cos(angle) - Double(im[n]) * sin(angle)
+                        sumIm += Double(re[n]) * sin(angle) + Double(im[n]) * cos(angle)
+                    }
+                    XCTAssertEqual(Double(outRe[k]), sumRe, accuracy: 1e-3 * Double(given).squareRoot(), "\(count) points, bin \(k)")
+                    XCTAssertEqual(Double(outIm[k]), sumIm, accuracy: 1e-3 * Double(given).squareRoot(), "\(count) points, bin \(k)")
+                }
+            }
+        }
+    }
+}
+
 final class CodingTests: XCTestCase {
-    func testCRC16MatchesTheCatalogueCheckValue() {
-        // CRC-16/CCITT-FALSE of "123456789" is 0x29B1.
+    func testCRC16MatchesTheCatalogueCheckValues() {
+        // "123456789": CRC-16/CCITT-FALSE (init 0xFFFF, format 1) is 0x29B1, CRC-16/AUG-CCITT
+        // (init 0x1D0F, format 2) is 0xE5CC.
         var bits: UInt128 = 0
         for byte in "123456789".utf8 { bits = bits << 8 | UInt128(byte) }
-        XCTAssertEqual(CRC16.checksum(bits: bits, count: 72), 0x29B1)
+        XCTAssertEqual(CRC16.checksum(bits: bits, count: 72, initial: 0xFFFF), 0x29B1)
+        XCTAssertEqual(CRC16.checksum(bits: bits, count: 72), 0xE5CC)
+    }
+
+    func testAFrameWithTheFirstFormatsCRCIsRejected() throws {
+        // The same header with the CRC format 1 used: the format marker makes it fail.
+        let header = UInt128(1) << 64 | UInt128(0x0102_0304_0506_0708)
+        let oldCRC = CRC16.checksum(bits: header, count: 66, initial: 0xFFFF)
+        XCTAssertNil(FrameCodec.token(fromFrameBits: (header << 16 | UInt128(oldCRC)) << UInt128(ModemProfile.tailBits)))
+        let newCRC = CRC16.checksum(bits: header, count: 66)
+        XCTAssertNotNil(FrameCodec.token(fromFrameBits: (header << 16 | UInt128(newCRC)) << UInt128(ModemProfile.tailBits)))
     }
 
     func testViterbiDecodesCleanAndCorrectsErrors() {
@@ -64,33 +101,63 @@ final class CodingTests: XCTestCase {
             }
             XCTAssertEqual(state, 0, "the tail returns the encoder to state 0")
             XCTAssertEqual(llrs.withUnsafeBufferPointer { viterbi.decode($0).bits }, bits, "clean, trial \(trial)")
-            // Flip 4 coded bits spread well apart: within the code's free distance (10).
+            // Flip 4 coded bits spread well apart: within the code's free distance (12).
             for k in 0..<4 { llrs[k * 40 + trial % 20] *= -1 }
             XCTAssertEqual(llrs.withUnsafeBufferPointer { viterbi.decode($0).bits }, bits, "4 errors, trial \(trial)")
         }
     }
 
-    func testInterleaverIsAPermutationThatSpreadsNeighbours() {
-        var seen = Set<Int>()
-        for index in 0..<ModemProfile.codedBits {
-            let (symbol, bit) = FrameCodec.position(ofCodedBit: index)
-            seen.insert(symbol * ModemProfile.bitsPerSymbol + bit)
-        }
-        XCTAssertEqual(seen.count, ModemProfile.codedBits)
-        for a in 0..<ModemProfile.codedBits {
-            for b in (a + 1)..<min(a + 12, ModemProfile.codedBits) {
-                XCTAssertNotEqual(FrameCodec.position(ofCodedBit: a).symbol, FrameCodec.position(ofCodedBit: b).symbol,
-                                  "coded bits \(a) and \(b) share a symbol")
+    func testInterleaverAndPuncturingMapEveryCodedBitToOneSlot() {
+        XCTAssertEqual(Set(BurstPlan.slotCodedBit.map(Int.init)), Set(0..<ModemProfile.codedBits))
+        XCTAssertEqual(BurstPlan.slotCodedBit.count, ModemProfile.codedBits)
+        let punctured = (0..<ModemProfile.motherCodedBits).filter(FrameCodec.isPunctured)
+        XCTAssertEqual(punctured, [22, 68, 112, 158])
+        XCTAssertEqual(ModemProfile.motherCodedBits - punctured.count, ModemProfile.codedBits)
+    }
+
+    func testHoppingPlanNeverReusesASubbandInConsecutiveSymbols() {
+        for symbol in 0..<ModemProfile.symbolCount {
+            let here = Set((0..<ModemProfile.groupCount).map { BurstPlan.subband(symbol: symbol, group: $0) })
+            XCTAssertEqual(here.count, ModemProfile.groupCount, "symbol \(symbol): a subband twice")
+            XCTAssertTrue(here.allSatisfy { $0 < ModemProfile.subbandCount })
+            if symbol > 0 {
+                let before = Set((0..<ModemProfile.groupCount).map { BurstPlan.subband(symbol: symbol - 1, group: $0) })
+                XCTAssertTrue(here.isDisjoint(with: before), "symbol \(symbol) reuses \(here.intersection(before))")
             }
         }
+        // Every used bin is a grid bin below the three silent ones.
+        XCTAssertEqual(BurstPlan.bin(subband: 21, tone: 3), ModemProfile.usedBinCount - 1)
     }
 
     func testGrayMapping() {
-        for value in UInt8(0)..<16 {
-            XCTAssertEqual(FrameCodec.value(ofTone: FrameCodec.gray(value)), value)
-            if value < 15 {
-                XCTAssertEqual((FrameCodec.gray(value) ^ FrameCodec.gray(value + 1)).nonzeroBitCount, 1)
+        for label in 0..<4 {
+            XCTAssertEqual(BurstPlan.label(ofTone: BurstPlan.tone(ofLabel: label)), label)
+        }
+        // Neighbouring tones carry labels one bit apart.
+        for tone in 0..<3 {
+            XCTAssertEqual((BurstPlan.label(ofTone: tone) ^ BurstPlan.label(ofTone: tone + 1)).nonzeroBitCount, 1)
+        }
+    }
+
+    func testEncodedTonesDecodeBackThroughTheViterbiDecoder() throws {
+        // Hard decisions from the encoder's own tones, fed to the Viterbi decoder as the
+        // demodulator would: the plan, puncturing and interleaver invert exactly.
+        var generator = SeededGenerator(seed: 22)
+        let viterbi = ViterbiDecoder(steps: ModemProfile.encodedBits)
+        for _ in 0..<20 {
+            let token = TestSignals.randomToken(using: &generator)
+            var tones = [UInt8](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
+            tones.withUnsafeMutableBufferPointer { FrameCodec.encode(token, into: $0) }
+            var mother = [Float](repeating: 0, count: ModemProfile.motherCodedBits)
+            var positions: [Int] = []
+            for position in 0..<ModemProfile.motherCodedBits where !FrameCodec.isPunctured(position) { positions.append(position) }
+            for slot in 0..<ModemProfile.codedBits {
+                let label = BurstPlan.label(ofTone: Int(tones[slot / 2]))
+                let bit = (label >> (1 - slot % 2)) & 1
+                mother[positions[Int(BurstPlan.slotCodedBit[slot])]] = bit == 1 ? 3 : -3
             }
+            let bits = mother.withUnsafeBufferPointer { viterbi.decode($0).bits }
+            XCTAssertEqual(FrameCodec.token(fromFrameBits: bits), token)
         }
     }
 
@@ -117,18 +184,24 @@ final class CodingTests: XCTestCase {
         // The reserved kind 3 is rejected even with a valid CRC.
         let header = UInt128(3) << 64 | UInt128(0x0102_0304_0506_0708)
         let crc = CRC16.checksum(bits: header, count: 66)
-        XCTAssertNil(FrameCodec.token(fromFrameBits: (header << 16 | UInt128(crc)) << 6))
+        XCTAssertNil(FrameCodec.token(fromFrameBits: (header << 16 | UInt128(crc)) << UInt128(ModemProfile.tailBits)))
     }
 
     func testProfileArithmetic() throws {
         XCTAssertEqual(ModemProfile.codedBits, 176)
-        XCTAssertEqual(ModemProfile.symbolCount, 44)
+        XCTAssertEqual(ModemProfile.motherCodedBits, 180)
+        XCTAssertEqual(ModemProfile.symbolCount, 11)
         XCTAssertEqual(ModemProfile.lastToneHz, 20_000)
+        XCTAssertEqual(ModemProfile.toneHz(bin: ModemProfile.centerBin), Double(ModemProfile.basebandCenterHz), accuracy: 1e-9)
+        // Bin k makes a whole number of cycles in a symbol.
+        XCTAssertEqual(ModemProfile.toneHz(bin: 7) * 0.06, Double(ModemProfile.firstToneCyclesPerSymbol + 7), accuracy: 1e-9)
+        XCTAssertEqual(ModemProfile.chirpPairSpreadSeconds, -0.99, accuracy: 1e-9)
         let r48 = try ModemRate(sampleRate: 48_000)
-        XCTAssertEqual(r48.burstSamples, 24_000)
-        XCTAssertEqual(r48.basebandSymbolSamples, 30)
+        XCTAssertEqual(r48.burstSamples, 34_560)
+        XCTAssertEqual(r48.basebandSymbolSamples, 180)
+        XCTAssertEqual(r48.burstSeconds, 0.72, accuracy: 1e-12)
         let r44 = try ModemRate(sampleRate: 44_100)
-        XCTAssertEqual(r44.burstSamples, 22_050)
+        XCTAssertEqual(r44.burstSamples, 31_752)
         XCTAssertEqual(r44.basebandSymbolSamples * r44.decimation, r44.symbolSamples)
         XCTAssertThrowsError(try ModemRate(sampleRate: 16_000))
     }

@@ -194,6 +194,7 @@ struct BenchModemCommand: RunnableCommand {
         "{\"condition\":\(Formatting.jsonString(r.condition)),\"trials\":\(r.trials),\"decoded\":\(r.decoded),"
             + "\"wrong\":\(r.wrong),\"airtime\":\(Formatting.fixed(r.airtime, decimals: 4)),"
             + "\"cpu_ms_per_s\":\(Formatting.fixed(r.cpuMillisecondsPerSecond, decimals: 3))"
+            + ",\"demodulated\":\(r.demodulated),\"frames_tried\":\(r.framesTried)"
             + (r.meanDirectToReverberantDB.map { ",\"drr_db\":\(Formatting.fixed($0, decimals: 2))" } ?? "") + "}"
     }
 }

@@ -88,6 +88,8 @@ public final class BurstDecoder {
     // Conjugated chirp templates, in the order they are sent.
     private let firstRe: [Float], firstIm: [Float], secondRe: [Float], secondIm: [Float]
     private let templateEnergy: Float
+    /// The chirp's length in groups of 4 samples, rounded up (the templates are zero-padded).
+    private let paddedChirp: Int
 
     private let interpolator = FractionalInterpolator()
     private let syncThreshold: Float
@@ -103,6 +105,12 @@ public final class BurstDecoder {
     /// as it would mostly be to that burst's echo anyway.
     private var lastAttemptFirst = Int.min / 2
     private var lastAttemptScore: Float = 0
+    /// Where the echo of the last decoded burst ends (its start plus `echoWindow`) and its sync
+    /// score: until then, a candidate no stronger than that burst is probably its room's echo
+    /// and gets the quick check first (see `decode(arrival:scale:dataStart:syncScore:quickCheck:)`).
+    /// Measured in the 0.8 s room: 8.5 demodulations per burst without it, 1.9 with it.
+    private var decodedEchoEnd = Int.min / 2
+    private var decodedScore: Float = 0
     /// How long after a candidate a much weaker one is taken for its echo (baseband samples).
     private let echoWindow: Int
     /// How far (baseband samples) the first-chirp peak may sit from d − L at the largest time scale.
@@ -160,8 +168,9 @@ public final class BurstDecoder {
         candidateWait = timing.reachAfter + shift + Int((Double(span) * (1 + largestScale)).rounded(.up))
             + FractionalInterpolator.halfTaps + 2
 
-        let (fr, fi) = Self.chirpTemplate(rate: rate, rising: ModemProfile.firstChirpRises)
-        let (sr, si) = Self.chirpTemplate(rate: rate, rising: !ModemProfile.firstChirpRises)
+        paddedChirp = (rate.basebandChirpSamples + 3) / 4
+        let (fr, fi) = Self.chirpTemplate(rate: rate, rising: ModemProfile.firstChirpRises, padded: 4 * paddedChirp)
+        let (sr, si) = Self.chirpTemplate(rate: rate, rising: !ModemProfile.firstChirpRises, padded: 4 * paddedChirp)
         firstRe = fr; firstIm = fi; secondRe = sr; secondIm = si
         templateEnergy = Float(rate.basebandChirpSamples)
         syncThreshold = configuration.syncThresholdOverNoise / Float(rate.basebandChirpSamples)
@@ -179,6 +188,9 @@ public final class BurstDecoder {
     /// Bursts demodulated: one per sync candidate that got past the echo rule, one more for
     /// each second try at the strongest arrival.
     public private(set) var candidatesDecoded = 0
+    /// Likely echoes of the last decoded burst that failed the quick check (not counted in
+    /// `candidatesDecoded`).
+    public private(set) var echoesRejected = 0
     /// Second tries at the strongest arrival after the first arrival's decode failed.
     public private(set) var secondArrivalTries = 0
     /// CRC checks made so far, the chances noise had to pass the CRC: one per demodulated burst
@@ -241,23 +253,39 @@ public final class BurstDecoder {
     }
 
     /// Normalised correlations of the window starting at `windowStart` with both chirps.
+    ///
+    /// The decoder's largest cost (every baseband sample, two chirp-long complex dot products),
+    /// so it runs four lanes at a time: the ring and the templates are read as unaligned
+    /// `SIMD4<Float>`s, and the lanes are summed at the end (the chirp's length is padded to a
+    /// multiple of 4 with zeros in the templates).
     private func correlate(windowStart: Int) -> (first: Float, second: Float) {
-        let chirp = rate.basebandChirpSamples
+        let lanes = paddedChirp
         let base = windowStart & (capacity - 1)
-        var aR: Float = 0, aI: Float = 0, bR: Float = 0, bI: Float = 0, energy: Float = 0
+        var aR = SIMD4<Float>(), aI = SIMD4<Float>(), bR = SIMD4<Float>(), bI = SIMD4<Float>()
+        var energy = SIMD4<Float>()
         ringRe.withUnsafeBufferPointer { xr in
             ringIm.withUnsafeBufferPointer { xi in
                 firstRe.withUnsafeBufferPointer { ur in
                     firstIm.withUnsafeBufferPointer { ui in
                         secondRe.withUnsafeBufferPointer { dr in
                             secondIm.withUnsafeBufferPointer { di in
-                                for m in 0..<chirp {
-                                    let a = xr[base + m], b = xi[base + m]
-                                    aR += a * ur[m] - b * ui[m]
-                                    aI += a * ui[m] + b * ur[m]
-                                    bR += a * dr[m] - b * di[m]
-                                    bI += a * di[m] + b * dr[m]
+                                let x = UnsafeRawPointer(xr.baseAddress! + base), y = UnsafeRawPointer(xi.baseAddress! + base)
+                                let u = UnsafeRawPointer(ur.baseAddress!), v = UnsafeRawPointer(ui.baseAddress!)
+                                let d = UnsafeRawPointer(dr.baseAddress!), e = UnsafeRawPointer(di.baseAddress!)
+                                var offset = 0
+                                while offset < 16 * lanes {     // bytes
+                                    let a = x.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                    let b = y.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                    let c1 = u.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                    let s1 = v.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                    let c2 = d.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                    let s2 = e.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                    aR += a * c1 - b * s1
+                                    aI += a * s1 + b * c1
+                                    bR += a * c2 - b * s2
+                                    bI += a * s2 + b * c2
                                     energy += a * a + b * b
+                                    offset += 16
                                 }
                             }
                         }
@@ -265,9 +293,22 @@ public final class BurstDecoder {
                 }
             }
         }
-        guard energy > 0 else { return (0, 0) }
-        let norm = 1 / (templateEnergy * energy)
-        return ((aR * aR + aI * aI) * norm, (bR * bR + bI * bI) * norm)
+        // The padding's template taps are zero, but its samples count toward the energy: the
+        // ring's samples past the chirp are taken out again.
+        var total = energy.sum()
+        let chirp = rate.basebandChirpSamples
+        if lanes * 4 > chirp {
+            ringRe.withUnsafeBufferPointer { xr in
+                ringIm.withUnsafeBufferPointer { xi in
+                    for m in chirp..<(lanes * 4) { total -= xr[base + m] * xr[base + m] + xi[base + m] * xi[base + m] }
+                }
+            }
+        }
+        guard total > 0 else { return (0, 0) }
+        let first = aR.sum() * aR.sum() + aI.sum() * aI.sum()
+        let second = bR.sum() * bR.sum() + bI.sum() * bI.sum()
+        let norm = 1 / (templateEnergy * total)
+        return (first * norm, second * norm)
     }
 
     /// Peak picking: the largest score above threshold within ±one chirp becomes a candidate.
@@ -323,7 +364,8 @@ public final class BurstDecoder {
             if first - lastAttemptFirst < echoWindow && score < 0.5 * lastAttemptScore { continue }
             lastAttemptFirst = first
             lastAttemptScore = score
-            if let burst = decode(first: first, syncScore: score) {
+            let likelyEcho = first < decodedEchoEnd && score <= decodedScore
+            if let burst = decode(first: first, syncScore: score, likelyEcho: likelyEcho) {
                 onBurst(burst)
             }
         }
@@ -337,7 +379,7 @@ public final class BurstDecoder {
 
     // MARK: - Frame decoding
 
-    private func decode(first: Int, syncScore: Float) -> DecodedBurst? {
+    private func decode(first: Int, syncScore: Float, likelyEcho: Bool) -> DecodedBurst? {
         let measured = timing.measure(around: first, stride: syncStride, capacity: capacity,
                                       firstScores: firstScore, secondScores: secondScore) { window in
             correlate(windowStart: window)
@@ -345,20 +387,26 @@ public final class BurstDecoder {
         let reverberant = measured.reverberation > configuration.reverberantProfileRatio
         let dataStart = reverberant ? delayedDataStart : self.dataStart
         if let burst = decode(arrival: measured.firstArrival, scale: measured.scale, dataStart: dataStart,
-                              syncScore: syncScore) {
+                              syncScore: syncScore, quickCheck: likelyEcho) {
             return burst
         }
+        guard !likelyEcho else { return nil }
         // In noise the first-arrival rule now and then takes a noise bump before the direct
         // sound for it; in a free field the strongest arrival is the direct sound. One more try
         // there, only when the two differ (one more CRC check, behind the gate).
         guard abs(measured.strongest - measured.firstArrival) >= 2 else { return nil }
         secondArrivalTries += 1
-        return decode(arrival: measured.strongest, scale: measured.scale, dataStart: dataStart, syncScore: syncScore)
+        return decode(arrival: measured.strongest, scale: measured.scale, dataStart: dataStart, syncScore: syncScore,
+                      quickCheck: false)
     }
 
     /// Steps 4 and 5 for the burst whose first chirp arrived at `arrival` with time scale
     /// `scale` (from the chirps), its first symbol window at `dataStart` of the resampled burst.
-    private func decode(arrival: Double, scale chirpScale: Double, dataStart: Int, syncScore: Float) -> DecodedBurst? {
+    /// With `quickCheck` the tonal-share gate is first applied with the chirps' time scale, and
+    /// the (costly) search on the data tones is made only if it passes: a room's echo of the
+    /// last burst fails it, a fresh burst after it almost always passes.
+    private func decode(arrival: Double, scale chirpScale: Double, dataStart: Int, syncScore: Float,
+                        quickCheck: Bool) -> DecodedBurst? {
         let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
         let shift = ModemProfile.firstChirpShiftSeconds * Double(rate.basebandRate)
         var scale = chirpScale
@@ -366,6 +414,15 @@ public final class BurstDecoder {
         // before its peak was found.
         var start = arrival - scale * shift
         guard resample(start: start, scale: scale) else { return nil }
+        if quickCheck {
+            let share = scratchRe.withUnsafeBufferPointer { re in
+                scratchIm.withUnsafeBufferPointer { im in demodulator.measure(re: re, im: im, start: dataStart) }
+            }
+            guard share >= configuration.minimumTonalShare else {
+                echoesRejected += 1
+                return nil
+            }
+        }
         if configuration.refinesScaleOnTones {
             let leftover = scratchRe.withUnsafeBufferPointer { re in
                 scratchIm.withUnsafeBufferPointer { im in
@@ -392,6 +449,8 @@ public final class BurstDecoder {
         guard let token = FrameCodec.token(fromFrameBits: decoded.bits) else { return nil }
 
         suppressUntil = Int(start) + rate.basebandBurstSamples - rate.basebandChirpSamples
+        decodedEchoEnd = Int(start) + echoWindow
+        decodedScore = syncScore
         // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
         // `delaySamples` earlier.
         let audioStart = Int(((start + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
@@ -438,8 +497,8 @@ public final class BurstDecoder {
 
     // MARK: - Templates
 
-    /// The conjugate of a chirp at baseband, sampled at the baseband rate.
-    private static func chirpTemplate(rate: ModemRate, rising: Bool) -> ([Float], [Float]) {
+    /// The conjugate of a chirp at baseband, sampled at the baseband rate, zero-padded to `padded`.
+    private static func chirpTemplate(rate: ModemRate, rising: Bool, padded: Int) -> ([Float], [Float]) {
         let count = rate.basebandChirpSamples
         let fsb = Double(rate.basebandRate)
         let low = Double(ModemProfile.chirpLowHz - ModemProfile.basebandCenterHz)
@@ -447,8 +506,8 @@ public final class BurstDecoder {
         let duration = Double(count) / fsb
         let slope = (rising ? high - low : low - high) / duration     // Hz per second
         let begin = rising ? low : high
-        var re = [Float](repeating: 0, count: count)
-        var im = [Float](repeating: 0, count: count)
+        var re = [Float](repeating: 0, count: padded)
+        var im = [Float](repeating: 0, count: padded)
         for m in 0..<count {
             let time = Double(m) / fsb
             let cycles = begin * time + 0.5 * slope * time * time

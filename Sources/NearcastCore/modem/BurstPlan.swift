@@ -26,7 +26,8 @@ public enum BurstPlan {
 
     /// Positions (0..179) of the rate-1/2 mother code's output that are not sent: four spread
     /// evenly so the frame fits 11 × 8 × 2 = 176 slots.
-    public static let puncturedPositions: [Int] = [22, 68, 112, 158]
+    /// (A tuple, not an array: it is read on the encoder's path, which must not allocate.)
+    public static let puncturedPositions = (22, 68, 112, 158)
 
     /// The interleaver: slot j = (n·8 + g)·2 + b (b = 0 the more significant bit of the group's
     /// label) carries coded bit `slotCodedBit[j]` (coded bits count the sent ones, 0..175).

@@ -57,20 +57,18 @@ public enum FrameCodec {
         var state = 0
         var coded = 0
         let inverse = SlotOfCodedBit()
-        func send(_ value: Int, position: Int) {
-            guard !isPunctured(position) else { return }
-            let slot = inverse[coded]
-            let group = slot / ModemProfile.bitsPerGroup
-            let shift = ModemProfile.bitsPerGroup - 1 - slot % ModemProfile.bitsPerGroup
-            tones[group] |= UInt8(value << shift)
-            coded += 1
-        }
         for step in 0..<count {
             let bit = Int(truncatingIfNeeded: bits >> UInt128(count - 1 - step)) & 1
             let out = ConvolutionalCode.step(state: state, bit: bit)
             state = out.next
-            send(out.c0, position: 2 * step)
-            send(out.c1, position: 2 * step + 1)
+            // (Not a nested function: one capturing `coded` would box it on the heap in a debug build.)
+            for half in 0..<2 where !isPunctured(2 * step + half) {
+                let slot = inverse[coded]
+                let group = slot / ModemProfile.bitsPerGroup
+                let shift = ModemProfile.bitsPerGroup - 1 - slot % ModemProfile.bitsPerGroup
+                tones[group] |= UInt8((half == 0 ? out.c0 : out.c1) << shift)
+                coded += 1
+            }
         }
         for index in 0..<groups {
             tones[index] = UInt8(BurstPlan.tone(ofLabel: Int(tones[index])))
@@ -80,8 +78,8 @@ public enum FrameCodec {
     /// Whether mother-code output `position` (0..179) is dropped by the puncturing.
     @inlinable
     public static func isPunctured(_ position: Int) -> Bool {
-        for dropped in BurstPlan.puncturedPositions where dropped == position { return true }
-        return false
+        let dropped = BurstPlan.puncturedPositions
+        return position == dropped.0 || position == dropped.1 || position == dropped.2 || position == dropped.3
     }
 
     /// The slot of each coded bit, the interleaver's inverse, built on the stack.

@@ -31,7 +31,7 @@ struct BenchModemCommand: RunnableCommand {
             .option("noise-hours", value: "hours", help: "Hours of each background sound (white, pink, speech, music) for the false-token count; 0 skips it (default 1)."),
             .option("sync-threshold", value: "factor", help: "The decoder's sync threshold, in units of the mean score of noise (default 7)."),
             .flag("no-tone-scale", help: "Keep the chirps' time-scale estimate (no search on the data tones), for comparison."),
-            .option("window-delay", value: "ms", help: "How long after the direct sound the symbol windows start (default 3)."),
+            .option("window-delay", value: "ms", help: "How long after the direct sound the symbol windows start in a reverberant room (default 0)."),
             .option("gate", value: "share", help: "The tonal share a candidate needs to reach the CRC (default 0.58)."),
             .option("rt60", value: "seconds", help: "Override the RT60 of the image-method room conditions (0.1 to 2)."),
             .option("distance", value: "metres", help: "Override the source-listener distance of the image-method room conditions (0.5 to 20)."),

@@ -101,6 +101,22 @@ final class CommandEndToEndTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("--step 0.0: use 0.05 to 60 seconds"), bad.stderr)
     }
 
+    func testBenchMovesAnImageMethodRoomAcrossRT60AndDistance() throws {
+        // The sweep behind the README's picture, one small cell: the room's RT60 and distance
+        // come from the options, and a longer, farther room has a lower direct-to-reverberant ratio.
+        func drr(_ rt60: String, _ distance: String) throws -> Double {
+            let result = try NearcastProcess.run(["bench", "modem", "--conditions", "room-a", "--rt60", rt60,
+                                                  "--distance", distance, "--trials", "2", "--noise-hours", "0", "--json"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let row = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            XCTAssertEqual(row["wrong"] as? Int, 0)
+            return try XCTUnwrap(row["drr_db"] as? Double, result.stdout)
+        }
+        let near = try drr("0.3", "1")
+        let far = try drr("1.0", "8")
+        XCTAssertGreaterThan(near, far + 10, "RT60 0.3 s at 1 m: \(near) dB; 1.0 s at 8 m: \(far) dB")
+    }
+
     func testBadInputGivesOneClearLineAndANonZeroExit() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -115,6 +131,10 @@ final class CommandEndToEndTests: XCTestCase {
             (["decode", notWAV.path], "text.wav: not a WAV file"),
             (["eid", "--key", "00", "--exponent", "9", "--time", "1"], "--key: an identity key is 16 bytes"),
             (["eid", "--key", "a2c873f26ebae374d9f7efbcd922ca1c", "--exponent", "16", "--time", "1"], "--exponent 16"),
+            (["bench", "modem", "--conditions", "room-3m", "--rt60", "0.4"], "condition \"room-3m\" has no image-method room"),
+            (["bench", "modem", "--conditions", "room-a", "--rt60", "5"], "--rt60 5.0: use 0.1 to 2 seconds"),
+            (["bench", "modem", "--distance", "0.1", "--conditions", "room-b"], "--distance 0.1: use 0.5 to 20 metres"),
+            (["bench", "modem", "--gate", "1.5"], "--gate: use a share from 0 to 1"),
         ]
         for (arguments, message) in cases {
             let result = try NearcastProcess.run(arguments)

@@ -283,7 +283,8 @@ struct RoomOverride {
     /// Throws when an override is given for a condition without an image-method room.
     func check(_ condition: ChannelCondition) throws(UsageError) {
         guard isSet, condition.shoeBox == nil else { return }
-        throw UsageError("--rt60/--distance: condition \"\(condition.name)\" has no image-method room (use a room-* condition)")
+        let rooms = ChannelCondition.standard.filter { $0.shoeBox != nil }.map(\.name).joined(separator: ", ")
+        throw UsageError("--rt60/--distance: condition \"\(condition.name)\" has no image-method room (those that have: \(rooms))")
     }
 
     func apply(to condition: inout ChannelCondition) {

@@ -8,7 +8,12 @@
 /// The burst is scaled so its highest peak is exactly `amplitude`: 8 tones at once reach 2-2.5
 /// times the level of one (crest factor 9-11 dB against a single tone's 3 dB), so the mean power
 /// is that much below a single tone's at the same peak. `start` measures the armed burst's peak
-/// (a pass over the data, about 250,000 table lookups) so no sample ever clips.
+/// (one pass over the data) so no sample ever clips.
+///
+/// Each group's tone is read from a table of one cycle of cos(2π·j/N + φ_g) with N the symbol's
+/// length in samples: tone k makes 1110 + k whole cycles in a symbol, so its sample m is entry
+/// (1110 + k)·m mod N, exact and without interpolation. A data sample costs 8 table reads, which
+/// keeps the render (and `start`'s pass) cheap enough for a debug build in an emulated board.
 ///
 /// ```swift
 /// let encoder = try BurstEncoder(sampleRate: 48_000)
@@ -21,7 +26,9 @@ public final class BurstEncoder {
     /// Peak amplitude of the burst, 0...1 of full scale.
     public var amplitude: Float
     private let table = SineTable()
-    /// The tone (0...3) of every group, symbol-major.
+    /// cos(2π·j/N + φ_g) for every group g and j < N (N samples a symbol), group-major.
+    private let groupTables: [Float]
+    /// The grid bin every group sends, symbol-major (set by `start`).
     private var tones: [UInt8]
     /// The armed burst's largest |sample| before scaling (chirps have peak 1).
     private var peak: Float = 1
@@ -35,17 +42,38 @@ public final class BurstEncoder {
         rate = try ModemRate(sampleRate: sampleRate)
         self.amplitude = amplitude
         tones = [UInt8](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
+        let ns = rate.symbolSamples
+        var tables = [Float](repeating: 0, count: ModemProfile.groupCount * ns)
+        for group in 0..<ModemProfile.groupCount {
+            for j in 0..<ns {
+                let cycles = Double(j) / Double(ns) + BurstPlan.groupPhaseCycles(group: group)
+                tables[group * ns + j] = Self.toneAmplitude * Float(CoreMath.cos(2 * CoreMath.pi * cycles))
+            }
+        }
+        groupTables = tables
     }
 
     /// Arms the encoder with `token`; the next `render` calls produce its burst from the start.
     public func start(_ token: Token) {
-        tones.withUnsafeMutableBufferPointer { FrameCodec.encode(token, into: $0) }
+        tones.withUnsafeMutableBufferPointer { tones in
+            FrameCodec.encode(token, into: tones)
+            // From here on each entry is the grid bin the group sends, not its tone index.
+            for symbol in 0..<ModemProfile.symbolCount {
+                for group in 0..<ModemProfile.groupCount {
+                    let index = symbol * ModemProfile.groupCount + group
+                    let subband = BurstPlan.subband(symbol: symbol, group: group)
+                    tones[index] = UInt8(BurstPlan.bin(subband: subband, tone: Int(tones[index])))
+                }
+            }
+        }
         position = 0
         armed = true
         var largest: Float = 1
         tones.withUnsafeBufferPointer { tones in
-            for n in (2 * rate.chirpSamples)..<rate.burstSamples {
-                largest = max(largest, abs(unscaledSample(at: n, tones: tones)))
+            groupTables.withUnsafeBufferPointer { tables in
+                for n in (2 * rate.chirpSamples)..<rate.burstSamples {
+                    largest = max(largest, abs(dataSample(at: n, tones: tones, tables: tables)))
+                }
             }
         }
         peak = largest
@@ -64,44 +92,49 @@ public final class BurstEncoder {
         let count = min(buffer.count, remainingSamples)
         guard count > 0 else { return 0 }
         let gain = amplitude / peak
+        let chirpEnd = 2 * rate.chirpSamples
         tones.withUnsafeBufferPointer { tones in
-            for index in 0..<count {
-                let n = position + index
-                buffer[index] = gain * fade(at: n) * unscaledSample(at: n, tones: tones)
+            groupTables.withUnsafeBufferPointer { tables in
+                for index in 0..<count {
+                    let n = position + index
+                    let value = n < chirpEnd ? chirpSample(at: n) : dataSample(at: n, tones: tones, tables: tables)
+                    buffer[index] = gain * fade(at: n) * value
+                }
             }
         }
         position += count
         return count
     }
 
-    /// The burst's sample `n` before gain and fades, computed from `n` alone so chunking cannot
-    /// change the waveform.
-    private func unscaledSample(at n: Int, tones: UnsafeBufferPointer<UInt8>) -> Float {
+    /// Chirp sample `n` (n < 2 chirps) before gain and fades, computed from `n` alone so
+    /// chunking cannot change the waveform.
+    private func chirpSample(at n: Int) -> Float {
         let fs = rate.sampleRate
         let chirp = rate.chirpSamples
-        if n < 2 * chirp {
-            // Linear chirp: phase = f0·m/fs ± (f1 − f0)·m² / (2·N·fs) cycles.
-            let rising = (n >= chirp) != ModemProfile.firstChirpRises
-            let m = Double(n < chirp ? n : n - chirp)
-            let low = Double(ModemProfile.chirpLowHz)
-            let span = Double(ModemProfile.chirpHighHz - ModemProfile.chirpLowHz)
-            let sweep = span * m * m / (2 * Double(chirp) * Double(fs))
-            let cycles = rising ? low * m / Double(fs) + sweep : (low + span) * m / Double(fs) - sweep
-            return table.sine(cycles: cycles)
-        }
-        let offset = n - 2 * chirp
+        // Linear chirp: phase = f0·m/fs ± (f1 − f0)·m² / (2·N·fs) cycles.
+        let rising = (n >= chirp) != ModemProfile.firstChirpRises
+        let m = Double(n < chirp ? n : n - chirp)
+        let low = Double(ModemProfile.chirpLowHz)
+        let span = Double(ModemProfile.chirpHighHz - ModemProfile.chirpLowHz)
+        let sweep = span * m * m / (2 * Double(chirp) * Double(fs))
+        let cycles = rising ? low * m / Double(fs) + sweep : (low + span) * m / Double(fs) - sweep
+        return table.sine(cycles: cycles)
+    }
+
+    /// Data sample `n` (n ≥ 2 chirps) before gain and fades: the 8 groups' tones.
+    @inline(__always)
+    private func dataSample(at n: Int, tones: UnsafeBufferPointer<UInt8>, tables: UnsafeBufferPointer<Float>) -> Float {
         let ns = rate.symbolSamples
+        let offset = n - 2 * rate.chirpSamples
         let symbol = offset / ns
         let m = offset - symbol * ns
         var sum: Float = 0
         for group in 0..<ModemProfile.groupCount {
-            let tone = Int(tones[symbol * ModemProfile.groupCount + group])
-            let bin = BurstPlan.bin(subband: BurstPlan.subband(symbol: symbol, group: group), tone: tone)
-            // Bin k makes 1110 + k whole cycles a symbol: integer arithmetic keeps the phase exact.
-            let cycles = (ModemProfile.firstToneCyclesPerSymbol + bin) * m % ns
-            sum += table.sine(cycles: Double(cycles) / Double(ns) + 0.25 + BurstPlan.groupPhaseCycles(group: group))
+            let bin = Int(tones[symbol * ModemProfile.groupCount + group])
+            // Integer arithmetic keeps the phase exact: whole cycles per symbol.
+            sum += tables[group * ns + (ModemProfile.firstToneCyclesPerSymbol + bin) * m % ns]
         }
-        return Self.toneAmplitude * sum
+        return sum
     }
 
     private func fade(at n: Int) -> Float {

@@ -19,7 +19,7 @@ struct RunCommand: RunnableCommand {
             .option("payload", value: "hex", help: "Payload to publish, in hex (default: 6e65617263617374, \"nearcast\")."),
             .option("kind", value: "direct|eid", help: "Token kind to publish: direct (the default) or eid."),
             .option("exponent", value: "K", help: "EID rotation exponent K (0-15): a new EID every 2^K seconds (default 10)."),
-            .option("interval", value: "seconds", help: "Seconds between one publication's bursts (at least the 0.5 s airtime of a burst; default 1)."),
+            .option("interval", value: "seconds", help: "Seconds between one publication's bursts (0.5 to 3600, default 1; bursts last 0.72 s, so the default 50 % duty cap stretches it to at least 1.44 s)."),
             .option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both)."),
             .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX or eid[:K], optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10)."),
             .flag("debug", help: "Log every scheduling decision (Nearby's debug logging)."),
@@ -63,7 +63,7 @@ struct RunCommand: RunnableCommand {
             throw UsageError("--duration \(duration): use a positive number of seconds")
         }
         if let interval, !(interval.isFinite && interval >= 0.5 && interval <= 3600) {
-            throw UsageError("--interval \(interval): use 0.5 to 3600 seconds (a burst lasts 0.5 s)")
+            throw UsageError("--interval \(interval): use 0.5 to 3600 seconds (a burst lasts 0.72 s; the duty cap stretches a short interval)")
         }
         guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
             throw UsageError("--exponent \(exponent): use 0 to 15")

@@ -54,6 +54,9 @@ public struct ChannelCondition: Sendable {
     /// wall (Q = 2): DRR −5.2 dB, three times more echo than direct sound.
     public static let offAxisRoom = RoomModel(rt60: 0.6, distance: 3, volume: 250, directivity: 2)
 
+    /// C/N0 of the room conditions: SNR 30 dB in the 1.5 kHz band (C/N0 = SNR + 31.8 dB).
+    public static let roomCN0 = 30 + 31.8
+
     /// The conditions `nearcast bench modem` measures by default: the bar of issue 3.
     public static let standard: [ChannelCondition] = {
         var list: [ChannelCondition] = []
@@ -72,42 +75,42 @@ public struct ChannelCondition: Sendable {
             $0.cn0 = 32; $0.timeScalePPM = -4100...4100
         }
         add("room-3m", "RT60 0.6 s room, 3 m, on axis (DRR +1.8 dB), SNR 30 dB") {
-            $0.room = venueRoom; $0.cn0 = 30 + 31.8
+            $0.room = venueRoom; $0.cn0 = roomCN0
         }
         add("room-3m-44k", "the same room at 44.1 kHz") {
-            $0.room = venueRoom; $0.cn0 = 30 + 31.8; $0.sampleRate = 44_100
+            $0.room = venueRoom; $0.cn0 = roomCN0; $0.sampleRate = 44_100
         }
         add("room-3m-omni", "the same room off axis (Q 2, DRR -5.2 dB), SNR 30 dB") {
-            $0.room = offAxisRoom; $0.cn0 = 30 + 31.8
+            $0.room = offAxisRoom; $0.cn0 = roomCN0
         }
-        // Image-method rooms: the bar of issue 21 (SNR 30 dB in the band, C/N0 = SNR + 31.8).
+        // Image-method rooms: the bar of issue 21.
         let roomA = ShoeBoxRoom(rt60: 0.6, distance: 3)
         let roomB = ShoeBoxRoom(rt60: 0.8, distance: 5)
         add("room-a", "image-method room RT60 0.6 s, 3 m, omni (DRR about -8.6 dB), SNR 30 dB") {
-            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8
+            $0.shoeBox = roomA; $0.cn0 = roomCN0
         }
         add("room-a-44k", "the same room at 44.1 kHz") {
-            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8; $0.sampleRate = 44_100
+            $0.shoeBox = roomA; $0.cn0 = roomCN0; $0.sampleRate = 44_100
         }
         add("room-b", "image-method room RT60 0.8 s, 5 m, omni (DRR about -11 dB), SNR 30 dB") {
-            $0.shoeBox = roomB; $0.cn0 = 30 + 31.8
+            $0.shoeBox = roomB; $0.cn0 = roomCN0
         }
         add("room-b-44k", "the same room at 44.1 kHz") {
-            $0.shoeBox = roomB; $0.cn0 = 30 + 31.8; $0.sampleRate = 44_100
+            $0.shoeBox = roomB; $0.cn0 = roomCN0; $0.sampleRate = 44_100
         }
         add("room-a-walking", "room-a, then +4100 or -4100 ppm (walking), SNR 30 dB") {
-            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8; $0.timeScalePPM = -4100...4100; $0.timeScaleAtEnds = true
+            $0.shoeBox = roomA; $0.cn0 = roomCN0; $0.timeScalePPM = -4100...4100; $0.timeScaleAtEnds = true
         }
         add("room-a-walking-44k", "the same at 44.1 kHz") {
-            $0.shoeBox = roomA; $0.cn0 = 30 + 31.8; $0.timeScalePPM = -4100...4100; $0.timeScaleAtEnds = true
+            $0.shoeBox = roomA; $0.cn0 = roomCN0; $0.timeScalePPM = -4100...4100; $0.timeScaleAtEnds = true
             $0.sampleRate = 44_100
         }
         add("room-b-pink", "room-b with pink noise, SNR 30 dB in the band") {
-            $0.shoeBox = roomB; $0.cn0 = 30 + 31.8; $0.noise = .pink
+            $0.shoeBox = roomB; $0.cn0 = roomCN0; $0.noise = .pink
         }
         add("room-a-side", "room-a, cardioid speaker turned 90 degrees away from the listener") {
             $0.shoeBox = ShoeBoxRoom(rt60: 0.6, distance: 3, source: .cardioid(degreesFromListener: 90))
-            $0.cn0 = 30 + 31.8
+            $0.cn0 = roomCN0
         }
         add("cheap-mic", "roll-off above 19 kHz, DC 0.2, clipped 4x, white 34 dB-Hz") {
             $0.micRolloffHz = 19_000; $0.dcOffset = 0.2; $0.overdrive = 4; $0.cn0 = 34

@@ -19,8 +19,8 @@
 ///    1/(1+ε) and turned back by ε·f_c (``FractionalInterpolator``), the leftover scale is read
 ///    from where the data tones' onsets sit on a fine frequency grid, and the burst is resampled
 ///    again with the corrected scale.
-/// 5. **Decode**: 11 symbol windows, started 3 ms after the direct sound (the first reflections
-///    then add to the tone instead of smearing the window's edge), give each group's candidate
+/// 5. **Decode**: 11 symbol windows from the direct sound (later in a reverberant room if
+///    `windowDelayMilliseconds` asks for it) give each group's candidate
 ///    energies (``SoftDemodulator``). Unless the strongest candidates stand out as tones do (the
 ///    tonal-share gate: noise 0.52, bursts at 28 dB-Hz 0.61 or more), nothing more is done, so
 ///    noise rarely reaches the CRC. Then soft bits, Viterbi (K = 9), and the frame's CRC, kind

@@ -26,7 +26,9 @@ final class ChirpPairTiming {
     private let tailEnd: Int
     private var first: [Float]
     private var second: [Float]
-    private var cleared: [Float]
+    /// The profiles with their noise floors removed.
+    private var clearedFirst: [Float]
+    private var clearedSecond: [Float]
     /// Baseband samples after the candidate's first-chirp window that `measure` reads.
     let reachAfter: Int
 
@@ -50,7 +52,8 @@ final class ChirpPairTiming {
         let length = 2 * before + chirp + maximumLag + 1
         first = [Float](repeating: 0, count: length)
         second = first
-        cleared = first
+        clearedSecond = first
+        clearedFirst = first
         reachAfter = before + 2 * chirp + maximumLag + 1
     }
 
@@ -85,71 +88,71 @@ final class ChirpPairTiming {
         }
         return first.withUnsafeBufferPointer { p1 in
             second.withUnsafeBufferPointer { p2 in
-                cleared.withUnsafeMutableBufferPointer { cleared in
-                    // Noise floors, 80-30 ms before the candidate.
-                    var floor1: Float = 0, floor2: Float = 0
-                    let floorCount = before - floorEnd
-                    for index in 0..<floorCount {
-                        floor1 += p1[index]
-                        floor2 += p2[index + chirp]
-                    }
-                    floor1 /= Float(floorCount)
-                    floor2 /= Float(floorCount)
-                    for index in 0..<length {
-                        cleared[index] = max(p2[index] - Self.floorMultiple * floor2, 0)
-                    }
-                    // Slide the second profile against the first over −20...+80 ms.
-                    let a = before - searchBefore, b = 2 * before
-                    var bestLag = 0
-                    var best = -Float.infinity
-                    var scores = (Float(0), Float(0), Float(0))     // at bestLag − 1, bestLag, bestLag + 1
-                    var previous: Float = 0
-                    for lag in -lags...lags {
-                        var sum: Float = 0
-                        for index in a..<b {
-                            let value = max(p1[index] - Self.floorMultiple * floor1, 0)
-                            sum += value * cleared[index + chirp + lag]
+                clearedFirst.withUnsafeMutableBufferPointer { clearedFirst in
+                    clearedSecond.withUnsafeMutableBufferPointer { clearedSecond in
+                        // Noise floors, 80-30 ms before the candidate.
+                        var floor1: Float = 0, floor2: Float = 0
+                        let floorCount = before - floorEnd
+                        for index in 0..<floorCount {
+                            floor1 += p1[index]
+                            floor2 += p2[index + chirp]
                         }
-                        if sum > best {
-                            best = sum
-                            bestLag = lag
-                            scores = (previous, sum, 0)
-                        } else if lag == bestLag + 1 {
-                            scores.2 = sum
+                        floor1 /= Float(floorCount)
+                        floor2 /= Float(floorCount)
+                        for index in 0..<length {
+                            clearedFirst[index] = max(p1[index] - Self.floorMultiple * floor1, 0)
+                            clearedSecond[index] = max(p2[index] - Self.floorMultiple * floor2, 0)
                         }
-                        previous = sum
+                        // Slide the second profile against the first over −20...+80 ms.
+                        let a = before - searchBefore, b = 2 * before
+                        var bestLag = 0
+                        var best = -Float.infinity
+                        var scores = (Float(0), Float(0), Float(0))     // at bestLag − 1, bestLag, bestLag + 1
+                        var previous: Float = 0
+                        for lag in -lags...lags {
+                            var sum: Float = 0
+                            for index in a..<b { sum += clearedFirst[index] * clearedSecond[index + chirp + lag] }
+                            if sum > best {
+                                best = sum
+                                bestLag = lag
+                                scores = (previous, sum, 0)
+                            } else if lag == bestLag + 1 {
+                                scores.2 = sum
+                            }
+                            previous = sum
+                        }
+                        var lag = Double(bestLag)
+                        if bestLag > -lags && bestLag < lags {
+                            let curvature = scores.0 - 2 * scores.1 + scores.2
+                            if curvature < 0 { lag += Double(0.5 * (scores.0 - scores.2) / curvature) }
+                        }
+                        let fb = Double(rate.basebandRate)
+                        let scale = lag / (fb * ModemProfile.chirpPairSpreadSeconds)
+    
+                        // The first arrival in the aligned profiles.
+                        let aligned = chirp + bestLag
+                        var strongest = a
+                        for index in a..<b where p1[index] + p2[index + aligned] > p1[strongest] + p2[strongest + aligned] {
+                            strongest = index
+                        }
+                        let peak = p1[strongest] + p2[strongest + aligned]
+                        var arrival = strongest
+                        for index in max(a, strongest - firstArrivalReach)...strongest
+                        where p1[index] + p2[index + aligned] >= Self.firstArrivalShare * peak {
+                            arrival = index
+                            break
+                        }
+                        while arrival + 1 < b && p1[arrival + 1] + p2[arrival + 1 + aligned] > p1[arrival] + p2[arrival + aligned] {
+                            arrival += 1
+                        }
+                        var direct: Float = 0, tail: Float = 0
+                        for index in max(0, arrival - directHalfWidth)...min(length - 1, arrival + directHalfWidth) {
+                            direct += p1[index]
+                        }
+                        for index in (arrival + tailStart)..<min(length, arrival + tailEnd) { tail += p1[index] }
+                        let reverberation = direct > 0 ? tail / direct : 0
+                        return (Double(origin + arrival), Double(origin + strongest), scale, reverberation)
                     }
-                    var lag = Double(bestLag)
-                    if bestLag > -lags && bestLag < lags {
-                        let curvature = scores.0 - 2 * scores.1 + scores.2
-                        if curvature < 0 { lag += Double(0.5 * (scores.0 - scores.2) / curvature) }
-                    }
-                    let fb = Double(rate.basebandRate)
-                    let scale = lag / (fb * ModemProfile.chirpPairSpreadSeconds)
-
-                    // The first arrival in the aligned profiles.
-                    let aligned = chirp + bestLag
-                    var strongest = a
-                    for index in a..<b where p1[index] + p2[index + aligned] > p1[strongest] + p2[strongest + aligned] {
-                        strongest = index
-                    }
-                    let peak = p1[strongest] + p2[strongest + aligned]
-                    var arrival = strongest
-                    for index in max(a, strongest - firstArrivalReach)...strongest
-                    where p1[index] + p2[index + aligned] >= Self.firstArrivalShare * peak {
-                        arrival = index
-                        break
-                    }
-                    while arrival + 1 < b && p1[arrival + 1] + p2[arrival + 1 + aligned] > p1[arrival] + p2[arrival + aligned] {
-                        arrival += 1
-                    }
-                    var direct: Float = 0, tail: Float = 0
-                    for index in max(0, arrival - directHalfWidth)...min(length - 1, arrival + directHalfWidth) {
-                        direct += p1[index]
-                    }
-                    for index in (arrival + tailStart)..<min(length, arrival + tailEnd) { tail += p1[index] }
-                    let reverberation = direct > 0 ? tail / direct : 0
-                    return (Double(origin + arrival), Double(origin + strongest), scale, reverberation)
                 }
             }
         }

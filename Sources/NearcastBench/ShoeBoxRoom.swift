@@ -49,6 +49,10 @@ public struct ShoeBoxRoom: Sendable, Equatable {
     /// Room sizes; nil picks A up to 3.5 m and B beyond.
     public var family: Family?
 
+    /// The longest distance the rooms hold with both ends 0.5 m from every wall: room B's
+    /// smallest size (8 × 6 m) leaves 8.6 m corner to corner, so a trial always finds positions.
+    public static let maximumDistance = 8.0
+
     /// Speed of sound, m/s (20 °C).
     public static let speedOfSound = 343.0
     /// Energy absorbed by air per metre (pyroomacoustics' coefficient above 8 kHz).
@@ -74,6 +78,8 @@ public struct ShoeBoxRoom: Sendable, Equatable {
 
     /// Draws a room and positions from `generator` and computes the response.
     public func realise(sampleRate: Int, generator: inout SplitMix64) -> Realisation {
+        precondition(rt60 > 0 && distance > 0 && distance <= Self.maximumDistance,
+                     "ShoeBoxRoom: RT60 must be positive and the distance within 0...8 m")
         let fs = Double(sampleRate)
         let family = self.family ?? (distance <= 3.5 ? .a : .b)
         let (size, sourcePosition, listener) = Self.draw(family: family, distance: distance, generator: &generator)

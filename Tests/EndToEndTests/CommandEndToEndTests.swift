@@ -133,7 +133,8 @@ final class CommandEndToEndTests: XCTestCase {
             (["eid", "--key", "a2c873f26ebae374d9f7efbcd922ca1c", "--exponent", "16", "--time", "1"], "--exponent 16"),
             (["bench", "modem", "--conditions", "room-3m", "--rt60", "0.4"], "condition \"room-3m\" has no image-method room"),
             (["bench", "modem", "--conditions", "room-a", "--rt60", "5"], "--rt60 5.0: use 0.1 to 2 seconds"),
-            (["bench", "modem", "--distance", "0.1", "--conditions", "room-b"], "--distance 0.1: use 0.5 to 20 metres"),
+            (["bench", "modem", "--distance", "0.1", "--conditions", "room-b"], "--distance 0.1: use 0.5 to 8 metres"),
+            (["bench", "channel", "--condition", "room-b", "--distance", "12", "in.wav", "out.wav"], "--distance 12.0: use 0.5 to 8 metres"),
             (["bench", "modem", "--gate", "1.5"], "--gate: use a share from 0 to 1"),
         ]
         for (arguments, message) in cases {

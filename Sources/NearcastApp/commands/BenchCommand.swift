@@ -34,7 +34,7 @@ struct BenchModemCommand: RunnableCommand {
             .option("window-delay", value: "ms", help: "How long after the direct sound the symbol windows start in a reverberant room (default 0)."),
             .option("gate", value: "share", help: "The tonal share a candidate needs to reach the CRC (default 0.58)."),
             .option("rt60", value: "seconds", help: "Override the RT60 of the image-method room conditions (0.1 to 2)."),
-            .option("distance", value: "metres", help: "Override the source-listener distance of the image-method room conditions (0.5 to 20)."),
+            .option("distance", value: "metres", help: "Override the source-listener distance of the image-method room conditions (0.5 to 8)."),
             .option("noise-rate", value: "hz", help: "Sample rate of the false-token run: 48000 (the default) or 44100."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
@@ -210,7 +210,7 @@ struct BenchChannelCommand: RunnableCommand {
             .option("condition", value: "name", required: true, help: "Condition name (see `nearcast bench modem --list`)."),
             .option("seed", help: "Seed of the channel's randomness (default 1)."),
             .option("rt60", value: "seconds", help: "Override the RT60 of an image-method room condition (0.1 to 2)."),
-            .option("distance", value: "metres", help: "Override the source-listener distance of an image-method room condition (0.5 to 20)."),
+            .option("distance", value: "metres", help: "Override the source-listener distance of an image-method room condition (0.5 to 8)."),
             .positional("input", help: "Input WAV file."),
             .positional("output", help: "Output WAV file."),
         ]) { arguments throws(UsageError) in
@@ -275,7 +275,10 @@ struct RoomOverride {
         rt60 = try arguments.value("rt60")
         distance = try arguments.value("distance")
         if let rt60, !(rt60 >= 0.1 && rt60 <= 2) { throw UsageError("--rt60 \(rt60): use 0.1 to 2 seconds") }
-        if let distance, !(distance >= 0.5 && distance <= 20) { throw UsageError("--distance \(distance): use 0.5 to 20 metres") }
+        if let distance, !(distance >= 0.5 && distance <= ShoeBoxRoom.maximumDistance) {
+            // Farther apart than the rooms can hold, the room draw would never find positions.
+            throw UsageError("--distance \(distance): use 0.5 to 8 metres (the rooms' size)")
+        }
     }
 
     var isSet: Bool { rt60 != nil || distance != nil }

@@ -27,6 +27,9 @@ let package = Package(
     products: [
         .executable(name: "nearcast", targets: ["nearcast"]),
         .library(name: "NearcastCore", targets: ["NearcastCore"]),
+        // The Nearby-style API (MessageManager, Publication, Subscription, Permission, Message)
+        // for Swift programs on the box; `Examples/NearbyHello` shows it in use.
+        .library(name: "NearcastNearby", targets: ["NearcastNearby"]),
     ],
     dependencies: [
         // Tests only: counts heap allocations to prove the hot paths allocate nothing.
@@ -50,13 +53,19 @@ let package = Package(
             dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto", "CBuildStamp"],
             swiftSettings: gpiodSettings
         ),
-        // Composition: boards, daemon loop, commands.
+        // Nearby Messages' shape over the pure scheduler: no I/O, no Foundation.
+        .target(name: "NearcastNearby", dependencies: ["NearcastCore"]),
+        // Composition: boards, devices, daemon loop, consoles, commands.
         .target(
             name: "NearcastApp",
             dependencies: [
-                "NearcastCore", "NearcastDrivers", "NearcastBench",
+                "NearcastCore", "NearcastNearby", "NearcastDrivers", "NearcastBench",
             ]
         ),
+        // A program on the box using the Nearby-style API on the simulated board's devices
+        // (built by the tests, run by an end-to-end test).
+        .executableTarget(name: "nearby-hello", dependencies: ["NearcastNearby", "NearcastDrivers"],
+                          path: "Examples/NearbyHello"),
         // The modem's test bench: channel simulator, background sounds, benchmark runners.
         // Pure Swift on top of the core; used by `nearcast bench` and the tests.
         .target(name: "NearcastBench", dependencies: ["NearcastCore"]),
@@ -72,14 +81,16 @@ let package = Package(
         // editor, the audio drivers' threads), counting mallocs on one thread.
         .testTarget(
             name: "AllocationTests",
-            dependencies: ["NearcastCore", "NearcastDrivers", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+            dependencies: ["NearcastCore", "NearcastDrivers", "NearcastNearby",
+                           .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
         // The modem through the simulated channel, and the simulator itself.
         .testTarget(name: "ModemChannelTests", dependencies: ["NearcastCore", "NearcastBench"]),
-        .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp"]),
+        .testTarget(name: "NearcastNearbyTests", dependencies: ["NearcastNearby", "NearcastDrivers"]),
+        .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp", "NearcastNearby"]),
         // Drives the built `nearcast` binary as a separate process.
-        .testTarget(name: "EndToEndTests", dependencies: ["nearcast"], exclude: ["Fixtures"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["nearcast", "nearby-hello"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 import NearcastCore
 
-/// A real controller that may come and go: a USB dongle unplugged, rfkill, the daemon started
-/// before the adapter was up, a missing capability fixed by an administrator. It never stops
+/// The box's Bluetooth radio: a controller that may come and go: a USB dongle unplugged, rfkill,
+/// the daemon started before the adapter was up, a missing capability fixed by an administrator
+/// (or, on the simulated board, a fault switched on from the console). It never stops
 /// the daemon: while the controller is unusable the scheduler's requests are remembered, the
 /// LED state says why, opening is retried with a growing backoff (1 s to 30 s), and when the
 /// controller is back every set is put on the air again as the scheduler last asked.
@@ -15,25 +16,25 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
     public private(set) var problem: String?
     /// The advertising interval in ms, passed to the controller.
     public var intervalMilliseconds: Int {
-        didSet { inner?.intervalMilliseconds = intervalMilliseconds }
+        didSet { if let inner { inner.intervalMilliseconds = intervalMilliseconds } }
     }
     /// Times the controller was lost and found again.
     public private(set) var recoveries = 0
-    private var inner: HCIAdvertiser?
-    private let open: () throws(BluetoothError) -> HCIAdvertiser
+    private var inner: (any BLEController)?
+    private let open: () throws(BluetoothError) -> any BLEController
     private let log: (String) -> Void
     private var wanted: [(data: AdvertisingData, address: BLEAddress)?]
     private var wantsScanning = false
     /// Called with each LE advertising report event while scanning.
     public var onReport: ((UnsafeRawBufferPointer) -> Void)? {
-        didSet { inner?.onReport = onReport }
+        didSet { if let inner { inner.onReport = onReport } }
     }
     private var now = 0.0
     private var retry = RetryBackoff(first: 1, longest: RecoveringAdvertiser.longestBackoff)
 
     /// Opens the controller now if it can; `open` is called again for each retry.
     public init(intervalMilliseconds: Int, log: @escaping (String) -> Void,
-                open: @escaping () throws(BluetoothError) -> HCIAdvertiser) {
+                open: @escaping () throws(BluetoothError) -> any BLEController) {
         self.intervalMilliseconds = intervalMilliseconds
         self.open = open
         self.log = log
@@ -55,7 +56,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
     }
 
     /// The controller in use, while there is one.
-    public var advertiser: HCIAdvertiser? { inner }
+    public var controller: (any BLEController)? { inner }
 
     public func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError) {
         wanted[set] = (data, address)

@@ -3,7 +3,11 @@ import NearcastCore
 
 /// The simulated board's speaker: writes what it is given to a WAV file, accepting samples no
 /// faster than a sound card would play them (paced by the monotonic clock, with a device-like
-/// buffer of a few periods). The twin of ``ALSAAudioOutput``; the daemon cannot tell them apart.
+/// buffer of a few periods). The twin of ``ALSAPlayback``; the daemon cannot tell them apart.
+///
+/// Its ``SimulatedMicrophone`` hears what it plays. The simulated faults make it fail as the
+/// ALSA driver does: a missing card or a refused open plays silence at the same pace (the real
+/// thread discards samples at real time) and says so in ``status``; underruns are counted.
 public final class SimulatedAudioOutput: AudioOutput {
     public let sampleRate: Int
     public let periodFrames: Int
@@ -11,20 +15,40 @@ public final class SimulatedAudioOutput: AudioOutput {
     public let path: String
     /// Frames the simulated device buffers ahead of real time (like ALSA's buffer).
     public let bufferFrames: Int
+    /// The microphone next to the speaker: it hears every sample written.
+    public let microphone: SimulatedMicrophone
+    private let faults: SimulatedFaults
     private let writer: WAVFileWriter
     private var startNanoseconds: Int64?
+    private let silence: UnsafeMutableBufferPointer<Float>
+    private var xruns = 0
+    private var framesSinceUnderrun = 0
 
     /// Creates (or truncates) the WAV file at `path`.
-    public init(path: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4) throws(AudioDeviceError) {
+    public init(path: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4,
+                faults: SimulatedFaults = SimulatedFaults()) throws(AudioDeviceError) {
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
         self.path = path
         self.bufferFrames = periodFrames * bufferPeriods
+        self.faults = faults
+        self.microphone = SimulatedMicrophone(sampleRate: sampleRate, periodFrames: periodFrames, faults: faults)
+        silence = .allocate(capacity: periodFrames)
+        silence.initialize(repeating: 0)
         do {
             writer = try WAVFileWriter(path: path, format: WAVFormat(encoding: .pcm16, sampleRate: sampleRate))
         } catch {
             throw Self.deviceError(error, path: path)
         }
+    }
+
+    deinit { silence.deallocate() }
+
+    /// What a real card would report under the faults switched on now.
+    public var status: AudioDeviceStatus {
+        let problem: AudioDeviceError? = faults.contains(.audioPermission) ? .permissionDenied(device: path)
+            : faults.contains(.audioMissing) ? .missing(device: path, reason: "simulated fault audio-missing") : nil
+        return AudioDeviceStatus(health: problem?.health ?? .ok, xruns: xruns, problem: problem)
     }
 
     /// Frames accepted so far.
@@ -33,10 +57,28 @@ public final class SimulatedAudioOutput: AudioOutput {
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioDeviceError) {
         let start = startNanoseconds ?? MonotonicClock.nanoseconds()
         startNanoseconds = start
+        let playing = !faults.contains(.audioMissing) && !faults.contains(.audioPermission)
         do {
-            try writer.write(samples)
+            if playing {
+                try writer.write(samples)
+            } else {
+                var left = samples.count
+                while left > 0 {
+                    let step = min(left, silence.count)
+                    try writer.write(UnsafeBufferPointer(rebasing: silence[0..<step]))
+                    left -= step
+                }
+            }
         } catch {
             throw Self.deviceError(error, path: path)
+        }
+        if playing { microphone.hear(samples) } else { microphone.hearSilence(samples.count) }
+        if faults.contains(.audioUnderruns) {
+            framesSinceUnderrun += samples.count
+            if framesSinceUnderrun >= sampleRate / 2 {
+                framesSinceUnderrun = 0
+                xruns += 1
+            }
         }
         // A device with `bufferFrames` of buffer accepts frame n at start + (n − buffer)/rate.
         let ahead = writer.framesWritten - bufferFrames

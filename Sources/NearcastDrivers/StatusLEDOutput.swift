@@ -11,23 +11,23 @@ public protocol StatusLEDOutput: AnyObject {
 }
 
 /// The simulated board's LEDs: every change appended to a log file as
-/// `SECONDS led NAME on|off`, so tests and newcomers can see what the lines would do.
+/// `SECONDS led NAME on|off` (stream seconds from the shared ``StreamClock``), so tests and
+/// newcomers can see what the lines would do.
 public final class SimulatedStatusLEDs: StatusLEDOutput {
-    public let path: String
-    /// Seconds of stream time, set by the caller before each change (the sim has no clock).
-    public var now: Double = 0
-    private let file: OpenFile
+    public var path: String { log.path }
+    private let log: SimulatedLogFile
+    private let clock: StreamClock
     private var lit: [Bool] = Array(repeating: false, count: StatusLED.count)
 
     /// Starts a new log at `path` (replacing an old one).
-    public init(path: String) throws(SystemError) {
-        self.path = path
-        file = try OpenFile.forWriting(path)
+    public init(path: String, clock: StreamClock) throws(SystemError) {
+        log = try SimulatedLogFile(path: path)
+        self.clock = clock
     }
 
     public func set(_ led: StatusLED, lit on: Bool) throws(SystemError) {
         lit[led.index] = on
-        try file.write(Array("\(SimulatedLog.stamp(now)) led \(led.rawValue) \(on ? "on" : "off")\n".utf8))
+        try log.record(clock.seconds, "led \(led.rawValue) \(on ? "on" : "off")")
     }
 
     public func release() {

@@ -61,7 +61,7 @@ final class BoardLoaderTests: XCTestCase {
     func testValidBoardParses() throws {
         let board = try BoardLoader.parse(valid, file: "boards/test.json5")
         XCTAssertEqual(board.leds[.audio], Board.LED(line: 27, activeLow: true))
-        XCTAssertEqual(board.audioOutput.driver, "alsa")
+        XCTAssertEqual(board.audioOutput.driver, .alsa)
         XCTAssertEqual(board.bluetooth.index, 0)
     }
 

@@ -6,11 +6,12 @@ import XCTest
 final class StatusLEDOutputTests: XCTestCase {
     func testTheSimulatedLEDsRecordEachChangeAndTurnOffOnRelease() throws {
         let directory = TemporaryDirectory()
-        let leds = try SimulatedStatusLEDs(path: directory.file("leds.log"))
-        leds.now = 1.25
+        let clock = StreamClock()
+        let leds = try SimulatedStatusLEDs(path: directory.file("leds.log"), clock: clock)
+        clock.seconds = 1.25
         try leds.set(.status, lit: true)
         try leds.set(.consent, lit: true)
-        leds.now = 2
+        clock.seconds = 2
         try leds.set(.status, lit: false)
         leds.release()
         let log = try FileSystem.readText(directory.file("leds.log"))

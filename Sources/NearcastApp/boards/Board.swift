@@ -16,10 +16,35 @@ public struct Board: Sendable, Equatable {
         public var activeLow: Bool
     }
 
+    /// How the LEDs are driven.
+    public enum GPIODriver: String, Sendable, CaseIterable {
+        /// libgpiod on a real chip.
+        case gpiod
+        /// Simulated: changes recorded in `leds.log` in the state directory.
+        case sim
+    }
+
+    /// How sound is played and heard.
+    public enum AudioDriver: String, Sendable, CaseIterable {
+        /// An ALSA PCM.
+        case alsa
+        /// The simulated board: a WAV file in the state directory, paced like a card.
+        case wav
+    }
+
+    /// How the Bluetooth controller is reached.
+    public enum BluetoothDriver: String, Sendable, CaseIterable {
+        /// BlueZ's raw HCI socket (the kernel's controller hciN).
+        case hci
+        /// An H4 UART controller, driven directly.
+        case h4
+        /// The simulated controller: advertising recorded in `ble.log`.
+        case sim
+    }
+
     /// The GPIO chip the LEDs hang off.
     public struct GPIO: Sendable, Equatable {
-        /// `gpiod` (libgpiod on a real chip) or `sim` (simulated, shown on the console).
-        public var driver: String
+        public var driver: GPIODriver
         /// The chip's label (stable across kernels) or its number.
         public var chip: String
         /// Number of lines the chip has; LED lines must be below it.
@@ -28,8 +53,7 @@ public struct Board: Sendable, Equatable {
 
     /// An audio device: an ALSA PCM or, on the simulated board, a WAV file.
     public struct AudioDevice: Sendable, Equatable {
-        /// `alsa` or `wav`.
-        public var driver: String
+        public var driver: AudioDriver
         /// ALSA name (`hw:CARD=Headphones,DEV=0`) or, for `wav`, a file name in the state directory.
         public var device: String
         public var rate: Int
@@ -39,8 +63,7 @@ public struct Board: Sendable, Equatable {
 
     /// The Bluetooth controller.
     public struct Bluetooth: Sendable, Equatable {
-        /// `hci` (BlueZ raw HCI socket), `h4` (a UART controller) or `sim`.
-        public var driver: String
+        public var driver: BluetoothDriver
         /// HCI device index (hci0 = 0) for `hci`.
         public var index: Int?
         /// Serial device for `h4`.
@@ -77,11 +100,11 @@ public struct Board: Sendable, Equatable {
     public var source: String
 
     /// True for the simulated board, which needs no hardware.
-    public var isSimulated: Bool { audioOutput.driver == "wav" && gpio.driver == "sim" }
+    public var isSimulated: Bool { audioOutput.driver == .wav && gpio.driver == .sim }
     /// Whether the daemon can listen over audio: with an ALSA microphone (`audio.input`), or on
     /// the simulated board, whose microphone hears its own speaker. BLE can be listened to on
     /// every board (the simulated advertiser, or the controller scanning).
-    public var canListenOverAudio: Bool { audioOutput.driver == "wav" || audioInput?.driver == "alsa" }
+    public var canListenOverAudio: Bool { audioOutput.driver == .wav || audioInput?.driver == .alsa }
     /// The mediums the daemon can listen over on this board.
     public var listenableMediums: DiscoveryMediums { canListenOverAudio ? .both : .ble }
 }

@@ -1,9 +1,9 @@
 /// Turns a parsed board file into a ``Board``, checking every key: types, ranges, required
 /// members, LED lines inside the chip and not shared, and no unknown keys anywhere.
 enum BoardValidator {
-    static let gpioDrivers = ["gpiod", "sim"]
-    static let audioDrivers = ["alsa", "wav"]
-    static let bluetoothDrivers = ["hci", "h4", "sim"]
+    static let gpioDrivers = Board.GPIODriver.allCases.map { $0.rawValue }
+    static let audioDrivers = Board.AudioDriver.allCases.map { $0.rawValue }
+    static let bluetoothDrivers = Board.BluetoothDriver.allCases.map { $0.rawValue }
     static let sampleRates = 8_000...192_000
     static let baudRates = [9_600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600, 1_000_000,
                             1_500_000, 2_000_000, 3_000_000]
@@ -18,7 +18,7 @@ enum BoardValidator {
 
         var gpioReader = try top.requiredObject("gpio")
         let gpio = Board.GPIO(
-            driver: try gpioReader.choice("driver", gpioDrivers) ?? "gpiod",
+            driver: Board.GPIODriver(rawValue: try gpioReader.choice("driver", gpioDrivers) ?? "gpiod")!,
             chip: try chipName(&gpioReader),
             lines: try gpioReader.requiredInt("lines", in: 1...1024))
         try gpioReader.finish()
@@ -53,16 +53,16 @@ enum BoardValidator {
         try audioReader.finish()
 
         var btReader = try top.requiredObject("bluetooth")
-        let btDriver = try btReader.choice("driver", bluetoothDrivers) ?? "hci"
+        let btDriver = Board.BluetoothDriver(rawValue: try btReader.choice("driver", bluetoothDrivers) ?? "hci")!
         let bluetooth = Board.Bluetooth(
             driver: btDriver,
-            index: try btDriver == "hci" ? btReader.requiredInt("index", in: 0...15) : btReader.int("index", in: 0...15),
-            device: try btDriver == "h4" ? btReader.requiredString("device") : btReader.string("device"),
+            index: try btDriver == .hci ? btReader.requiredInt("index", in: 0...15) : btReader.int("index", in: 0...15),
+            device: try btDriver == .h4 ? btReader.requiredString("device") : btReader.string("device"),
             baud: try baud(&btReader, required: false),
             flowControl: try btReader.bool("flowControl") ?? false,
             advertisingSets: try btReader.int("advertisingSets", in: 1...63) ?? 1,
             txPower: try btReader.int("txPower", in: -100...20) ?? -12)
-        if btDriver != "sim" && bluetooth.advertisingSets != 1 {
+        if btDriver != .sim && bluetooth.advertisingSets != 1 {
             throw ConfigError(file: file, key: "bluetooth.advertisingSets",
                               message: "only the sim driver takes a set count; a real controller is asked for it")
         }
@@ -94,9 +94,9 @@ enum BoardValidator {
     }
 
     private static func audioDevice(_ reader: inout ObjectReader) throws(ConfigError) -> Board.AudioDevice {
-        let driver = try reader.choice("driver", audioDrivers) ?? "alsa"
+        let driver = Board.AudioDriver(rawValue: try reader.choice("driver", audioDrivers) ?? "alsa")!
         let device = try reader.requiredString("device")
-        if driver == "alsa", let card = cardNumber(in: device) {
+        if driver == .alsa, let card = cardNumber(in: device) {
             throw reader.error("device", "'\(device)' names card \(card) by number; card numbers move between boots, use CARD=<name>")
         }
         let rate = try reader.requiredInt("rate", in: sampleRates)

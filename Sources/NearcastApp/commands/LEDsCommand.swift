@@ -33,11 +33,12 @@ enum LEDsCommand {
         func run() throws {
             let loaded: Board
             do { loaded = try BoardLoader.load(board) } catch { throw CommandFailure("\(error)") }
-            let (leds, description) = try StatusLEDDriver.open(board: loaded, state: try StateDirectory(path: stateDir))
+            let clock = StreamClock()
+            let (leds, description) = try Devices.openLEDs(loaded, state: try StateDirectory(path: stateDir), clock: clock)
             defer { leds.release() }
             StandardStreams.line("leds on \(loaded.name): \(description)")
             do {
-                try StatusLEDDriver.walk(leds, step: step) { led in
+                try LEDWalk.run(leds, step: step, clock: clock) { led in
                     StandardStreams.line("\(Formatting.padRight(led.rawValue, 8)) on" + (loaded.leds[led].map { " (line \($0.line))" } ?? ""))
                 }
             } catch {

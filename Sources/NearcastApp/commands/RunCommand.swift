@@ -1,5 +1,6 @@
 import NearcastCore
 import NearcastDrivers
+import NearcastNearby
 
 /// `nearcast run`: the daemon.
 struct RunCommand: RunnableCommand {

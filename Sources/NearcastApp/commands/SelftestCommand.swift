@@ -61,10 +61,10 @@ struct SelftestCommand: RunnableCommand {
         // and must not leave root-owned files where the service keeps its state.
         let state = try StateDirectory(path: stateDir ?? (loaded.isSimulated ? "sim-state" : "/tmp/nearcast-selftest"))
         StandardStreams.line("nearcast selftest \(BuildInfo.version): board \(loaded.name) (\(loaded.description)) from \(loaded.source)")
-        var checks = [walkLEDs(loaded, state)]
-        checks += audio(loaded, state)
-        checks.append(bluetooth(loaded, state))
-
+        let devices = try Devices.open(loaded, state: state, purpose: .selftest, log: { StandardStreams.line($0) })
+        var checks = [walkLEDs(devices)]
+        checks += audio(devices, state)
+        checks.append(bluetooth(devices, state))
         StandardStreams.line("")
         StandardStreams.line("\(Formatting.padRight("check", 11)) \(Formatting.padRight("result", 6)) detail")
         for check in checks {
@@ -76,55 +76,48 @@ struct SelftestCommand: RunnableCommand {
         if failed > 0 { throw ExitStatus(code: 1) }
     }
 
-    private func walkLEDs(_ board: Board, _ state: StateDirectory) -> Check {
-        let leds: StatusLEDOutput
-        do { (leds, _) = try StatusLEDDriver.open(board: board, state: state) } catch {
-            return Check(name: "leds", result: .fail, detail: "\(error)")
+    private func walkLEDs(_ devices: Devices) -> Check {
+        guard let leds = devices.leds else {
+            return Check(name: "leds", result: .fail, detail: "\(devices.ledsProblem.map { "\($0)" } ?? "no LEDs")")
         }
         defer { leds.release() }
         StandardStreams.line("leds: lighting each LED alone for \(Formatting.fixed(step, decimals: 1)) s")
-        do { try StatusLEDDriver.walk(leds, step: step) } catch {
-            return Check(name: "leds", result: .fail, detail: "\(board.source): leds.\(error.led.rawValue): \(error.error)")
+        do { try LEDWalk.run(leds, step: step, clock: devices.clock) } catch {
+            return Check(name: "leds", result: .fail, detail: "\(devices.board.source): leds.\(error.led.rawValue): \(error.error)")
         }
         return Check(name: "leds", result: .pass,
                      detail: "\(StatusLED.count) LEDs walked (status, audio, ble, consent); check that each lit alone")
     }
 
-    /// Plays the calibration burst and listens for it: on the sim board the "microphone" is the
-    /// file the speaker wrote; on a real board the ALSA microphone captures while it plays.
-    private func audio(_ board: Board, _ state: StateDirectory) -> [Check] {
-        let device = board.audioOutput.driver == "wav" ? state.file("selftest.wav") : board.audioOutput.device
-        let output: AudioOutput
-        do { output = try BoardDevices.openOutput(board, state: state, fileName: "selftest.wav") } catch {
-            return [Check(name: "audio out", result: .fail, detail: "\(error)"), skippedInput(board, "the speaker failed")]
-        }
+    /// Plays the calibration burst and listens for it through the board's microphone while it
+    /// plays (on the sim board, the twin that hears the simulated speaker), as the daemon does.
+    private func audio(_ devices: Devices, _ state: StateDirectory) -> [Check] {
+        let board = devices.board, output = devices.output
+        let device = board.audioOutput.driver == .wav ? state.file("selftest.wav") : board.audioOutput.device
         if let problem = output.status.problem {
             try? output.drain()
             return [Check(name: "audio out", result: .fail, detail: "\(problem)"), skippedInput(board, "the speaker failed")]
         }
-        var capture: ALSACapture?
+        var capture: CapturedAudioDecoder?
         var inputProblem: AudioDeviceError?
-        if let input = board.audioInput, input.driver == "alsa" {
-            do {
-                let opened = try ALSACapture(device: input.device, sampleRate: input.rate, periodFrames: input.period)
-                capture = opened
-                inputProblem = opened.status.problem
-            } catch {
-                inputProblem = error
+        do {
+            if let input = try devices.openMicrophone() {
+                capture = try CapturedAudioDecoder(input: input)
+                inputProblem = input.status.problem
             }
+        } catch let error as AudioDeviceError {
+            inputProblem = error
+        } catch {
+            return [Check(name: "audio in", result: .fail, detail: "\(board.source): audio.input: \(error)")]
         }
         let fs = output.sampleRate
-        let encoder: BurstEncoder, decoder: BurstDecoder
-        do {
-            encoder = try BurstEncoder(sampleRate: fs)
-            decoder = try BurstDecoder(sampleRate: board.audioInput?.rate ?? fs)
-        } catch {
+        let encoder: BurstEncoder
+        do { encoder = try BurstEncoder(sampleRate: fs) } catch {
             return [Check(name: "audio out", result: .fail, detail: "\(board.source): audio: \(error)")]
         }
         StandardStreams.line("audio: playing the calibration burst (direct \(Self.calibrationToken.hex), level 50 %) on \(device)")
         var heard: [DecodedBurst] = []
         var period = [Float](repeating: 0, count: output.periodFrames)
-        var captured = [Float](repeating: 0, count: 4096)
         let total = fs * 3 / 10 + encoder.rate.burstSamples + fs / 2
         var written = 0
         var failure: AudioDeviceError?
@@ -143,47 +136,26 @@ struct SelftestCommand: RunnableCommand {
                 break
             }
             written += period.count
-            if let capture { drain(capture, into: &captured, decoder) { heard.append($0) } }
+            capture?.decodeAvailable { heard.append($0) }
         }
         do { try output.drain() } catch { failure = failure ?? error }
         let played = output.status
         if let capture {
-            MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + 300_000_000)     // the tail still in flight
-            drain(capture, into: &captured, decoder) { heard.append($0) }
-            capture.stop()
+            if board.audioOutput.driver == .alsa {
+                MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + 300_000_000)     // the tail still in flight
+            }
+            capture.finish { heard.append($0) }
+            capture.input.stop()
         }
         if let problem = failure ?? played.problem {
             return [Check(name: "audio out", result: .fail, detail: "\(problem)"), skippedInput(board, "the speaker failed")]
         }
         let out = Check(name: "audio out", result: .pass,
                         detail: "calibration burst played on \(device)" + (played.xruns > 0 ? " (\(played.xruns) underruns)" : ""))
-        if board.audioOutput.driver == "wav" {
-            // The sim board's microphone hears its own speaker: decode the file it wrote.
-            do {
-                let reader = try WAVFileReader(path: device)
-                var samples = [Float](repeating: 0, count: reader.layout.frames)
-                let got = try samples.withUnsafeMutableBufferPointer { try reader.read(into: $0) }
-                samples.withUnsafeBufferPointer { decoder.push(UnsafeBufferPointer(rebasing: $0[0..<got])) { heard.append($0) } }
-            } catch {
-                return [out, Check(name: "audio in", result: .fail, detail: "\(device): \(error)")]
-            }
-            decoder.finish { heard.append($0) }
-            return [out, inputCheck(heard, source: "the simulated microphone (\(device))")]
-        }
-        guard let input = board.audioInput, input.driver == "alsa" else { return [out, skippedInput(board, nil)] }
+        guard capture != nil || inputProblem != nil else { return [out, skippedInput(board, nil)] }
         if let inputProblem { return [out, Check(name: "audio in", result: .fail, detail: "\(inputProblem)")] }
-        decoder.finish { heard.append($0) }
-        return [out, inputCheck(heard, source: "the microphone (\(input.device))")]
-    }
-
-    private func drain(_ capture: ALSACapture, into buffer: inout [Float], _ decoder: BurstDecoder, _ onBurst: (DecodedBurst) -> Void) {
-        buffer.withUnsafeMutableBufferPointer { span in
-            while true {
-                let got = capture.read(into: span)
-                if got == 0 { break }
-                decoder.push(UnsafeBufferPointer(rebasing: span[0..<got]), onBurst)
-            }
-        }
+        return [out, inputCheck(heard, source: board.audioOutput.driver == .wav ? "the simulated microphone (\(device))"
+                                                                                 : "the microphone (\(board.audioInput?.device ?? ""))")]
     }
 
     private func inputCheck(_ heard: [DecodedBurst], source: String) -> Check {
@@ -201,33 +173,28 @@ struct SelftestCommand: RunnableCommand {
         Check(name: "audio in", result: .skip, detail: reason ?? "no microphone on this board (audio.input in \(board.source))")
     }
 
-    private func bluetooth(_ board: Board, _ state: StateDirectory) -> Check {
+    /// Advertises a test frame for a second through the board's radio (the same recovery the
+    /// daemon uses: a missing controller is reported, not fatal) and says what the controller did.
+    private func bluetooth(_ devices: Devices, _ state: StateDirectory) -> Check {
         var generator = SystemRandomNumberGenerator()
+        let board = devices.board, radio = devices.radio
         let frame = EddystoneFrame.advertisingData(for: Self.calibrationToken, txPower: Int8(clamping: board.bluetooth.txPower))
         let address = BLEAddress.nonResolvablePrivate(using: &generator)
-        if board.bluetooth.driver == "sim" {
-            let path = state.file("selftest-ble.log")
-            do {
-                let advertiser = try SimulatedBLEAdvertiser(path: path, setCount: 1)
-                try advertiser.advertise(set: 0, data: frame, address: address)
-                try advertiser.stop(set: 0)
-            } catch {
-                return Check(name: "bluetooth", result: .fail, detail: "\(path): \(error)")
-            }
-            return Check(name: "bluetooth", result: .pass, detail: "simulated controller: test frame recorded in \(path)")
-        }
-        var found = ""
         do {
-            let advertiser = try BoardDevices.openController(board.bluetooth) { found = $0 }
-            StandardStreams.line(found)
-            try advertiser.advertise(set: 0, data: frame, address: address)
-            MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + 1_000_000_000)
-            try advertiser.maintain(now: 1)
-            try advertiser.stop(set: 0)
-            return Check(name: "bluetooth", result: .pass,
-                         detail: String(found.dropFirst(found.hasPrefix("bluetooth: ") ? 11 : 0)) + "; advertised a test frame for 1 s from \(address)")
+            try radio.advertise(set: 0, data: frame, address: address)
+            if board.bluetooth.driver != .sim { MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + 1_000_000_000) }
+            devices.clock.seconds = 1
+            radio.maintain(now: 1)
+            try radio.stop(set: 0)
         } catch {
             return Check(name: "bluetooth", result: .fail, detail: "\(error)")
         }
+        if let problem = radio.problem { return Check(name: "bluetooth", result: .fail, detail: problem) }
+        if board.bluetooth.driver == .sim {
+            return Check(name: "bluetooth", result: .pass,
+                         detail: "simulated controller: test frame recorded in \(state.file(Devices.Purpose.selftest.bluetoothLog))")
+        }
+        let found = devices.controllerFound.map { String($0.dropFirst($0.hasPrefix("bluetooth: ") ? 11 : 0)) + "; " } ?? ""
+        return Check(name: "bluetooth", result: .pass, detail: found + "advertised a test frame for 1 s from \(address)")
     }
 }

@@ -1,5 +1,6 @@
 import NearcastCore
 import NearcastDrivers
+import NearcastNearby
 
 /// The console's commands: one line in, lines of text out. Each takes `-h`.
 enum ConsoleCommands {
@@ -41,6 +42,8 @@ enum ConsoleCommands {
         Command(name: "logout", arguments: [], usage: "logout", summary: "forget this session's PIN"),
         Command(name: "pin", arguments: ["show", "set", "clear"], usage: "pin show|set|clear",
                 summary: "the technician PIN that guards the commands that change the box"),
+        Command(name: "sim", arguments: ["fault"], usage: "sim fault [NAME on|off]",
+                summary: "simulated board: make a driver fail as real hardware does (list the faults without arguments)"),
         Command(name: "exit", arguments: [], usage: "exit", summary: "leave the console (the daemon keeps running)"),
     ]
 
@@ -48,7 +51,7 @@ enum ConsoleCommands {
     static let table = CommandTable(commands.map { CommandTable.Entry($0.name, $0.arguments) })
 
     /// Runs one line; returns what to print.
-    static func run(_ line: String, _ context: ConsoleContext, session: ConsoleSession) -> [String] {
+    static func run(_ line: String, _ context: DaemonState, session: ConsoleSession) -> [String] {
         let words = line.split(separator: " ").map(String.init)
         guard let name = words.first else { return [] }
         guard let command = commands.first(where: { "\($0.name)" == name }) else {
@@ -94,6 +97,7 @@ enum ConsoleCommands {
         case "leds": return args.first == "test"
         case "config": return args.first == "save"
         case "pin": return args.first == "set" || args.first == "clear"
+        case "sim": return args.count > 1
         default: return false
         }
     }
@@ -115,7 +119,7 @@ enum ConsoleCommands {
         init(_ message: String) { self.message = message }
     }
 
-    private static func dispatch(_ name: String, _ args: [String], _ c: ConsoleContext,
+    private static func dispatch(_ name: String, _ args: [String], _ c: DaemonState,
                                  _ session: ConsoleSession) throws(Failure) -> [String] {
         switch name {
         case "help":
@@ -171,7 +175,7 @@ enum ConsoleCommands {
                 c.panel.startWalk(atMilliseconds: c.nowMilliseconds)
                 return ["leds test: " + StatusLED.allCases.map(\.rawValue).joined(separator: ", ")
                         + " each alone on for 1 s, then back to their patterns"
-                        + (c.board.gpio.driver == "sim" ? " (simulated GPIO: see leds.log in the state directory)" : "")]
+                        + (c.board.gpio.driver == .sim ? " (simulated GPIO: see leds.log in the state directory)" : "")]
             }
             try expectNone(args)
             return c.ledPatterns.map { "\(Formatting.padRight($0.0, 8)) \($0.1)" }
@@ -184,8 +188,8 @@ enum ConsoleCommands {
             return c.logRing.last(count)
         case "debug":
             if args.first == "stall" {
-                guard args.count == 2, let seconds = Int(args[1]), (1...ConsoleContext.maximumStall).contains(seconds) else {
-                    throw Failure("debug stall takes 1 to \(ConsoleContext.maximumStall) seconds")
+                guard args.count == 2, let seconds = Int(args[1]), (1...DaemonState.maximumStall).contains(seconds) else {
+                    throw Failure("debug stall takes 1 to \(DaemonState.maximumStall) seconds")
                 }
                 c.stallRequested = seconds
                 return ["stalling the daemon's loop for \(seconds) s: broadcasting pauses, and under systemd a stall longer "
@@ -219,6 +223,8 @@ enum ConsoleCommands {
             return [c.pin.isSet ? "logged out" : "no technician PIN is set: every command is open"]
         case "pin":
             return try pin(args, c, session)
+        case "sim":
+            return try sim(args, c)
         case "exit":
             guard session.canClose else { return ["this console stays open while the daemon runs (exit leaves nearcast console)"] }
             session.wantsToClose = true
@@ -228,7 +234,7 @@ enum ConsoleCommands {
         }
     }
 
-    private static func login(_ c: ConsoleContext, _ session: ConsoleSession) -> [String] {
+    private static func login(_ c: DaemonState, _ session: ConsoleSession) -> [String] {
         guard c.pin.isSet else { return ["no technician PIN is set: every command is open (pin set makes one)"] }
         if session.loggedIn { return ["already logged in"] }
         let wait = c.pin.waitRemaining(at: c.nowMilliseconds)
@@ -255,7 +261,7 @@ enum ConsoleCommands {
         "too many wrong PINs: the next try is checked in \((milliseconds + 999) / 1000) s"
     }
 
-    private static func pin(_ args: [String], _ c: ConsoleContext, _ session: ConsoleSession) throws(Failure) -> [String] {
+    private static func pin(_ args: [String], _ c: DaemonState, _ session: ConsoleSession) throws(Failure) -> [String] {
         switch args.first ?? "show" {
         case "show":
             guard args.count <= 1 else { throw Failure("unexpected '\(args[1])'") }
@@ -293,7 +299,7 @@ enum ConsoleCommands {
         }
     }
 
-    private static func config(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+    private static func config(_ args: [String], _ c: DaemonState) throws(Failure) -> [String] {
         let path = c.state.file(SavedSettings.fileName)
         let settings = c.settingsInEffect
         switch args {
@@ -316,6 +322,26 @@ enum ConsoleCommands {
         }
     }
 
+    /// `sim fault NAME on|off`: switches a simulated driver's fault (sim board only). The
+    /// driver fails at its next call, the way its real twin would; the loop then reports it.
+    private static func sim(_ args: [String], _ c: DaemonState) throws(Failure) -> [String] {
+        guard args.first == "fault" else { throw Failure("fault") }
+        guard let faults = c.faults else {
+            throw Failure("board \(c.board.name) is not the simulated board: faults are injected on --board sim only")
+        }
+        let names = SimulatedFault.allCases.map { $0.rawValue }.joined(separator: ", ")
+        if args.count == 1 {
+            let on = SimulatedFault.allCases.filter { faults.contains($0) }
+            return ["faults on: " + (on.isEmpty ? "none" : on.map { $0.rawValue }.joined(separator: ", ")), "faults: \(names)"]
+        }
+        guard args.count == 3, args[2] == "on" || args[2] == "off" else { throw Failure("sim fault NAME on|off") }
+        guard let fault = SimulatedFault(rawValue: args[1]) else { throw Failure("no fault '\(args[1])'; the faults: \(names)") }
+        let on = args[2] == "on"
+        let changed = faults.set(fault, on: on)
+        if changed { c.log("console: simulated fault \(fault) switched \(args[2])") }
+        return ["sim fault \(fault) \(args[2])" + (changed ? "" : " (it already was)")]
+    }
+
     private static func expectNone(_ args: [String]) throws(Failure) {
         if let extra = args.first { throw Failure("unexpected '\(extra)'") }
     }
@@ -326,7 +352,7 @@ enum ConsoleCommands {
         return mediums
     }
 
-    private static func publish(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+    private static func publish(_ args: [String], _ c: DaemonState) throws(Failure) -> [String] {
         guard let kind = args.first else { throw Failure("direct or eid") }
         let message: Message
         var mediumWord: String?
@@ -360,7 +386,7 @@ enum ConsoleCommands {
         }
     }
 
-    private static func strategy(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+    private static func strategy(_ args: [String], _ c: DaemonState) throws(Failure) -> [String] {
         var strategy = c.strategy
         var index = 0
         while index < args.count {
@@ -385,7 +411,7 @@ enum ConsoleCommands {
         return ["strategy: \(c.strategy)"]
     }
 
-    private static func audio(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+    private static func audio(_ args: [String], _ c: DaemonState) throws(Failure) -> [String] {
         switch args.first {
         case "test":
             c.testBurstRequested = true
@@ -403,7 +429,7 @@ enum ConsoleCommands {
         }
     }
 
-    private static func ble(_ args: [String], _ c: ConsoleContext) throws(Failure) -> [String] {
+    private static func ble(_ args: [String], _ c: DaemonState) throws(Failure) -> [String] {
         switch args.first {
         case "interval":
             if args.count == 2 {
@@ -422,27 +448,31 @@ enum ConsoleCommands {
         }
     }
 
-    private static func describe(_ entry: ConsoleContext.Entry, _ c: ConsoleContext) -> String {
+    private static func describe(_ entry: DaemonState.Entry, _ c: DaemonState) -> String {
         let status = c.manager.schedule.status(of: entry.publication.slot)
         let mediums = status?.strategy.mediums ?? []
         return "\(entry.id): \(entry.request.message) over \(mediums)" + (status?.token.map { ", now \($0.hex)" } ?? "")
     }
 
-    private static func status(_ c: ConsoleContext) -> [String] {
+    private static func status(_ c: DaemonState) -> [String] {
         var lines = ["strategy: \(c.strategy)",
                      "consent: \(c.consentGranted ? "granted" : "not granted")",
                      "publications: \(c.publications.count)"]
         lines += c.publications.map { "  " + describe($0, c) }
         lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.uptime, decimals: 1)) s, \(c.bursts) bursts")
+        let problems = c.manager.currentProblems
         lines.append("drivers: audio \(c.board.audioOutput.driver) \(c.audioProblem ?? "ok"), bluetooth \(c.board.bluetooth.driver) "
                      + (c.bluetoothProblem ?? "ok")
-                     + (c.manager.currentProblems.isEmpty ? "" : "; problems: " + c.manager.currentProblems.map(\.description).sorted().joined(separator: ", ")))
+                     + (problems.isEmpty ? "" : "; problems: " + problems.identifiers.joined(separator: ", ")))
+        if let faults = c.faults, !faults.active.isEmpty {
+            lines.append("simulated faults on: " + faults.active.map { $0.rawValue }.sorted().joined(separator: ", "))
+        }
         lines.append("leds: " + c.ledPatterns.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
         if !c.present.isEmpty { lines.append("heard: " + c.present.map(\.description).joined(separator: ", ")) }
         return lines
     }
 
-    static func statusJSON(_ c: ConsoleContext) -> String {
+    static func statusJSON(_ c: DaemonState) -> String {
         func string(_ text: String) -> String { Formatting.jsonString(text) }
         let publications = c.publications.map { entry -> String in
             let status = c.manager.schedule.status(of: entry.publication.slot)
@@ -459,13 +489,14 @@ enum ConsoleCommands {
             return "{" + fields.joined(separator: ",") + "}"
         }
         let leds = c.ledPatterns.map { "\(string($0.0)):\(string($0.1))" }.joined(separator: ",")
-        let problems = (c.manager.currentProblems.map { string($0.description) }.sorted()
-                        + (c.audioProblem.map { [string($0)] } ?? [])
-                        + (c.bluetoothProblem.map { [string($0)] } ?? [])).joined(separator: ",")
+        let problems = c.manager.currentProblems.identifiers.map(string).joined(separator: ",")
+        let details = "\"audio_detail\":" + (c.audioProblem.map(string) ?? "null")
+            + ",\"bluetooth_detail\":" + (c.bluetoothProblem.map(string) ?? "null")
+        let faults = c.faults.map { ",\"simulated_faults\":[" + $0.active.map { string($0.rawValue) }.sorted().joined(separator: ",") + "]" } ?? ""
         return "{\"mediums\":\(string("\(c.strategy.mediums)")),\"mode\":\(string("\(c.strategy.mode)")),"
             + "\"consent\":\(c.consentGranted),\"publications\":[\(publications.joined(separator: ","))],"
             + "\"beacon_time\":\(c.beaconTime),\"uptime_s\":\(Formatting.fixed(c.uptime, decimals: 3)),\"bursts\":\(c.bursts),"
-            + "\"drivers\":{\"audio\":\(string(c.board.audioOutput.driver)),\"bluetooth\":\(string(c.board.bluetooth.driver)),\"problems\":[\(problems)]},"
+            + "\"drivers\":{\"audio\":\(string(c.board.audioOutput.driver.rawValue)),\"bluetooth\":\(string(c.board.bluetooth.driver.rawValue)),\"problems\":[\(problems)],\(details)\(faults)},"
             + "\"leds\":{\(leds)},\"version\":\(string(BuildInfo.version)),\"build_id\":\(string(BuildInfo.buildID))}"
     }
 }

@@ -66,6 +66,9 @@ public final class SampleRing {
         return consumed
     }
 
+    /// Forgets everything waiting to be read.
+    public func discardAll() { readCount = writeCount }
+
     /// Copies as many of `samples` as fit; returns how many.
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {

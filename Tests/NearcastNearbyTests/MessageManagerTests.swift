@@ -1,4 +1,4 @@
-import NearcastApp
+import NearcastNearby
 import NearcastCore
 import NearcastDrivers
 import XCTest

@@ -1,8 +1,15 @@
 import NearcastCore
 import NearcastDrivers
+import NearcastNearby
 
-/// What the console's commands act on: the running daemon's parts, shared with its loop.
-final class ConsoleContext {
+/// The running daemon's state, owned by its loop: the publications and the box's strategy, the
+/// tunables, the requests the consoles leave for the loop (a test burst, a stall, a restart),
+/// and what the loop learns (stream position, bursts played, tokens heard, the drivers'
+/// problems). The console's commands go in through its methods and read views of it
+/// (``deviceStates``, ``ledPatterns``, ``settingsInEffect``); device health comes from one
+/// source, the manager's current problems, which the LEDs, `status` and the Nearby error
+/// handlers all read.
+final class DaemonState {
     struct Entry {
         let id: Int
         let request: Daemon.PublicationRequest
@@ -47,8 +54,12 @@ final class ConsoleContext {
     /// Tokens heard by the daemon's own subscription (found and not yet lost).
     var present: [FoundMessage] = []
 
+    /// The simulated board's fault switches (nil on a real board).
+    let faults: SimulatedFaults?
+
     init(board: Board, state: StateDirectory, manager: MessageManager, encoder: BurstEncoder, sampleRate: Int,
-         strategy: Strategy, log: @escaping (String) -> Void) {
+         strategy: Strategy, faults: SimulatedFaults?, log: @escaping (String) -> Void) {
+        self.faults = faults
         self.pin = TechnicianPIN(state: state, now: 0, log: log)
         self.board = board
         self.state = state
@@ -136,28 +147,21 @@ final class ConsoleContext {
         }
     }
 
-    /// The sound devices' state (the daemon's loop keeps it current).
-    var audioHealth = AudioHealth.ok
-    /// What is wrong with the sound devices, while something is.
+    /// What is wrong with the sound devices, in the driver's words, while something is.
     var audioProblem: String?
-
-    /// The real Bluetooth controller's state (the daemon's loop keeps it current).
-    var bluetoothHealth = BluetoothHealth.ok
-    /// What is wrong with the controller, while something is.
+    /// What is wrong with the Bluetooth controller, in the driver's words, while something is.
     var bluetoothProblem: String?
 
     /// The status LEDs: the status model's patterns, or the walk `leds test` started.
     var panel = LEDPanel()
 
-    /// What the LEDs show: whether the box is on the air, consent, and the drivers' states.
+    /// What the LEDs show: whether the box is on the air, consent, and the drivers' states as
+    /// the manager's current problems say.
     var deviceStates: DeviceStates {
         let problems = manager.currentProblems
         return DeviceStates(
             broadcasting: consentGranted && !publications.isEmpty && strategy.mode.contains(.broadcast),
-            audio: max(audioHealth, problems.contains(.microphonePermission) ? .permissionDenied : .ok),
-            bluetooth: max(bluetoothHealth, problems.contains(.bluetoothPermission) ? .permissionDenied
-                           : problems.contains(.bluetoothPower) ? .poweredOff : .ok),
-            consentGranted: consentGranted)
+            audio: problems.audioHealth, bluetooth: problems.bluetoothHealth, consentGranted: consentGranted)
     }
 
     /// Each LED's name and pattern, in table order.

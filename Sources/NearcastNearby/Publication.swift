@@ -7,8 +7,8 @@ public final class Publication {
     public let message: Message
     /// How it is sent.
     public let strategy: Strategy
-    /// The scheduler's handle.
-    let slot: PublicationSlot
+    /// The scheduler's handle: its slot, which the scheduler's status and actions name.
+    public let slot: PublicationSlot
     private weak var manager: MessageManager?
 
     init(message: Message, strategy: Strategy, slot: PublicationSlot, manager: MessageManager) {

@@ -28,6 +28,10 @@ public final class MessageManager {
     public var onBluetoothPermissionError: ((Bool) -> Void)?
     /// Called with true when Bluetooth is powered off or blocked, false when it is back.
     public var onBluetoothPowerError: ((Bool) -> Void)?
+    /// Called on every change of any problem (the three above included), with the problem and
+    /// whether it is now present: how a program hears of the device states Nearby had no
+    /// handler for (a missing sound card, underruns, no adapter).
+    public var onProblem: ((MediumProblem, Bool) -> Void)?
     /// Ticks without hearing a token before a subscription reports it lost.
     public let lostAfter: Int64
 
@@ -36,7 +40,9 @@ public final class MessageManager {
     private let log: (String) -> Void
     /// The EID publications' keys, by slot index (AES runs outside the tick).
     private var eidSources: [Int: (key: [UInt8], exponent: Int)] = [:]
-    private var subscriptions: [Int: Unowned<Subscription>] = [:]
+    /// Live subscriptions in the order they were made (identifiers rising): walked by index on
+    /// every tick, so the tick allocates nothing.
+    private var subscriptions: [(identifier: Int, subscription: Unowned<Subscription>)] = []
     private var nextSubscription = 0
     private var problems: Set<MediumProblem> = []
 
@@ -114,26 +120,30 @@ public final class MessageManager {
         nextSubscription += 1
         let subscription = Subscription(strategy: strategy, lostAfter: lostAfter, identifier: identifier,
                                         manager: self, onFound: onFound, onLost: onLost)
-        subscriptions[identifier] = Unowned(subscription)
+        subscriptions.reserveCapacity(Self.maximumSubscriptions)
+        subscriptions.append((identifier, Unowned(subscription)))
         debug("subscribe \(identifier) with \(strategy)")
         return subscription
     }
 
     func remove(_ identifier: Int) {
-        if subscriptions.removeValue(forKey: identifier) != nil { debug("unsubscribe \(identifier)") }
+        // By identifier: this runs from the subscription's deinit, when it can no longer be read.
+        guard let index = subscriptions.firstIndex(where: { $0.identifier == identifier }) else { return }
+        subscriptions.remove(at: index)
+        debug("unsubscribe \(identifier)")
     }
 
     /// Whether any subscription listens on `medium` (the daemon opens the microphone or the
     /// scanner only then).
     public func isScanning(on medium: DiscoveryMediums) -> Bool {
-        permission.isGranted && subscriptions.values.contains { $0.value.strategy.scans(on: medium) }
+        permission.isGranted && subscriptions.contains { $0.subscription.value.strategy.scans(on: medium) }
     }
 
     /// A token heard on `medium` at tick `time` (a decoded burst, a parsed advertisement).
     public func heard(_ token: Token, on medium: DiscoveryMediums, at time: Int64) {
         guard permission.isGranted else { return }
-        for key in subscriptions.keys.sorted() {
-            guard let subscription = subscriptions[key]?.value, subscription.strategy.scans(on: medium) else { continue }
+        forEachSubscription { subscription in
+            guard subscription.strategy.scans(on: medium) else { return }
             subscription.tracker.observe(token, on: medium, at: time) { event in deliver(event, to: subscription) }
         }
     }
@@ -176,14 +186,14 @@ public final class MessageManager {
             perform(action)
         }
         let end = start + Int64(count)
-        for key in subscriptions.keys.sorted() {
-            guard let subscription = subscriptions[key]?.value else { continue }
+        forEachSubscription { subscription in
             subscription.tracker.expire(at: end) { event in deliver(event, to: subscription) }
         }
     }
 
     /// Reports that a platform problem appeared (`present`) or went away; the matching error
-    /// handler runs on each change.
+    /// handler, then ``onProblem``, runs on each change. Reporting what is already known does
+    /// nothing, so a driver's state can be reported every period.
     public func report(_ problem: MediumProblem, present: Bool) {
         guard present != problems.contains(problem) else { return }
         if present { problems.insert(problem) } else { problems.remove(problem) }
@@ -192,18 +202,30 @@ public final class MessageManager {
         case .microphonePermission: onMicrophonePermissionError?(present)
         case .bluetoothPermission: onBluetoothPermissionError?(present)
         case .bluetoothPower: onBluetoothPowerError?(present)
+        default: break
         }
+        onProblem?(problem, present)
     }
 
     // MARK: Helpers
+
+    /// Calls `body` with each live subscription, oldest first. A handler may cancel
+    /// subscriptions (its own included) on the way: the walk goes on from the next identifier.
+    private func forEachSubscription(_ body: (Subscription) -> Void) {
+        var index = 0
+        while index < subscriptions.count {
+            let entry = subscriptions[index]
+            body(entry.subscription.value)
+            index = subscriptions.firstIndex { $0.identifier > entry.identifier } ?? subscriptions.count
+        }
+    }
 
     private func permissionChanged(_ granted: Bool) {
         scheduler.setBroadcastingAllowed(granted)
         debug("permission \(granted ? "granted" : "denied")")
         if !granted {
             // Nothing heard is reported while consent is withdrawn: forget what was present.
-            for key in subscriptions.keys.sorted() {
-                guard let subscription = subscriptions[key]?.value else { continue }
+            forEachSubscription { subscription in
                 subscription.tracker.removeAll { event in deliver(event, to: subscription) }
             }
         }

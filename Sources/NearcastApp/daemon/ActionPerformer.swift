@@ -1,0 +1,102 @@
+import NearcastCore
+import NearcastDrivers
+import NearcastNearby
+
+/// Renders one audio period: finishes a burst begun in an earlier one, plays a requested test
+/// burst, runs the scheduler over the period and carries out its actions: audio bursts into the
+/// encoder at their exact sample, advertising changes on the radio at their stream time. What
+/// happened is kept as log lines, written by ``flush(_:)`` once the period is handed to the
+/// device (formatting allocates; the rendering does not).
+final class ActionPerformer {
+    private let encoder: BurstEncoder
+    private let radio: RecoveringAdvertiser
+    private let clock: StreamClock
+    private let state: DaemonState
+    private let sampleRate: Int
+    private var events: [String] = []
+
+    init(encoder: BurstEncoder, devices: Devices, state: DaemonState) {
+        self.encoder = encoder
+        self.radio = devices.radio
+        self.clock = devices.clock
+        self.state = state
+        self.sampleRate = state.sampleRate
+        events.reserveCapacity(64)
+    }
+
+    /// The calibration burst `audio test` plays: the direct token "test".
+    static let testToken = Token(kind: .direct, packed: 0x7465_7374, count: 4)!
+
+    /// Renders the period starting at stream sample `position` into `span` (zeroed first).
+    func render(into span: UnsafeMutableBufferPointer<Float>, at position: Int) {
+        span.update(repeating: 0)
+        let carried = encoder.render(into: span)
+        if state.testBurstRequested && encoder.isFinished {
+            state.testBurstRequested = false
+            encoder.start(Self.testToken)
+            encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[carried...]))
+            events.append("[\(Self.stamp(seconds(position + carried)))] audio test burst (direct \(Self.testToken.hex))")
+        }
+        state.manager.tick(at: Int64(position), count: span.count) { action in
+            perform(action, span: span, position: position, carried: carried)
+        }
+    }
+
+    private func perform(_ action: ScheduleAction, span: UnsafeMutableBufferPointer<Float>, position: Int, carried: Int) {
+        switch action {
+        case .audioBurst(let slot, let token, let at):
+            let offset = max(Int(at) - position, carried)
+            encoder.start(token)
+            encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[offset...]))
+            state.bursts += 1
+            events.append(burstLine(at: position + offset, token: token, slot: slot))
+        case .advertise(let set, let slot, let token, let address, let at):
+            clock.seconds = seconds(Int(at))
+            do {
+                try radio.advertise(set: set, data: EddystoneFrame.advertisingData(for: token, txPower: state.txPower), address: address)
+                events.append("[\(Self.stamp(seconds(Int(at))))] ble set \(set) \(token.kind) \(token.hex) from \(address) (\(slot))")
+            } catch {
+                events.append("error: BLE set \(set): \(error)")
+            }
+        case .stopAdvertising(let set, let at):
+            clock.seconds = seconds(Int(at))
+            do { try radio.stop(set: set) } catch { events.append("error: BLE set \(set): \(error)") }
+            events.append("[\(Self.stamp(seconds(Int(at))))] ble set \(set) stopped")
+        case .tokenChanged(let slot, let token, let at):
+            events.append("[\(Self.stamp(seconds(Int(at))))] \(slot) switched to EID \(token.hex) (audio and BLE, new BLE address)")
+        case .tokenNeeded:
+            break
+        }
+    }
+
+    /// Logs what the last periods did.
+    func flush(_ log: (String) -> Void) {
+        for line in events { log(line) }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes every advertising set off the air (at shutdown) at stream sample `position`.
+    func stopAdvertising(at position: Int, log: (String) -> Void) {
+        clock.seconds = seconds(position)
+        for set in 0..<radio.setCount {
+            do { try radio.stop(set: set) } catch { log("warning: BLE set \(set): \(error)") }
+        }
+    }
+
+    private func seconds(_ sample: Int) -> Double { Double(sample) / Double(sampleRate) }
+
+    /// A stream time as the log shows it: `[    1.440 s]`'s inside.
+    static func stamp(_ seconds: Double) -> String {
+        "\(Formatting.pad(Formatting.fixed(seconds, decimals: 3), 9)) s"
+    }
+
+    private func burstLine(at sample: Int, token: Token, slot: PublicationSlot) -> String {
+        let schedule = state.manager.schedule
+        var line = "[\(Self.stamp(seconds(sample)))] burst #\(state.bursts) audio \(token.kind) \(token.hex) (\(slot)) "
+            + "beacon-time \(schedule.beaconTime(at: Int64(sample)))"
+        if let status = schedule.status(of: slot), let next = status.nextSwitchAt {
+            line += " (next EID at \(Formatting.fixed(seconds(Int(next)), decimals: 1)) s)"
+        }
+        return line
+    }
+}

@@ -1,0 +1,80 @@
+import NearcastCore
+import NearcastDrivers
+
+/// SIGHUP: reads the static config file again and applies what can change without a gap in
+/// the broadcast (audio level, BLE interval and TX power, mediums, debug logging); what needs a
+/// restart is named. A file with an error changes nothing, and its last good copy is kept.
+final class ConfigReloader {
+    private let path: String?
+    private let stateDirectory: StateDirectory
+    private let board: Board
+    /// The config file's contents in effect.
+    private var current: StaticConfig
+
+    init(path: String?, loaded: StaticConfig, state: StateDirectory, board: Board) {
+        self.path = path
+        self.current = loaded
+        self.stateDirectory = state
+        self.board = board
+    }
+
+    func reload(into state: DaemonState, log: (String) -> Void) {
+        guard let path else {
+            log("SIGHUP: no config file to reload (start with --config FILE)")
+            return
+        }
+        let new: StaticConfig
+        do { new = try StaticConfig.reload(path, lastGoodIn: stateDirectory.path, log: log) } catch {
+            log("error: SIGHUP: \(error); the running configuration is kept")
+            return
+        }
+        let changes = new.changes(from: current)
+        guard !changes.isEmpty else {
+            log("SIGHUP: \(path) reloaded: nothing changed")
+            return
+        }
+        var applied: [String] = [], pending: [String] = []
+        for (key, change) in changes {
+            switch key {
+            case "audioLevel":
+                state.encoder.amplitude = Float(new.audioLevel ?? SettingsDefaults.audioLevel) / 100
+                applied.append(change)
+            case "bleInterval":
+                state.bleIntervalMilliseconds = new.bleInterval ?? SettingsDefaults.bleIntervalMilliseconds
+                applied.append(change)
+            case "txPower":
+                state.txPower = Int8(clamping: new.txPower ?? board.bluetooth.txPower)
+                applied.append(change + " (in the frames from the next advertising change)")
+            case "mediums":
+                state.apply(Strategy(mediums: new.mediums ?? .both, mode: state.strategy.mode))
+                applied.append(change)
+            case "debug":
+                state.manager.debugLogging = new.debug ?? false
+                applied.append(change)
+            default:
+                pending.append(change)
+            }
+        }
+        current = new
+        log("SIGHUP: \(path) reloaded: " + (applied.isEmpty ? "" : "applied \(applied.joined(separator: ", "))")
+            + (applied.isEmpty || pending.isEmpty ? "" : "; ")
+            + (pending.isEmpty ? "" : "needs a restart: \(pending.joined(separator: ", "))"))
+    }
+}
+
+/// The settings' defaults, named once: what the box uses when neither the command line, the
+/// config file nor the console's saved settings say otherwise.
+enum SettingsDefaults {
+    /// Burst peak level, % of full scale.
+    static let audioLevel = 50
+    /// BLE advertising interval (ms): the beacon floor of Core 4.x.
+    static let bleIntervalMilliseconds = 100
+    /// Seconds between one publication's bursts (stretched by the 50 % duty cap to 1.44 s).
+    static let interval = 1.0
+    /// Seconds a token may go unheard before a subscription reports it lost.
+    static let lostAfter = 10.0
+    /// EID rotation exponent K (a new EID every 2^K s).
+    static let exponent = 10
+    /// The direct token published when nothing else is asked for: "nearcast".
+    static let payload = "6e65617263617374"
+}

@@ -1,0 +1,49 @@
+import NearcastCore
+import NearcastDrivers
+
+/// Speaks systemd's notify protocol for the daemon: READY once the first period is played and
+/// every driver's state is known, a one-line STATUS that follows the LEDs' states, watchdog
+/// pings, RELOADING around SIGHUP and STOPPING at the end. Silent when not run by systemd.
+final class SystemdReporter {
+    private let notifier: SystemdNotifier?
+    private var announced: (states: DeviceStates, publications: Int)?
+
+    init(log: (String) -> Void) {
+        notifier = SystemdNotifier.fromEnvironment()
+        if let notifier {
+            log("systemd: notifying readiness"
+                + (notifier.watchdogInterval.map { ", watchdog ping every \(Formatting.fixed($0, decimals: 1)) s" } ?? ""))
+        }
+    }
+
+    /// Once per period, after the period is played.
+    func periodPlayed(_ state: DaemonState) {
+        guard let notifier else { return }
+        let states = state.deviceStates
+        if announced == nil || announced!.states != states || announced!.publications != state.publications.count {
+            notifier.send((announced == nil ? "READY=1\n" : "") + "STATUS=" + Self.status(states, state))
+            announced = (states, state.publications.count)
+        }
+        notifier.pingWatchdogIfDue(now: MonotonicClock.seconds())
+    }
+
+    /// Around a configuration reload.
+    func reloading(_ body: () -> Void) {
+        notifier?.send("RELOADING=1")
+        body()
+        notifier?.send("READY=1")
+    }
+
+    func stopping(_ reason: String) {
+        notifier?.send("STOPPING=1\nSTATUS=stopping (\(reason))")
+    }
+
+    /// The one-line state `systemctl status` shows.
+    static func status(_ states: DeviceStates, _ state: DaemonState) -> String {
+        let count = state.publications.count
+        let what = !states.consentGranted ? "consent not granted: broadcasting nothing"
+            : states.broadcasting ? "broadcasting \(count) publication\(count == 1 ? "" : "s")"
+            : "not broadcasting (no publications)"
+        return what + "; audio \(state.audioProblem ?? "ok"); bluetooth \(state.bluetoothProblem ?? "ok")"
+    }
+}

@@ -216,7 +216,10 @@ public final class MessageManager {
         while index < subscriptions.count {
             let entry = subscriptions[index]
             body(entry.subscription.value)
-            index = subscriptions.firstIndex { $0.identifier > entry.identifier } ?? subscriptions.count
+            // The next identifier up (an index walk: the generic firstIndex allocates in debug builds).
+            var next = 0
+            while next < subscriptions.count && subscriptions[next].identifier <= entry.identifier { next += 1 }
+            index = next
         }
     }
 

@@ -147,3 +147,27 @@ final class CommandEndToEndTests: XCTestCase {
 
 private func le32(_ v: Int) -> Data { Data((0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) }) }
 private func le16(_ v: Int) -> Data { Data([UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)]) }
+
+/// The example program built on the NearcastNearby library (Examples/NearbyHello).
+final class NearbyExampleEndToEndTests: XCTestCase {
+    func testTheExampleProgramPublishesAndHearsItsOwnMessageOnBothMediums() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let binary = URL(fileURLWithPath: NearcastProcess.binary).deletingLastPathComponent().appendingPathComponent("nearby-hello")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [dir.path, "4"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, output)
+        XCTAssertTrue(output.contains("found direct 68656c6c6f over "), output)
+        XCTAssertTrue(output.contains("heard now: 68656c6c6f"), output)
+        let decoded = try NearcastProcess.decode(dir.appendingPathComponent("nearby-hello.wav").path)
+        XCTAssertGreaterThanOrEqual(decoded.filter { $0["payload"] as? String == "68656c6c6f" }.count, 2, "bursts on the speaker")
+        let ble = try String(contentsOf: dir.appendingPathComponent("nearby-hello-ble.log"), encoding: .utf8)
+        XCTAssertTrue(ble.contains("advertise"), ble)
+    }
+}

@@ -97,6 +97,39 @@ final class MessageManagerTests: XCTestCase {
         XCTAssertEqual(manager.currentProblems, [.microphonePermission])
     }
 
+    func testEveryProblemReachesOnProblemAndTheLEDStatesFollowTheWorst() {
+        let manager = manager()
+        var seen: [String] = []
+        manager.onProblem = { seen.append("\($0.identifier) \($1)") }
+        manager.report(.audioUnderruns, present: true)
+        manager.report(.audioMissing, present: true)
+        manager.report(.bluetoothNoAdapter, present: true)
+        XCTAssertEqual(manager.currentProblems.audioHealth, .missing, "missing outranks underruns")
+        XCTAssertEqual(manager.currentProblems.bluetoothHealth, .noAdapter)
+        manager.report(.audioPermission, present: true)
+        XCTAssertEqual(manager.currentProblems.audioHealth, .permissionDenied)
+        manager.report(.audioMissing, present: false)
+        XCTAssertEqual(manager.currentProblems.identifiers, ["audio-permission", "audio-underruns", "bluetooth-no-adapter"])
+        XCTAssertEqual(seen, ["audio-underruns true", "audio-missing true", "bluetooth-no-adapter true",
+                              "audio-permission true", "audio-missing false"])
+    }
+
+    /// A found handler that cancels subscriptions (its own and a later one) while the manager is
+    /// delivering: the walk goes on with the ones left, and nothing is delivered to a cancelled one.
+    func testAHandlerMayCancelSubscriptionsWhileTokensAreDelivered() throws {
+        let manager = manager()
+        var log: [String] = []
+        var kept: [Subscription?] = [nil, nil, nil]
+        kept[0] = try manager.subscribe(onFound: { _ in log.append("0 found"); kept[0]?.cancel(); kept[1]?.cancel() },
+                                        onLost: { _ in log.append("0 lost") })
+        kept[1] = try manager.subscribe(onFound: { _ in log.append("1 found") }, onLost: { _ in log.append("1 lost") })
+        kept[2] = try manager.subscribe(onFound: { _ in log.append("2 found") }, onLost: { _ in log.append("2 lost") })
+        manager.heard(try Token(kind: .direct, hex: "c0ffee"), on: .audio, at: 0)
+        XCTAssertEqual(log, ["0 found", "2 found"])
+        manager.heard(try Token(kind: .direct, hex: "beef"), on: .audio, at: 10)
+        XCTAssertEqual(log, ["0 found", "2 found", "2 found"])
+    }
+
     func testTooManyPublicationsAndEmptyStrategiesAreClearErrors() throws {
         let manager = manager()
         var kept: [Publication] = []

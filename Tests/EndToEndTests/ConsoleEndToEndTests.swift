@@ -13,15 +13,6 @@ final class ConsoleEndToEndTests: XCTestCase {
         return try NearcastProcess.wait(daemon, timeout: 60)
     }
 
-    /// The JSON object on the line after `status --json` was typed.
-    private func statusJSON(_ terminal: PseudoTerminal) throws -> [String: Any] {
-        let mark = terminal.length
-        terminal.type("status --json\r")
-        let tail = try XCTUnwrap(terminal.wait(for: "\"version\"", after: mark), terminal.screen)
-        let line = try XCTUnwrap(tail.split(whereSeparator: \.isNewline).first { $0.hasPrefix("{") }, tail.debugDescription)
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-    }
-
     func testScriptedSessionPublishesChangesStrategyGrantsConsentAndReadsStatus() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -31,14 +22,14 @@ final class ConsoleEndToEndTests: XCTestCase {
 
         terminal.command("consent deny", expecting: "consent not granted")
         XCTAssertEqual(try stateValue(dir.appendingPathComponent("consent")), "denied")
-        var status = try statusJSON(terminal)
+        var status = try terminal.statusJSON()
         XCTAssertEqual(status["consent"] as? Bool, false)
 
         terminal.command("publish direct c0ffee ble", expecting: "published 1: direct token c0ffee over ble")
         terminal.command("strategy mediums ble mode broadcast", expecting: "strategy: mediums ble, mode broadcast")
         terminal.command("consent grant", expecting: "consent granted: broadcasting")
 
-        status = try statusJSON(terminal)
+        status = try terminal.statusJSON()
         XCTAssertEqual(status["consent"] as? Bool, true)
         XCTAssertEqual(status["mediums"] as? String, "ble")
         XCTAssertEqual(status["mode"] as? String, "broadcast")
@@ -121,7 +112,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertNotNil(terminal.wait(for: "nearcast> ", after: terminal.length), terminal.screen)
         terminal.command("publications", expecting: "1: direct token c0ffee over ble")
         terminal.command("config show", expecting: "saved in \(dir.path)/settings.json5: the box starts with these")
-        var status = try statusJSON(terminal)
+        let status = try terminal.statusJSON()
         XCTAssertEqual(status["mediums"] as? String, "ble")
         XCTAssertEqual((status["publications"] as? [[String: Any]])?.compactMap { $0["token"] as? String }, ["6e65617263617374", "c0ffee"])
         terminal.command("config show", expecting: "audio level 30")

@@ -18,14 +18,6 @@ final class DeviceFaultEndToEndTests: XCTestCase {
         ("audio-underruns", "onProblem", "audio", "fast-blink"),
     ]
 
-    private func statusJSON(_ terminal: PseudoTerminal) throws -> [String: Any] {
-        let mark = terminal.length
-        terminal.type("status --json\r")
-        let tail = try XCTUnwrap(terminal.wait(for: "\"version\"", after: mark), terminal.screen)
-        let line = try XCTUnwrap(tail.split(whereSeparator: \.isNewline).first { $0.hasPrefix("{") }, tail.debugDescription)
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-    }
-
     private func problems(_ status: [String: Any]) -> [String] {
         ((status["drivers"] as? [String: Any])?["problems"] as? [String]) ?? ["(no problems field)"]
     }
@@ -39,10 +31,10 @@ final class DeviceFaultEndToEndTests: XCTestCase {
     private func waitForStatus(_ terminal: PseudoTerminal, timeout: TimeInterval,
                                _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
-        var status = try statusJSON(terminal)
+        var status = try terminal.statusJSON()
         while !condition(status) && Date() < deadline {
             usleep(250_000)
-            status = try statusJSON(terminal)
+            status = try terminal.statusJSON()
         }
         return status
     }
@@ -55,7 +47,7 @@ final class DeviceFaultEndToEndTests: XCTestCase {
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
         // Listening over audio opens the simulated microphone (its fault needs it open).
         terminal.command("strategy mode both", expecting: "strategy: mediums both, mode both")
-        var status = try statusJSON(terminal)
+        var status = try terminal.statusJSON()
         XCTAssertEqual(problems(status), [])
         XCTAssertEqual((status["drivers"] as? [String: Any])?["simulated_faults"] as? [String], [])
 
@@ -106,19 +98,7 @@ final class DeviceFaultEndToEndTests: XCTestCase {
     func testRealDriversReportTheirProblemsAndFaultsAreRefusedOnARealBoard() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("asound.conf")
-        try "# no PCMs: the USB sound card is not plugged in\n".write(to: config, atomically: true, encoding: .utf8)
-        let board = dir.appendingPathComponent("broken.json5")
-        try """
-            {
-              name: "broken", description: "a board whose sound card and controller are missing",
-              gpio: { driver: "sim", chip: "sim", lines: 8 },
-              leds: { status: { line: 0 }, audio: { line: 1 }, ble: { line: 2 }, consent: { line: 3 } },
-              audio: { output: { driver: "alsa", device: "hw:CARD=Headphones,DEV=0", rate: 48000, period: 1024 } },
-              bluetooth: { driver: "h4", device: "\(dir.path)/no-such-uart", baud: 115200 },
-              console: { tty: "stdio", baud: 115200 },
-            }
-            """.write(to: board, atomically: true, encoding: .utf8)
+        let (board, config) = try writeBrokenBoard(in: dir)
         let terminal = try PseudoTerminal()
         let daemon = try NearcastProcess.start(["run", "--board", board.path, "--state-dir", dir.path, "--console", terminal.slavePath],
                                                environment: ["ALSA_CONFIG_PATH": config.path])

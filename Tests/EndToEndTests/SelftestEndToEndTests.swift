@@ -24,22 +24,7 @@ final class SelftestEndToEndTests: XCTestCase {
     func testABoardWithMissingDevicesFailsWithAReasonPerCheck() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("asound.conf")
-        try "# no PCMs: the USB sound card is not plugged in\n".write(to: config, atomically: true, encoding: .utf8)
-        let board = dir.appendingPathComponent("broken.json5")
-        try """
-            {
-              name: "broken", description: "a board whose sound card and controller are missing",
-              gpio: { driver: "sim", chip: "sim", lines: 8 },
-              leds: { status: { line: 0 }, audio: { line: 1 }, ble: { line: 2 }, consent: { line: 3 } },
-              audio: {
-                output: { driver: "alsa", device: "hw:CARD=Headphones,DEV=0", rate: 48000, period: 1024 },
-                input: { driver: "alsa", device: "hw:CARD=Device,DEV=0", rate: 48000, period: 1024 },
-              },
-              bluetooth: { driver: "h4", device: "\(dir.path)/no-such-uart", baud: 115200 },
-              console: { tty: "stdio", baud: 115200 },
-            }
-            """.write(to: board, atomically: true, encoding: .utf8)
+        let (board, config) = try writeBrokenBoard(in: dir)
         let started = try NearcastProcess.start(["selftest", "--board", board.path, "--state-dir", dir.path, "--step", "0.05"],
                                                 environment: ["ALSA_CONFIG_PATH": config.path])
         let result = try NearcastProcess.wait(started, timeout: 60)

@@ -19,18 +19,13 @@ public protocol HCITransport: AnyObject {
 /// Waits for `fd` to be readable; false on timeout.
 func waitReadable(_ fd: Int32, timeoutMilliseconds: Int32, name: String) throws(BluetoothError) -> Bool {
     var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    while true {
-        let n = poll(&entry, 1, timeoutMilliseconds)
-        if n > 0 {
-            if entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && entry.revents & Int16(POLLIN) == 0 {
-                throw BluetoothError(.noAdapter, "\(name): the device went away")
-            }
-            return true
-        }
-        if n == 0 { return false }
-        if errno == EINTR { continue }
-        throw BluetoothError(SystemError(code: errno, operation: "poll", subject: name))
+    let n: Int32
+    do { n = try retryingInterrupts("poll", name) { poll(&entry, 1, timeoutMilliseconds) } } catch { throw BluetoothError(error) }
+    if n == 0 { return false }
+    if entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && entry.revents & Int16(POLLIN) == 0 {
+        throw BluetoothError(.noAdapter, "\(name): the device went away")
     }
+    return true
 }
 
 /// Reads `fd` until it has nothing more (non-blocking), calling `chunk` with the bytes of each
@@ -38,17 +33,20 @@ func waitReadable(_ fd: Int32, timeoutMilliseconds: Int32, name: String) throws(
 func readAvailable(_ fd: Int32, into buffer: inout [UInt8], name: String,
                    _ chunk: (UnsafeRawBufferPointer) -> Void) throws(BluetoothError) {
     while true {
-        let n = buffer.withUnsafeMutableBytes { raw in
-            let n = read(fd, raw.baseAddress, raw.count)
-            if n > 0 { chunk(UnsafeRawBufferPointer(rebasing: raw[0..<n])) }
-            return n
+        var failure: SystemError?
+        let got = buffer.withUnsafeMutableBytes { raw -> Int? in
+            do throws(SystemError) {
+                let n = try retryingInterrupts(nonBlocking: "read", name) { read(fd, raw.baseAddress, raw.count) }
+                if let n, n > 0 { chunk(UnsafeRawBufferPointer(rebasing: raw[0..<n])) }
+                return n
+            } catch {
+                failure = error
+                return nil
+            }
         }
-        if n > 0 { continue }
+        if let failure { throw BluetoothError(failure) }
+        guard let n = got else { return }                  // nothing more waiting
         if n == 0 { throw BluetoothError(.noAdapter, "\(name): the controller's device closed") }
-        let code = errno
-        if code == EINTR { continue }
-        if code == EAGAIN { return }
-        throw BluetoothError(SystemError(code: code, operation: "read", subject: name))
     }
 }
 
@@ -56,16 +54,20 @@ func readAvailable(_ fd: Int32, into buffer: inout [UInt8], name: String,
 func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String) throws(BluetoothError) {
     var offset = 0
     while offset < bytes.count {
-        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n > 0 { offset += n; continue }
-        let code = errno
-        if code == EINTR { continue }
-        if code == EAGAIN {
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            if poll(&entry, 1, 1_000) == 0 { throw BluetoothError(.io, "\(name): write stalled for 1 s") }
+        let written: Int?
+        do {
+            written = try retryingInterrupts(nonBlocking: "write", name) { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+        } catch {
+            throw BluetoothError(error)
+        }
+        if let written {
+            offset += written
             continue
         }
-        throw BluetoothError(SystemError(code: code, operation: "write", subject: name))
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let ready: Int32
+        do { ready = try retryingInterrupts("poll", name) { poll(&entry, 1, 1_000) } } catch { throw BluetoothError(error) }
+        if ready == 0 { throw BluetoothError(.io, "\(name): write stalled for 1 s") }
     }
 }
 

@@ -23,15 +23,13 @@ public final class SignalWatcher {
     /// A pending signal, if any, without waiting.
     public func poll() -> Signal? {
         var zero = timespec(tv_sec: 0, tv_nsec: 0)
-        while true {
-            let number = sigtimedwait(&set, nil, &zero)
-            if number == -1 && errno == EINTR { continue }
-            switch number {
-            case SIGINT: return .interrupt
-            case SIGTERM: return .terminate
-            case SIGHUP: return .hangUp
-            default: return nil
-            }
+        // No signal pending is EAGAIN (nil); the set is valid, so no other error can come.
+        let number = try? retryingInterrupts(nonBlocking: "sigtimedwait", nil) { sigtimedwait(&set, nil, &zero) }
+        switch number {
+        case SIGINT: return .interrupt
+        case SIGTERM: return .terminate
+        case SIGHUP: return .hangUp
+        default: return nil
         }
     }
 }

@@ -28,8 +28,10 @@ public enum StandardStreams {
         bytes.withUnsafeMutableBytes { raw in
             var done = 0
             while done < raw.count {
-                let n = Glibc.write(descriptor, raw.baseAddress! + done, raw.count - done)
-                if n > 0 { done += n } else if n == -1 && errno == EINTR { continue } else { return }
+                // A log line that cannot be written (stdout closed) is dropped: nothing else can be done with it.
+                let n = try? retryingInterrupts("write", nil) { Glibc.write(descriptor, raw.baseAddress! + done, raw.count - done) }
+                guard let n, n > 0 else { return }
+                done += n
             }
         }
     }

@@ -40,8 +40,10 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Runs a system call that returns −1 and sets errno on failure, retrying EINTR; throws a
-/// ``SystemError`` naming `operation` and `subject` otherwise. This is the only place that
-/// retries EINTR (never used for `close`, whose descriptor is gone even when it fails).
+/// ``SystemError`` naming `operation` and `subject` otherwise. This and
+/// ``retryingInterrupts(nonBlocking:_:_:)`` are the only places that retry EINTR (never used for
+/// `close`, whose descriptor is gone even when it fails; `clock_nanosleep`, which returns its
+/// error instead of setting errno, is handled in ``MonotonicClock``).
 @inline(__always)
 func retryingInterrupts<Result: BinaryInteger>(
     _ operation: String, _ subject: String? = nil, _ call: () -> Result
@@ -52,5 +54,19 @@ func retryingInterrupts<Result: BinaryInteger>(
         let code = errno
         if code == EINTR { continue }
         throw SystemError(code: code, operation: operation, subject: subject)
+    }
+}
+
+/// The same for a call on a non-blocking descriptor: nil when it would block (EAGAIN or
+/// EWOULDBLOCK), the call's result otherwise; EINTR retried, other errors thrown. The one place
+/// where would-block is told from failure.
+@inline(__always)
+func retryingInterrupts<Result: BinaryInteger>(
+    nonBlocking operation: String, _ subject: String? = nil, _ call: () -> Result
+) throws(SystemError) -> Result? {
+    do {
+        return try retryingInterrupts(operation, subject, call)
+    } catch where error.code == EAGAIN || error.code == EWOULDBLOCK {
+        return nil
     }
 }

@@ -66,13 +66,13 @@ public final class TerminalPort {
     /// Reads what is waiting (up to `buffer.count` bytes) without blocking; 0 when nothing is.
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard !isClosed else { return 0 }
-        while true {
-            let n = Glibc.read(input, buffer.baseAddress, buffer.count)
-            if n > 0 { return n }
-            if n == 0 { close(because: "end of input"); return 0 }
-            let code = errno
-            if code == EINTR { continue }
-            if code != EAGAIN && code != EWOULDBLOCK { close(because: "read: \(SystemError.message(for: code))") }
+        do throws(SystemError) {
+            let got = try retryingInterrupts(nonBlocking: "read", name) { Glibc.read(input, buffer.baseAddress, buffer.count) }
+            guard let n = got else { return 0 }             // nothing waiting
+            if n == 0 { close(because: "end of input") }
+            return n
+        } catch {
+            close(because: "read: \(error.message)")
             return 0
         }
     }
@@ -80,19 +80,18 @@ public final class TerminalPort {
     /// Writes as much of `bytes` as the terminal takes now; returns how many (0 if it is full).
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard !isClosed, bytes.count > 0 else { return 0 }
-        while true {
-            let n = Glibc.send(output, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            if n >= 0 { return n }
-            var code = errno
-            if code == ENOTSOCK {
+        do throws(SystemError) {
+            do throws(SystemError) {
+                return try retryingInterrupts(nonBlocking: "send", name) {
+                    Glibc.send(output, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                } ?? 0
+            } catch where error.code == ENOTSOCK {
                 // Not a socket: a tty or a pipe; make sure it does not block, then write(2).
                 try? setNonBlocking(output)
-                let m = Glibc.write(output, bytes.baseAddress, bytes.count)
-                if m >= 0 { return m }
-                code = errno
+                return try retryingInterrupts(nonBlocking: "write", name) { Glibc.write(output, bytes.baseAddress, bytes.count) } ?? 0
             }
-            if code == EINTR { continue }
-            if code != EAGAIN && code != EWOULDBLOCK { close(because: "write: \(SystemError.message(for: code))") }
+        } catch {
+            close(because: "write: \(error.message)")
             return 0
         }
     }

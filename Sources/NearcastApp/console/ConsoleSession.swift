@@ -1,14 +1,15 @@
 import NearcastCore
 import NearcastDrivers
 
-/// One technician's console: bytes from a ``TerminalPort`` through the line editor, lines to the
-/// command interpreter, output back without ever blocking. Output waiting for a slow or stalled
+/// One technician's console: bytes from a ``ConsoleTransport`` (a serial line, the daemon's
+/// terminal, a socket client, or a test's twin) through the line editor, lines to the command
+/// interpreter, output back without ever blocking. Output waiting for a slow or stalled
 /// terminal is capped; beyond the cap it is dropped and counted, so the daemon never waits.
 final class ConsoleSession {
     /// Output bytes kept for a terminal that is not reading.
     static let maximumPending = 256 * 1024
 
-    let port: TerminalPort
+    let port: any ConsoleTransport
     private var editor: LineEditor
     private var screen = TerminalOutput()
     private var pending: [UInt8] = []
@@ -26,11 +27,12 @@ final class ConsoleSession {
     private static let commandPrompt: StaticString = "nearcast> "
     /// Whether `exit` and Ctrl-D may end this session: only a `nearcast console` client; the
     /// UART and stdio consoles stay open for as long as the daemon runs.
-    var canClose: Bool { port.name == "console socket client" }
+    let canClose: Bool
 
-    init(port: TerminalPort, table: CommandTable, colour: Bool,
+    init(port: any ConsoleTransport, table: CommandTable, colour: Bool, canClose: Bool,
          execute: @escaping (String, ConsoleSession) -> [String]) {
         self.port = port
+        self.canClose = canClose
         self.editor = LineEditor(table: table, prompt: Self.commandPrompt)
         self.editor.colour = colour
         self.execute = execute

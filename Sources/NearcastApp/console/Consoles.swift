@@ -16,10 +16,10 @@ final class Consoles {
         self.plainLog = plainLog
     }
 
-    func attach(_ port: TerminalPort, colour: Bool, isLogTerminal: Bool) {
+    func attach(_ port: any ConsoleTransport, colour: Bool, isLogTerminal: Bool, canClose: Bool = false) {
         let context = self.context
-        let session = ConsoleSession(port: port, table: ConsoleCommands.table, colour: colour) { line, session in
-            ConsoleCommands.run(line, context, session: session)
+        let session = ConsoleSession(port: port, table: ConsoleInterpreter.table, colour: colour, canClose: canClose) { line, session in
+            ConsoleInterpreter.run(line, context, session: session)
         }
         sessions.append((session, isLogTerminal))
     }
@@ -34,12 +34,50 @@ final class Consoles {
     }
 
     func service() {
-        if let client = server?.accept() { attach(client, colour: false, isLogTerminal: false) }
+        if let client = server?.accept() { attach(client, colour: false, isLogTerminal: false, canClose: true) }
         for entry in sessions { entry.session.service() }
         for entry in sessions where entry.session.isClosed && !entry.isLogTerminal {
             let reason = entry.session.port.isClosed ? entry.session.port.closeReason : "exit"
             plainLog("console \(entry.session.port.name) closed (\(reason))")
         }
         sessions.removeAll { $0.session.isClosed && !$0.isLogTerminal }
+    }
+
+    /// The consoles: the terminal given by `--console` (stdio only when it is a terminal; with
+    /// pipes the daemon just logs) and `<state-dir>/console.sock` for `nearcast console`.
+    static func open(_ settings: Daemon.Settings, state context: DaemonState,
+                     log: @escaping (String) -> Void) throws(CommandFailure) -> Consoles {
+        let consoles = Consoles(context: context, plainLog: log)
+        context.logHandler = { [unowned consoles] line in consoles.log(line) }
+        switch settings.console {
+        case "none":
+            break
+        case "stdio":
+            if TerminalPort.standardInputIsTerminal {
+                do { consoles.attach(try TerminalPort.standardStreams(), colour: true, isLogTerminal: true) } catch {
+                    throw CommandFailure("console stdio: \(error)")
+                }
+            }
+        default:
+            // A serial console that cannot be opened (a UART disabled in the firmware, a USB
+            // adapter unplugged) must not keep an unattended box off the air: the broadcast
+            // goes on and the socket console below still works.
+            do {
+                consoles.attach(try TerminalPort.serial(path: settings.console, baud: settings.board.console.baud),
+                                colour: false, isLogTerminal: false)
+                log("console on \(settings.console) at \(settings.board.console.baud) baud")
+            } catch {
+                if settings.consoleIsRequired { throw CommandFailure("--console \(settings.console): \(error)") }
+                log("error: console \(settings.console): \(error); running without it (nearcast console still attaches)")
+            }
+        }
+        let path = settings.state.file("console.sock")
+        do {
+            consoles.server = try ConsoleSocketServer(path: path)
+            log("console socket \(path): attach with nearcast console --state-dir \(settings.state.path)")
+        } catch {
+            log("warning: console socket \(path) not available: \(error)")
+        }
+        return consoles
     }
 }

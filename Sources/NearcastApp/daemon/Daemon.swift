@@ -120,7 +120,7 @@ public final class Daemon {
             }
         }
         state.apply(wantedStrategy)
-        let consoles = try openConsoles(state)
+        let consoles = try Consoles.open(settings, state: state, log: log)
         DeviceHealthReporter.logHandlers(of: manager, to: consoles.log)
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
@@ -234,43 +234,6 @@ public final class Daemon {
             }
         }
         return requests
-    }
-
-    /// The consoles: the terminal given by `--console` (stdio only when it is a terminal; with
-    /// pipes the daemon just logs) and `<state-dir>/console.sock` for `nearcast console`.
-    private func openConsoles(_ context: DaemonState) throws(CommandFailure) -> Consoles {
-        let consoles = Consoles(context: context, plainLog: log)
-        context.logHandler = { [unowned consoles] line in consoles.log(line) }
-        switch settings.console {
-        case "none":
-            break
-        case "stdio":
-            if TerminalPort.standardInputIsTerminal {
-                do { consoles.attach(try TerminalPort.standardStreams(), colour: true, isLogTerminal: true) } catch {
-                    throw CommandFailure("console stdio: \(error)")
-                }
-            }
-        default:
-            // A serial console that cannot be opened (a UART disabled in the firmware, a USB
-            // adapter unplugged) must not keep an unattended box off the air: the broadcast
-            // goes on and the socket console below still works.
-            do {
-                consoles.attach(try TerminalPort.serial(path: settings.console, baud: settings.board.console.baud),
-                                colour: false, isLogTerminal: false)
-                log("console on \(settings.console) at \(settings.board.console.baud) baud")
-            } catch {
-                if settings.consoleIsRequired { throw CommandFailure("--console \(settings.console): \(error)") }
-                log("error: console \(settings.console): \(error); running without it (nearcast console still attaches)")
-            }
-        }
-        let path = settings.state.file("console.sock")
-        do {
-            consoles.server = try ConsoleSocketServer(path: path)
-            log("console socket \(path): attach with nearcast console --state-dir \(settings.state.path)")
-        } catch {
-            log("warning: console socket \(path) not available: \(error)")
-        }
-        return consoles
     }
 
     /// Writes the next reservation when it is due; a failed write is retried a minute later and

@@ -1,0 +1,90 @@
+import NearcastCore
+import NearcastDrivers
+
+/// Who may change the box: `login`, `logout`, `pin`, and `exit` for a `nearcast console` client.
+enum AccessCommands {
+    static let all: [ConsoleCommandDescriptor] = [
+        ConsoleCommandDescriptor("login", usage: "login", summary: "give the technician PIN (asked for, not echoed)") { call throws(ConsoleFailure) in
+            login(call.state, call.session)
+        },
+        ConsoleCommandDescriptor("logout", usage: "logout", summary: "forget this session's PIN") { call throws(ConsoleFailure) in
+            call.session.loggedIn = false
+            return [call.state.pin.isSet ? "logged out" : "no technician PIN is set: every command is open"]
+        },
+        ConsoleCommandDescriptor("pin", completions: ["show", "set", "clear"], usage: "pin show|set|clear",
+                                 summary: "the technician PIN that guards the commands that change the box", arguments: 0...2,
+                                 changesState: { $0.first == "set" || $0.first == "clear" }) { call throws(ConsoleFailure) in
+            try pin(call.arguments, call.state, call.session)
+        },
+        ConsoleCommandDescriptor("exit", usage: "exit", summary: "leave the console (the daemon keeps running)") { call throws(ConsoleFailure) in
+            guard call.session.canClose else { return ["this console stays open while the daemon runs (exit leaves nearcast console)"] }
+            call.session.wantsToClose = true
+            return ["bye"]
+        },
+    ]
+
+    private static func login(_ c: DaemonState, _ session: ConsoleSession) -> [String] {
+        guard c.pin.isSet else { return ["no technician PIN is set: every command is open (pin set makes one)"] }
+        if session.loggedIn { return ["already logged in"] }
+        let wait = c.pin.waitRemaining(at: c.nowMilliseconds)
+        if wait > 0 { return [tooManyWrongPINs(wait)] }
+        session.askSecret("PIN: ") { typed, session in
+            switch c.pin.check(typed, at: c.nowMilliseconds) {
+            case .accepted:
+                session.loggedIn = true
+                session.lastCommandAt = c.nowMilliseconds
+                return ["logged in (logout ends it; \(ConsoleInterpreter.idleLogout / 60_000) minutes idle end it too)"]
+            case .wrong(let remaining, let nextWait):
+                return ["wrong PIN" + (nextWait > 0 ? "; " + tooManyWrongPINs(nextWait) : remaining == 1
+                    ? "; one more wrong PIN starts a delay" : "")]
+            case .wait(let milliseconds):
+                return [tooManyWrongPINs(milliseconds)]
+            case .unusable(let why):
+                return ["error: \(why)"]
+            }
+        }
+        return []
+    }
+
+    private static func tooManyWrongPINs(_ milliseconds: Int64) -> String {
+        "too many wrong PINs: the next try is checked in \((milliseconds + 999) / 1000) s"
+    }
+
+    private static func pin(_ args: [String], _ c: DaemonState, _ session: ConsoleSession) throws(ConsoleFailure) -> [String] {
+        switch args.first ?? "show" {
+        case "show":
+            guard args.count <= 1 else { throw ConsoleFailure("unexpected '\(args[1])'") }
+            guard c.pin.isSet else { return ["technician PIN: not set; every command is open"] }
+            var lines = ["technician PIN: set (salted PBKDF2-SHA256 hash in \(c.pin.path)); this session is "
+                         + (session.loggedIn ? "logged in" : "not logged in")]
+            if let problem = c.pin.problem { lines.append("error: \(problem)") }
+            if c.pin.failures > 0 { lines.append("wrong PINs since the last right one: \(c.pin.failures)") }
+            return lines
+        case "set":
+            guard args.count == 1 else {
+                throw ConsoleFailure("type the new PIN at the prompt, not on the line (lines are kept in the history)")
+            }
+            session.askSecret("new PIN (4-12 digits): ") { first, session in
+                if let problem = TechnicianPIN.problem(withNew: first) { return ["error: \(problem); PIN not changed"] }
+                session.askSecret("new PIN again: ") { second, session in
+                    guard second == first else { return ["error: the two PINs differ; PIN not changed"] }
+                    do { try c.pin.set(first) } catch { return ["error: \(error)"] }
+                    session.loggedIn = true
+                    session.lastCommandAt = c.nowMilliseconds
+                    c.log("console: technician PIN set on \(session.port.name)")
+                    return ["technician PIN set; commands that change the box now need it (this session is logged in)"]
+                }
+                return []
+            }
+            return []
+        case "clear":
+            guard args.count == 1 else { throw ConsoleFailure("unexpected '\(args[1])'") }
+            guard c.pin.isSet else { return ["no technician PIN is set"] }
+            do { try c.pin.clear() } catch { throw ConsoleFailure("\(error)") }
+            c.log("console: technician PIN removed on \(session.port.name)")
+            return ["technician PIN removed: every command is open"]
+        default:
+            throw ConsoleFailure("show, set or clear, not '\(args[0])'")
+        }
+    }
+}

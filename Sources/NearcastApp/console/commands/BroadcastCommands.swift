@@ -1,0 +1,121 @@
+import NearcastCore
+import NearcastDrivers
+import NearcastNearby
+
+/// What the box broadcasts: `publish`, `unpublish`, `publications`, `strategy`, `consent`, `token`.
+enum BroadcastCommands {
+    static let all: [ConsoleCommandDescriptor] = [
+        ConsoleCommandDescriptor("publish", completions: ["direct", "eid"],
+                                 usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both]",
+                                 summary: "start broadcasting a token (up to 8 publications)", arguments: 1...3,
+                                 changesState: { _ in true }, persists: { _ in true }, handler: publish),
+        ConsoleCommandDescriptor("unpublish", usage: "unpublish ID", summary: "stop a publication (ids from publications)",
+                                 arguments: 1...1, changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
+            guard let id = Int(call[0]) else { throw ConsoleFailure("give the publication's id") }
+            guard call.state.unpublish(id) else { throw ConsoleFailure("no publication \(id); see publications") }
+            return ["unpublished \(id)"]
+        },
+        ConsoleCommandDescriptor("publications", usage: "publications", summary: "list the publications") { call throws(ConsoleFailure) in
+            let c = call.state
+            if c.publications.isEmpty { return ["no publications"] }
+            return c.publications.map { StatusReport.describe($0, c) }
+        },
+        ConsoleCommandDescriptor("strategy", completions: ["mediums", "mode", "show"],
+                                 usage: "strategy [mediums audio|ble|both] [mode broadcast|scan|both]",
+                                 summary: "which mediums the box uses, and whether it broadcasts and scans", arguments: 0...5,
+                                 changesState: { $0.contains { $0 != "show" } }, persists: { $0.contains { $0 != "show" } },
+                                 handler: strategy),
+        ConsoleCommandDescriptor("consent", completions: ["grant", "deny", "show"], usage: "consent grant|deny|show",
+                                 summary: "the operator's permission to broadcast (remembered across restarts)", arguments: 1...1,
+                                 changesState: { $0.first == "grant" || $0.first == "deny" }) { call throws(ConsoleFailure) in
+            let c = call.state
+            switch call[0] {
+            case "show": break
+            case "grant", "deny":
+                do { try c.setConsent(call[0] == "grant") } catch { throw ConsoleFailure("consent not saved: \(error)") }
+            default: throw ConsoleFailure("grant, deny or show, not '\(call[0])'")
+            }
+            return [c.consentGranted ? "consent granted: broadcasting" : "consent not granted: nothing is broadcast"]
+        },
+        ConsoleCommandDescriptor("token", usage: "token", summary: "each publication's current token and next rotation") { call throws(ConsoleFailure) in
+            let c = call.state
+            if c.publications.isEmpty { return ["no publications"] }
+            return c.publications.map { entry in
+                let status = c.manager.schedule.status(of: entry.publication.slot)
+                let token = status?.token.map { "\($0)" } ?? "(EID being computed)"
+                var line = "\(entry.id): \(token)"
+                if let next = status?.nextSwitchAt {
+                    line += "; next EID in \(Formatting.fixed(Double(next - Int64(c.position)) / Double(c.sampleRate), decimals: 1)) s"
+                }
+                return line
+            }
+        },
+    ]
+
+    private static func mediums(_ text: String?) throws(ConsoleFailure) -> DiscoveryMediums {
+        guard let text else { return .both }
+        guard let mediums = DiscoveryMediums(name: text) else { throw ConsoleFailure("mediums '\(text)' must be audio, ble or both") }
+        return mediums
+    }
+
+    private static func publish(_ call: ConsoleInvocation) throws(ConsoleFailure) -> [String] {
+        let c = call.state, args = call.arguments
+        let message: Message
+        var mediumWord: String?
+        switch args[0] {
+        case "direct":
+            guard args.count >= 2 else { throw ConsoleFailure("publish direct HEX [audio|ble|both]") }
+            do { message = .direct(try Token(kind: .direct, hex: args[1])) } catch { throw ConsoleFailure("\(error)") }
+            mediumWord = args.count == 3 ? args[2] : nil
+        case "eid":
+            var exponent = SettingsDefaults.exponent
+            var rest = args.dropFirst()
+            if let first = rest.first, let k = Int(first) {
+                guard (0...EphemeralIdentifier.maximumExponent).contains(k) else { throw ConsoleFailure("K must be 0 to 15") }
+                exponent = k
+                rest = rest.dropFirst()
+            }
+            guard rest.count <= 1 else { throw ConsoleFailure("publish eid [K] [audio|ble|both]") }
+            mediumWord = rest.first
+            let key: [UInt8]
+            do { key = try c.state.identityKey(log: c.log) } catch { throw ConsoleFailure("\(error)") }
+            message = .eid(identityKey: key, exponent: exponent)
+        default:
+            throw ConsoleFailure("direct or eid, not '\(args[0])'")
+        }
+        let strategy = Strategy(mediums: try mediums(mediumWord), mode: .broadcast)
+        do {
+            let id = try c.publish(Daemon.PublicationRequest(message: message, strategy: strategy))
+            return ["published \(id): \(message) over \(strategy.mediums)"]
+        } catch {
+            throw ConsoleFailure("\(error)")
+        }
+    }
+
+    private static func strategy(_ call: ConsoleInvocation) throws(ConsoleFailure) -> [String] {
+        let c = call.state, args = call.arguments
+        var strategy = c.strategy
+        var index = 0
+        while index < args.count {
+            let word = args[index]
+            if word == "show" { index += 1; continue }
+            guard index + 1 < args.count else { throw ConsoleFailure("'\(word)' needs a value") }
+            switch word {
+            case "mediums": strategy.mediums = try mediums(args[index + 1])
+            case "mode":
+                guard let mode = DiscoveryMode(name: args[index + 1]) else {
+                    throw ConsoleFailure("mode '\(args[index + 1])' must be broadcast, scan or both")
+                }
+                strategy.mode = mode
+            default: throw ConsoleFailure("mediums or mode, not '\(word)'")
+            }
+            index += 2
+        }
+        if strategy.mode.contains(.scan) && strategy.mediums.intersection(c.listenMediums).isEmpty {
+            throw ConsoleFailure("mode \(strategy.mode) listens, and this board can listen over \(c.listenMediums) only "
+                                 + "(listening over audio needs a microphone: audio.input in the board file)")
+        }
+        c.apply(strategy)
+        return ["strategy: \(c.strategy)"]
+    }
+}

@@ -1,0 +1,62 @@
+import NearcastCore
+
+/// Runs console lines: finds the command, answers `-h`, logs an idle session out, asks for the
+/// technician PIN before a line that changes the box, checks the argument count, runs the
+/// handler, and saves the settings after a line that changed them.
+enum ConsoleInterpreter {
+    /// Every command, in the order `help` lists them.
+    static let commands: [ConsoleCommandDescriptor] = StatusCommands.all + BroadcastCommands.all + DeviceCommands.all
+        + MaintenanceCommands.all + AccessCommands.all
+
+    /// The completion table for the line editor.
+    static let table = CommandTable(commands.map { CommandTable.Entry($0.name, $0.completions) })
+
+    /// A logged-in session that runs no command for this long (milliseconds) is logged out,
+    /// so a UART console left logged in does not stay open to the next person.
+    static let idleLogout: Int64 = 10 * 60_000
+
+    static func command(named name: String) -> ConsoleCommandDescriptor? {
+        commands.first { $0.nameText == name }
+    }
+
+    /// Runs one line; returns what to print.
+    static func run(_ line: String, _ state: DaemonState, session: ConsoleSession) -> [String] {
+        let words = line.split(separator: " ").map(String.init)
+        guard let name = words.first else { return [] }
+        guard let command = command(named: name) else {
+            return ["error: unknown command '\(name)'; type help"]
+        }
+        let arguments = Array(words.dropFirst())
+        if arguments.contains("-h") || arguments.contains("--help") {
+            return ["usage: \(command.usage)", "  \(command.summary)"]
+        }
+        var notes: [String] = []
+        let now = state.nowMilliseconds
+        if session.loggedIn && now - session.lastCommandAt > idleLogout {
+            session.loggedIn = false
+            notes.append("logged out: \(idleLogout / 60_000) minutes without a command")
+        }
+        session.lastCommandAt = now
+        if state.pin.isSet && !session.loggedIn && command.changesState(arguments) {
+            return notes + ["error: '\(name)' changes the box and needs the technician PIN: type login"]
+        }
+        guard command.arguments.contains(arguments.count) else {
+            let extra = arguments.count > command.arguments.upperBound ? "unexpected '\(arguments[command.arguments.upperBound])'"
+                : "missing arguments"
+            return notes + ["error: \(extra)", "usage: \(command.usage)"]
+        }
+        do {
+            let reply = try command.handler(ConsoleInvocation(arguments: arguments, state: state, session: session))
+            // What a technician changes survives a power cut: the settings are saved at once.
+            if command.persists(arguments), let warning = state.persistSettings() { notes.append(warning) }
+            return notes + reply
+        } catch {
+            return notes + ["error: \(error.message)", "usage: \(command.usage)"]
+        }
+    }
+
+    /// Whether a command line changes the box's state (and so needs the PIN when one is set).
+    static func changesState(_ name: String, _ arguments: [String]) -> Bool {
+        command(named: name)?.changesState(arguments) ?? false
+    }
+}

@@ -101,6 +101,7 @@ public final class MessageManager {
     /// Changes how a publication is sent (the console's `strategy`); takes effect at the next tick.
     public func setStrategy(_ strategy: Strategy, for publication: Publication) {
         scheduler.setStrategy(strategy, for: publication.slot)
+        publication.strategy = strategy
         debug("\(publication.slot) now \(strategy)")
     }
 

@@ -5,8 +5,8 @@ import NearcastCore
 public final class Publication {
     /// What is sent.
     public let message: Message
-    /// How it is sent.
-    public let strategy: Strategy
+    /// How it is sent now: as published, or as last changed with ``MessageManager/setStrategy(_:for:)``.
+    public internal(set) var strategy: Strategy
     /// The scheduler's handle: its slot, which the scheduler's status and actions name.
     public let slot: PublicationSlot
     private weak var manager: MessageManager?

@@ -118,55 +118,45 @@ struct RunCommand: RunnableCommand {
             staticConfig = copy
             loaded = fallback
         }
-        let mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) } ?? staticConfig.mediums ?? .both
-        let console = self.console ?? staticConfig.console ?? "stdio"
         let statePath = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
             ?? (loaded.isSimulated ? "sim-state" : "/var/lib/nearcast")
         let state = try StateDirectory(path: statePath)
 
-        var requests: [Daemon.PublicationRequest] = []
-        if publish.isEmpty {
-            let strategy = Strategy(mediums: mediums, mode: .broadcast)
-            switch kind ?? .direct {
+        // What the command line says; SettingsResolver lays it over the config file and under
+        // the console's saved settings when the daemon starts.
+        var commandLine = SettingsLayer()
+        commandLine.mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) }
+        commandLine.interval = interval
+        commandLine.console = console
+        commandLine.debug = debug ? true : nil
+        if !publish.isEmpty {
+            commandLine.publications = try publish.map { text throws(UsageError) in try PublicationSpec.parse(text, defaultExponent: exponent).text }
+        } else if payload != nil || kind != nil {
+            // --payload/--kind: one publication on the mediums the box uses.
+            let mediums = commandLine.mediums ?? staticConfig.mediums ?? .both
+            let kind: PublicationSpec.Kind
+            switch self.kind ?? .direct {
             case .direct:
-                do {
-                    let token = try Token(kind: .direct, hex: payload ?? "6e65617263617374")
-                    requests.append(.init(message: .direct(token), strategy: strategy))
-                } catch {
+                do { kind = .direct(try Token(kind: .direct, hex: payload ?? SettingsDefaults.payload)) } catch {
                     throw CommandFailure("--payload: \(error)")
                 }
             case .eid:
-                requests.append(.init(message: .eid(identityKey: try state.identityKey(), exponent: exponent), strategy: strategy))
+                kind = .eid(exponent: exponent)
             }
-        } else {
-            for text in publish {
-                let spec = try PublicationSpec.parse(text, defaultExponent: exponent)
-                let message: Message
-                switch spec.kind {
-                case .direct(let token): message = .direct(token)
-                case .eid(let k): message = .eid(identityKey: try state.identityKey(), exponent: k)
-                }
-                requests.append(.init(message: message, strategy: Strategy(mediums: spec.mediums, mode: .broadcast)))
-            }
+            commandLine.publications = [PublicationSpec(kind: kind, mediums: mediums).text]
         }
-        var settings = Daemon.Settings(board: loaded, state: state, publications: requests)
-        settings.publicationsAreExplicit = !publish.isEmpty || payload != nil || kind != nil
-        settings.debug = debug || staticConfig.debug == true
+        var settings = Daemon.Settings(board: loaded, state: state)
+        settings.commandLine = commandLine
         settings.configPath = config
         settings.config = staticConfig
-        // A flag given on the command line wins over the config file.
-        if self.mediums != nil { settings.config.mediums = mediums }
-        if let level = staticConfig.audioLevel { settings.amplitude = Float(level) / 100 }
         settings.subscribe = subscribe.flatMap { DiscoveryMediums(name: $0) }
         settings.lostAfter = lostAfter
-        settings.console = console
         // Only a console named on the command line must open; one from the config file is
         // logged and skipped when it cannot, so the box still broadcasts.
         settings.consoleIsRequired = self.console != nil
         if let mediums = settings.subscribe, mediums.contains(.audio) && !loaded.canListenOverAudio {
             throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }
-        settings.interval = interval ?? staticConfig.audioInterval ?? 1
         settings.duration = duration
         // The log always goes to stdout (the journal under systemd); `--console none` only
         // means no interactive console on the terminal.
@@ -202,6 +192,14 @@ struct PublicationSpec: Equatable {
 
     var kind: Kind
     var mediums: DiscoveryMediums
+
+    /// The spec written out in full, as the settings file keeps it: `direct:HEX@MEDIUMS`, `eid:K@MEDIUMS`.
+    var text: String {
+        switch kind {
+        case .direct(let token): return "direct:\(token.hex)@\(mediums)"
+        case .eid(let exponent): return "eid:\(exponent)@\(mediums)"
+        }
+    }
 
     static func parse(_ text: String, defaultExponent: Int) throws(UsageError) -> PublicationSpec {
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)

@@ -45,11 +45,11 @@ final class Consoles {
 
     /// The consoles: the terminal given by `--console` (stdio only when it is a terminal; with
     /// pipes the daemon just logs) and `<state-dir>/console.sock` for `nearcast console`.
-    static func open(_ settings: Daemon.Settings, state context: DaemonState,
+    static func open(_ settings: Daemon.Settings, console: String, state context: DaemonState,
                      log: @escaping (String) -> Void) throws(CommandFailure) -> Consoles {
         let consoles = Consoles(context: context, plainLog: log)
         context.logHandler = { [unowned consoles] line in consoles.log(line) }
-        switch settings.console {
+        switch console {
         case "none":
             break
         case "stdio":
@@ -63,12 +63,12 @@ final class Consoles {
             // adapter unplugged) must not keep an unattended box off the air: the broadcast
             // goes on and the socket console below still works.
             do {
-                consoles.attach(try TerminalPort.serial(path: settings.console, baud: settings.board.console.baud),
+                consoles.attach(try TerminalPort.serial(path: console, baud: settings.board.console.baud),
                                 colour: false, isLogTerminal: false)
-                log("console on \(settings.console) at \(settings.board.console.baud) baud")
+                log("console on \(console) at \(settings.board.console.baud) baud")
             } catch {
-                if settings.consoleIsRequired { throw CommandFailure("--console \(settings.console): \(error)") }
-                log("error: console \(settings.console): \(error); running without it (nearcast console still attaches)")
+                if settings.consoleIsRequired { throw CommandFailure("--console \(console): \(error)") }
+                log("error: console \(console): \(error); running without it (nearcast console still attaches)")
             }
         }
         let path = settings.state.file("console.sock")

@@ -24,24 +24,16 @@ public final class Daemon {
     public struct Settings {
         public var board: Board
         public var state: StateDirectory
-        public var publications: [PublicationRequest]
-        /// Whether the publications were given on the command line (they then replace the saved ones).
-        public var publicationsAreExplicit = false
-        /// Seconds between one publication's bursts.
-        public var interval: Double = 1
+        /// What the command line said (publications, mediums, interval, console, debug); laid
+        /// over the config file and under the console's saved settings by ``SettingsResolver``.
+        var commandLine = SettingsLayer()
         /// Stop after this many seconds of audio (nil: run until SIGINT/SIGTERM).
         public var duration: Double?
-        /// Peak amplitude of the bursts.
-        public var amplitude: Float = 0.5
-        /// Log every scheduling decision.
-        public var debug = false
         /// Listen on these mediums and log found/lost tokens (nil: broadcast only). On the sim
         /// board the microphone hears the simulated speaker and the scanner the simulated advertiser.
         public var subscribe: DiscoveryMediums?
         /// Seconds a subscription waits without hearing a token before reporting it lost.
         public var lostAfter: Double = 10
-        /// The technician console: `stdio`, `none`, or a serial device (the board's UART).
-        public var console = "stdio"
         /// Whether a serial console that cannot be opened stops the daemon (a flag given on
         /// the command line) or is logged and skipped (one from the config file).
         public var consoleIsRequired = false
@@ -72,9 +64,17 @@ public final class Daemon {
         let output = devices.output
         let fs = output.sampleRate
         let saved = SavedSettings.load(from: settings.state, log: log)
+        let resolved = SettingsResolver.resolve(board: board, config: settings.config.layer, commandLine: settings.commandLine,
+                                                saved: saved?.layer)
+        if let saved {
+            log("saved settings from \(settings.state.file(SavedSettings.fileName)): \(saved.strategy), audio level \(saved.audioLevel),"
+                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
+            if resolved.sources["publications"] == "command line" && saved.publications != resolved.publications {
+                log("the command line's publications replace the \(saved.publications.count) saved in \(settings.state.file(SavedSettings.fileName))")
+            }
+        }
         let encoder: BurstEncoder
-        let amplitude = saved.map { Float($0.audioLevel) / 100 } ?? settings.amplitude
-        do { encoder = try BurstEncoder(sampleRate: fs, amplitude: amplitude) } catch {
+        do { encoder = try BurstEncoder(sampleRate: fs, amplitude: Float(resolved.audioLevel) / 100) } catch {
             throw CommandFailure("\(board.source): audio.output.rate: \(error)")
         }
         let consent = board.consentGrantedAtStart || settings.state.savedConsent(log: log)
@@ -86,7 +86,7 @@ public final class Daemon {
         log("state directory \(settings.state.path); beacon time starts at \(clock.start)")
 
         var config = SchedulerConfiguration(ticksPerSecond: fs, audioBurstLength: Int64(encoder.rate.burstSamples))
-        config.audioInterval = Int64((settings.interval * Double(fs)).rounded())
+        config.audioInterval = Int64((resolved.interval * Double(fs)).rounded())
         config.bleAdvertisingSets = devices.radio.setCount
         let seed: UInt64
         do { seed = try FileSystem.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } } catch {
@@ -94,24 +94,15 @@ public final class Daemon {
         }
         let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: seed,
                                      consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
-        manager.debugLogging = settings.debug || saved?.debug == true
-        // The box's strategy: a technician's saved one, else the config's mediums. Publications
-        // are made under both mediums first and then narrowed to it.
-        var strategy = saved?.strategy ?? Strategy(mediums: settings.config.mediums ?? .both, mode: .broadcast)
+        manager.debugLogging = resolved.debug
+        // The box's strategy: each publication is made within it, on the mediums it asks for.
+        var strategy = resolved.strategy
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
-        let wantedStrategy = strategy
-        strategy.mediums = .both
         let state = DaemonState(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
                                 strategy: strategy, faults: devices.faults, log: log)
-        if let txPower = settings.config.txPower { state.txPower = Int8(clamping: txPower) }
-        if let interval = settings.config.bleInterval { state.bleIntervalMilliseconds = interval }
-        if let saved {
-            state.txPower = Int8(clamping: saved.txPower)
-            state.bleIntervalMilliseconds = saved.bleIntervalMilliseconds
-            log("saved settings from \(settings.state.file(SavedSettings.fileName)): \(saved.strategy), audio level \(saved.audioLevel),"
-                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
-        }
-        for request in try publicationRequests(saved) {
+        state.txPower = Int8(clamping: resolved.txPower)
+        state.bleIntervalMilliseconds = resolved.bleIntervalMilliseconds
+        for request in try publicationRequests(resolved) {
             do {
                 let id = try state.publish(request)
                 log("publishing \(request.message) over \(request.strategy.mediums) as publication \(id)")
@@ -119,8 +110,7 @@ public final class Daemon {
                 throw CommandFailure("cannot publish \(request.message): \(error)")
             }
         }
-        state.apply(wantedStrategy)
-        let consoles = try Consoles.open(settings, state: state, log: log)
+        let consoles = try Consoles.open(settings, console: resolved.console, state: state, log: log)
         DeviceHealthReporter.logHandlers(of: manager, to: consoles.log)
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
@@ -211,26 +201,20 @@ public final class Daemon {
         consoles.service()
     }
 
-    /// What to publish: the command line's publications when it named any, else the saved ones,
-    /// else the default.
-    private func publicationRequests(_ saved: SavedSettings?) throws(CommandFailure) -> [PublicationRequest] {
-        guard let saved, !settings.publicationsAreExplicit else {
-            if let saved, saved.publications != settings.publications.map(SavedSettings.spec(of:)) {
-                log("the command line's publications replace the \(saved.publications.count) saved in \(settings.state.file(SavedSettings.fileName))")
-            }
-            return settings.publications
-        }
+    /// The publications the resolved settings name, as requests (an EID's key from the state directory).
+    private func publicationRequests(_ resolved: ResolvedSettings) throws(CommandFailure) -> [PublicationRequest] {
         var requests: [PublicationRequest] = []
-        for text in saved.publications {
+        let source = resolved.sources["publications"] == "saved settings" ? settings.state.file(SavedSettings.fileName) : "--publish"
+        for text in resolved.publications {
             do {
-                let spec = try PublicationSpec.parse(text, defaultExponent: 10)
+                let spec = try PublicationSpec.parse(text, defaultExponent: SettingsDefaults.exponent)
                 let strategy = Strategy(mediums: spec.mediums, mode: .broadcast)
                 switch spec.kind {
                 case .direct(let token): requests.append(.init(message: .direct(token), strategy: strategy))
                 case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(log: log), exponent: k), strategy: strategy))
                 }
             } catch {
-                throw CommandFailure("\(settings.state.file(SavedSettings.fileName)): publication '\(text)': \(error)")
+                throw CommandFailure("\(source): publication '\(text)': \(error)")
             }
         }
         return requests

@@ -78,13 +78,21 @@ final class DaemonState {
     /// Logs a line about what a technician did.
     func log(_ line: String) { logHandler(line) }
 
-    /// Publishes and returns the new publication's console id.
+    /// Publishes and returns the new publication's console id. The publication keeps to the
+    /// mediums it asks for within the box's strategy, from the first tick.
     @discardableResult
     func publish(_ request: Daemon.PublicationRequest) throws(NearbyError) -> Int {
         let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
+        manager.setStrategy(effectiveStrategy(of: request), for: publication)
         let id = publication.slot.index
         publications.append(Entry(id: id, request: request, publication: publication))
         return id
+    }
+
+    /// What a publication does under the box's strategy: the mediums it asked for that the
+    /// box uses, in the box's mode.
+    private func effectiveStrategy(of request: Daemon.PublicationRequest) -> Strategy {
+        Strategy(mediums: strategy.mediums.intersection(request.strategy.mediums), mode: strategy.mode)
     }
 
     /// Ends publication `id`; false when there is none.
@@ -141,10 +149,7 @@ final class DaemonState {
     func apply(_ strategy: Strategy) {
         guard strategy != self.strategy else { return }
         self.strategy = strategy
-        for entry in publications {
-            manager.setStrategy(Strategy(mediums: strategy.mediums.intersection(entry.request.strategy.mediums),
-                                         mode: strategy.mode), for: entry.publication)
-        }
+        for entry in publications { manager.setStrategy(effectiveStrategy(of: entry.request), for: entry.publication) }
     }
 
     /// What is wrong with the sound devices, in the driver's words, while something is.

@@ -37,7 +37,7 @@ enum MaintenanceCommands {
         let settings = c.settingsInEffect
         switch args {
         case ["show"]:
-            let saved = SavedSettings.load(from: c.state, keepingDamagedAside: false, log: { _ in })
+            let saved = SavedSettings.load(from: c.state, repairing: false, log: { _ in })
             return ["strategy \(settings.strategy)", "audio level \(settings.audioLevel)",
                     "ble interval \(settings.bleIntervalMilliseconds) ms, txpower \(settings.txPower) dBm",
                     "debug \(settings.debug ? "on" : "off")",

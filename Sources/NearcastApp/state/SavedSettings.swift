@@ -25,8 +25,8 @@ struct SavedSettings: Equatable {
     /// The spec of a publication request, as `--publish` and the settings file write it.
     static func spec(of request: Daemon.PublicationRequest) -> String {
         switch request.message {
-        case .direct(let token): return "direct:\(token.hex)@\(request.strategy.mediums)"
-        case .eid(_, let exponent): return "eid:\(exponent)@\(request.strategy.mediums)"
+        case .direct(let token): return PublicationSpec(kind: .direct(token), mediums: request.strategy.mediums).text
+        case .eid(_, let exponent): return PublicationSpec(kind: .eid(exponent: exponent), mediums: request.strategy.mediums).text
         }
     }
 
@@ -95,42 +95,42 @@ struct SavedSettings: Equatable {
     }
 
     /// The saved settings, or nil when none were saved. A damaged file (corrupt, truncated, a
-    /// version this build does not read) is reported and the previous copy used; with
-    /// `keepingDamagedAside` (the daemon's start) it is renamed to `<name>.damaged` for
-    /// inspection, so the next save cannot make the damaged copy the "previous" one.
-    static func load(from state: StateDirectory, keepingDamagedAside: Bool = true, log: (String) -> Void) -> SavedSettings? {
-        let path = state.file(fileName)
-        let previous = path + ".previous"
-        for candidate in [path, previous] where FileSystem.exists(candidate) {
-            let problem: String
-            do {
-                let settings = try parse(try FileSystem.readText(candidate, limit: 64 * 1024), file: candidate)
-                if candidate == previous { log("warning: using the previous saved settings, \(previous)") }
-                return settings
-            } catch let error as SystemError {
-                problem = "\(candidate): cannot read: \(error.message)"
-            } catch {
-                problem = "\(error)"
+    /// version this build does not read) is reported, kept aside as `settings.json5.damaged`
+    /// and the previous copy restored in its place (``GuardedFile``); with `repairing` off (the
+    /// console's `config show`) the previous copy is only read, nothing is written.
+    static func load(from state: StateDirectory, repairing: Bool = true, log: (String) -> Void) -> SavedSettings? {
+        let file = guardedFile(in: state)
+        let parsed: (String) -> SavedSettings? = { try? parse($0, file: file.path) }
+        switch file.load(repair: repairing) {
+        case .absent:
+            return nil
+        case .good(let text):
+            return parsed(text)
+        case .unreadable(let why):
+            log("error: \(file.path): \(why); saved settings not used")
+            return nil
+        case .bad(let problem):
+            if repairing { log("error: \(problem); no previous copy to use; saved settings not used") }
+            return nil
+        case .restored(let text, let problem, let keptAs, let failure):
+            if repairing {
+                log("error: \(problem); " + (keptAs.map { "kept aside as \($0)" } ?? "cannot keep it aside: \(failure.map { "\($0)" } ?? "")"))
             }
-            guard keepingDamagedAside else { continue }
-            do {
-                try FileSystem.rename(candidate, to: candidate + ".damaged")
-                log("error: \(problem); kept aside as \(candidate).damaged")
-            } catch {
-                log("error: \(problem); saved settings not used (cannot keep it aside: \(error))")
-            }
+            log("warning: using the previous saved settings, \(file.previousPath)")
+            return parsed(text)
         }
-        return nil
     }
 
     /// Saves atomically; the file being replaced becomes `settings.json5.previous` if it is good.
     func save(to state: StateDirectory, beaconTime: UInt32) throws(SystemError) {
-        let path = state.file(Self.fileName)
-        if FileSystem.exists(path), let old = try? FileSystem.readText(path, limit: 64 * 1024),
-           (try? Self.parse(old, file: path)) != nil {
-            try FileSystem.writeAtomically(path + ".previous", Array(old.utf8), mode: 0o600)
+        try Self.guardedFile(in: state).save(text(savedAtBeaconTime: beaconTime))
+    }
+
+    private static func guardedFile(in state: StateDirectory) -> GuardedFile {
+        let path = state.file(fileName)
+        return GuardedFile(path: path, limit: 64 * 1024) { text in
+            do { _ = try parse(text, file: path); return nil } catch { return "\(error)" }
         }
-        try FileSystem.writeAtomically(path, Array(text(savedAtBeaconTime: beaconTime).utf8), mode: 0o600)
     }
 }
 

@@ -102,21 +102,29 @@ struct StaticConfig: Equatable {
 
     /// The last good copy in `stateDirectory`, if there is one that parses.
     static func lastGood(in stateDirectory: String) -> StaticConfig? {
-        let copy = "\(stateDirectory)/\(lastGoodName)"
-        guard FileSystem.exists(copy) else { return nil }
-        return try? load(copy)
+        guard case .good(let text) = lastGoodFile(in: stateDirectory).version(at: "\(stateDirectory)/\(lastGoodName)") else { return nil }
+        return try? parse(text, file: "\(stateDirectory)/\(lastGoodName)")
+    }
+
+    /// The last good copy, kept the way every file Nearcast must not lose is (``GuardedFile``);
+    /// it is itself the previous copy of the config file, so it has none of its own.
+    private static func lastGoodFile(in stateDirectory: String) -> GuardedFile {
+        let path = "\(stateDirectory)/\(lastGoodName)"
+        return GuardedFile(path: path, limit: 256 * 1024) { text in
+            do { _ = try parse(text, file: path); return nil } catch { return "\(error)" }
+        }
     }
 
     /// Keeps `text` as the last good config; called once the box has started (or reloaded)
     /// from it, so a file whose board does not load never replaces a good copy.
     static func rememberLastGood(_ text: String, in stateDirectory: String, log: (String) -> Void) {
-        let copy = "\(stateDirectory)/\(lastGoodName)"
-        if let old = try? FileSystem.readText(copy, limit: 256 * 1024), old == text { return }
+        let file = lastGoodFile(in: stateDirectory)
+        if case .good(let old) = file.version(at: file.path), old == text { return }
         do {
             try FileSystem.makeDirectories(stateDirectory, mode: 0o700)
-            try FileSystem.writeAtomically(copy, Array(text.utf8), mode: 0o600)
+            try file.save(text, keepPrevious: false)
         } catch {
-            log("warning: \(copy): last good configuration not kept: \(error)")
+            log("warning: \(file.path): last good configuration not kept: \(error)")
         }
     }
 

@@ -1,0 +1,101 @@
+import NearcastCore
+
+/// What one source says about the box's settings; nil is "this source does not say".
+struct SettingsLayer: Equatable {
+    var mediums: DiscoveryMediums?
+    var mode: DiscoveryMode?
+    /// Burst peak level, % of full scale.
+    var audioLevel: Int?
+    var bleIntervalMilliseconds: Int?
+    var txPower: Int?
+    var debug: Bool?
+    /// Seconds between one publication's bursts.
+    var interval: Double?
+    /// `stdio`, `none` or a serial device.
+    var console: String?
+    /// Publications as `--publish` specs (`direct:HEX@MEDIUMS`, `eid:K@MEDIUMS`).
+    var publications: [String]?
+}
+
+/// The settings the daemon starts with, each from the layer that won, and which one that was.
+struct ResolvedSettings: Equatable {
+    var strategy: Strategy
+    var audioLevel: Int
+    var bleIntervalMilliseconds: Int
+    var txPower: Int
+    var debug: Bool
+    var interval: Double
+    var console: String
+    var publications: [String]
+    /// Where each setting came from, by name (`"audioLevel": "saved settings"`), for the log.
+    var sources: [String: String]
+}
+
+/// The one place the box's settings are layered: the built-in defaults (``SettingsDefaults``,
+/// the board's TX power), then the static config file, then the command line, then what a
+/// technician saved on the console, each overriding the ones before wherever it says anything.
+/// Two rules on top, both deliberate: publications named on the command line replace the saved
+/// ones (they are this run's explicit instruction; the saved ones come back at the next plain
+/// start), and debug logging is on when any layer turns it on.
+enum SettingsResolver {
+    struct Layer {
+        let name: String
+        let values: SettingsLayer
+    }
+
+    static func resolve(board: Board, config: SettingsLayer, commandLine: SettingsLayer, saved: SettingsLayer?) -> ResolvedSettings {
+        let defaults = SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: SettingsDefaults.audioLevel,
+                                     bleIntervalMilliseconds: SettingsDefaults.bleIntervalMilliseconds, txPower: board.bluetooth.txPower,
+                                     debug: false, interval: SettingsDefaults.interval, console: "stdio",
+                                     publications: ["direct:\(SettingsDefaults.payload)@both"])
+        var layers = [Layer(name: "default", values: defaults), Layer(name: "config file", values: config),
+                      Layer(name: "command line", values: commandLine)]
+        if let saved { layers.append(Layer(name: "saved settings", values: saved)) }
+        var sources: [String: String] = [:]
+        /// The last layer that says something about a setting.
+        func pick<Value>(_ name: String, _ value: (SettingsLayer) -> Value?) -> Value {
+            for layer in layers.reversed() {
+                if let found = value(layer.values) {
+                    sources[name] = layer.name
+                    return found
+                }
+            }
+            preconditionFailure("the defaults say every setting")
+        }
+        let strategy = Strategy(mediums: pick("mediums") { $0.mediums }, mode: pick("mode") { $0.mode })
+        var publications = pick("publications") { $0.publications }
+        if let explicit = commandLine.publications {
+            publications = explicit
+            sources["publications"] = "command line"
+        } else if sources["publications"] == "default" {
+            publications = ["direct:\(SettingsDefaults.payload)@\(strategy.mediums)"]
+        }
+        return ResolvedSettings(
+            strategy: strategy,
+            audioLevel: pick("audioLevel") { $0.audioLevel },
+            bleIntervalMilliseconds: pick("bleInterval") { $0.bleIntervalMilliseconds },
+            txPower: pick("txPower") { $0.txPower },
+            debug: layers.contains { $0.values.debug == true },
+            interval: pick("interval") { $0.interval },
+            console: pick("console") { $0.console },
+            publications: publications,
+            sources: sources)
+    }
+}
+
+extension StaticConfig {
+    /// What the config file says, as a settings layer.
+    var layer: SettingsLayer {
+        SettingsLayer(mediums: mediums, audioLevel: audioLevel, bleIntervalMilliseconds: bleInterval, txPower: txPower,
+                      debug: debug, interval: audioInterval, console: console)
+    }
+}
+
+extension SavedSettings {
+    /// What a technician saved, as a settings layer (it says every tunable it holds).
+    var layer: SettingsLayer {
+        SettingsLayer(mediums: strategy.mediums, mode: strategy.mode, audioLevel: audioLevel,
+                      bleIntervalMilliseconds: bleIntervalMilliseconds, txPower: txPower, debug: debug,
+                      publications: publications)
+    }
+}

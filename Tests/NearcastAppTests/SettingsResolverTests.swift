@@ -1,0 +1,58 @@
+import NearcastCore
+import XCTest
+@testable import NearcastApp
+
+/// The settings' one precedence: defaults < config file < command line < saved on the console,
+/// with the command line's publications replacing the saved ones and debug on when any layer
+/// turns it on.
+final class SettingsResolverTests: XCTestCase {
+    private let board = try! BoardLoader.load("\(BoardLoaderTests.boardsDirectory)/sim.json5")
+
+    func testDefaultsFillWhatNoLayerSays() {
+        let resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertEqual(resolved.strategy, Strategy(mediums: .both, mode: .broadcast))
+        XCTAssertEqual(resolved.audioLevel, SettingsDefaults.audioLevel)
+        XCTAssertEqual(resolved.bleIntervalMilliseconds, 100)
+        XCTAssertEqual(resolved.txPower, board.bluetooth.txPower)
+        XCTAssertEqual(resolved.interval, 1)
+        XCTAssertEqual(resolved.console, "stdio")
+        XCTAssertFalse(resolved.debug)
+        XCTAssertEqual(resolved.publications, ["direct:6e65617263617374@both"])
+        XCTAssertEqual(Set(resolved.sources.values), ["default"])
+    }
+
+    func testEachLayerOverridesTheOnesBeforeItWhereItSaysSomething() {
+        let config = SettingsLayer(mediums: .ble, audioLevel: 40, bleIntervalMilliseconds: 200, txPower: -8, interval: 2, console: "/dev/serial0")
+        let commandLine = SettingsLayer(mediums: .audio, interval: 3, console: "none")
+        var resolved = SettingsResolver.resolve(board: board, config: config, commandLine: commandLine, saved: nil)
+        XCTAssertEqual(resolved.strategy.mediums, .audio, "the command line over the config file")
+        XCTAssertEqual(resolved.audioLevel, 40, "the config file over the defaults")
+        XCTAssertEqual(resolved.interval, 3)
+        XCTAssertEqual(resolved.console, "none")
+        XCTAssertEqual(resolved.publications, ["direct:6e65617263617374@audio"], "the default publication on the box's mediums")
+        XCTAssertEqual(resolved.sources["mediums"], "command line")
+        XCTAssertEqual(resolved.sources["txPower"], "config file")
+
+        let saved = SavedSettings(strategy: Strategy(mediums: .ble, mode: .both), audioLevel: 70, bleIntervalMilliseconds: 500,
+                                  txPower: 0, debug: false, publications: ["direct:c0ffee@ble"])
+        resolved = SettingsResolver.resolve(board: board, config: config, commandLine: commandLine, saved: saved.layer)
+        XCTAssertEqual(resolved.strategy, Strategy(mediums: .ble, mode: .both), "what a technician saved wins")
+        XCTAssertEqual(resolved.audioLevel, 70)
+        XCTAssertEqual(resolved.bleIntervalMilliseconds, 500)
+        XCTAssertEqual(resolved.txPower, 0)
+        XCTAssertEqual(resolved.interval, 3, "the saved settings say nothing of the interval")
+        XCTAssertEqual(resolved.publications, ["direct:c0ffee@ble"])
+        XCTAssertEqual(resolved.sources["audioLevel"], "saved settings")
+    }
+
+    func testCommandLinePublicationsReplaceTheSavedOnesAndDebugIsOnWhenAnyLayerSaysSo() {
+        let saved = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 50, bleIntervalMilliseconds: 100,
+                                  txPower: -12, debug: false, publications: ["direct:c0ffee@ble"])
+        let commandLine = SettingsLayer(debug: true, publications: ["eid:4@both"])
+        let resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(debug: false), commandLine: commandLine,
+                                                saved: saved.layer)
+        XCTAssertEqual(resolved.publications, ["eid:4@both"])
+        XCTAssertEqual(resolved.sources["publications"], "command line")
+        XCTAssertTrue(resolved.debug, "--debug holds although the saved settings have debug off")
+    }
+}

@@ -53,26 +53,40 @@ public final class Daemon {
         self.log = log
     }
 
+    /// Everything a running daemon is made of, built by ``start()``.
+    private struct Parts {
+        let devices: Devices
+        let state: DaemonState
+        let consoles: Consoles
+        let listener: Listener
+        let performer: ActionPerformer
+        let health = DeviceHealthReporter()
+        let display: LEDDisplay
+        let reloader: ConfigReloader
+        let systemd: SystemdReporter
+        var reservation: BeaconClockReservation
+        var sampleRate: Int { state.sampleRate }
+    }
+
     /// Runs until the duration is reached or a stop signal arrives.
     public func run() throws(CommandFailure) {
-        let board = settings.board
         let signals = SignalWatcher()
+        var parts = try start()
+        var position = 0
+        let reason = try loop(&parts, signals: signals, position: &position)
+        stop(&parts, at: position, reason: reason)
+    }
+
+    /// Opens the devices, resolves the settings, restores the beacon clock, makes the manager
+    /// and the state, publishes, and opens the consoles.
+    private func start() throws(CommandFailure) -> Parts {
+        let board = settings.board
         log("nearcast \(BuildInfo.version): board \(board.name) (\(board.description)) from \(board.source)")
         let devices = try Devices.open(board, state: settings.state, log: log)
         for line in devices.descriptions { log(line) }
         if let problem = devices.ledsProblem { log("error: \(problem); broadcasting without status LEDs") }
-        let output = devices.output
-        let fs = output.sampleRate
-        let saved = SavedSettings.load(from: settings.state, log: log)
-        let resolved = SettingsResolver.resolve(board: board, config: settings.config.layer, commandLine: settings.commandLine,
-                                                saved: saved?.layer)
-        if let saved {
-            log("saved settings from \(settings.state.file(SavedSettings.fileName)): \(saved.strategy), audio level \(saved.audioLevel),"
-                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
-            if resolved.sources["publications"] == "command line" && saved.publications != resolved.publications {
-                log("the command line's publications replace the \(saved.publications.count) saved in \(settings.state.file(SavedSettings.fileName))")
-            }
-        }
+        let fs = devices.output.sampleRate
+        let resolved = resolveSettings()
         let encoder: BurstEncoder
         do { encoder = try BurstEncoder(sampleRate: fs, amplitude: Float(resolved.audioLevel) / 100) } catch {
             throw CommandFailure("\(board.source): audio.output.rate: \(error)")
@@ -81,9 +95,8 @@ public final class Daemon {
 
         // The beacon clock resumes from disk and reserves its next stretch before anything is sent.
         var reservation = BeaconClockReservation(saved: settings.state.savedBeaconTime(log: log))
-        let clock = reservation.clock
-        saveReservation(&reservation, at: clock.start)
-        log("state directory \(settings.state.path); beacon time starts at \(clock.start)")
+        saveReservation(&reservation, at: reservation.clock.start)
+        log("state directory \(settings.state.path); beacon time starts at \(reservation.clock.start)")
 
         var config = SchedulerConfiguration(ticksPerSecond: fs, audioBurstLength: Int64(encoder.rate.burstSamples))
         config.audioInterval = Int64((resolved.interval * Double(fs)).rounded())
@@ -92,7 +105,7 @@ public final class Daemon {
         do { seed = try FileSystem.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } } catch {
             throw CommandFailure("cannot read the kernel's random source: \(error)")
         }
-        let manager = MessageManager(configuration: config, clock: clock, cipher: OpenSSLAES128(), seed: seed,
+        let manager = MessageManager(configuration: config, clock: reservation.clock, cipher: OpenSSLAES128(), seed: seed,
                                      consentGranted: consent, lostAfterSeconds: settings.lostAfter, log: log)
         manager.debugLogging = resolved.debug
         // The box's strategy: each publication is made within it, on the mediums it asks for.
@@ -102,6 +115,7 @@ public final class Daemon {
                                 strategy: strategy, faults: devices.faults, log: log)
         state.txPower = Int8(clamping: resolved.txPower)
         state.bleIntervalMilliseconds = resolved.bleIntervalMilliseconds
+        state.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
         for request in try publicationRequests(resolved) {
             do {
                 let id = try state.publish(request)
@@ -112,92 +126,115 @@ public final class Daemon {
         }
         let consoles = try Consoles.open(settings, console: resolved.console, state: state, log: log)
         DeviceHealthReporter.logHandlers(of: manager, to: consoles.log)
+        let sets = devices.radio.setCount
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
             + " (bursts \(Formatting.fixed(Double(manager.schedule.audioBurstSpacing) / Double(fs), decimals: 2)) s apart,"
-            + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(devices.radio.setCount) advertising set\(devices.radio.setCount == 1 ? "" : "s")")
-        let listener = Listener(devices: devices, state: state)
-        state.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
+            + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(sets) advertising set\(sets == 1 ? "" : "s")")
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
-        let performer = ActionPerformer(encoder: encoder, devices: devices, state: state)
-        let health = DeviceHealthReporter()
-        let display = LEDDisplay(leds: devices.leds)
-        let reloader = ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: board)
-        health.update(devices, microphone: listener.microphone, atMilliseconds: 0, state: state, log: consoles.log)
-        display.update(state, atMilliseconds: 0, log: consoles.log)
-        let systemd = SystemdReporter(log: log)
+        let parts = Parts(devices: devices, state: state, consoles: consoles, listener: Listener(devices: devices, state: state),
+                          performer: ActionPerformer(encoder: encoder, devices: devices, state: state),
+                          display: LEDDisplay(leds: devices.leds),
+                          reloader: ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: board),
+                          systemd: SystemdReporter(log: log), reservation: reservation)
+        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: 0, state: state, log: consoles.log)
+        parts.display.update(state, atMilliseconds: 0, log: consoles.log)
+        return parts
+    }
 
+    /// The settings in effect at start: defaults, config file, command line, saved settings.
+    private func resolveSettings() -> ResolvedSettings {
+        let saved = SavedSettings.load(from: settings.state, log: log)
+        let resolved = SettingsResolver.resolve(board: settings.board, config: settings.config.layer,
+                                                commandLine: settings.commandLine, saved: saved?.layer)
+        if let saved {
+            let file = settings.state.file(SavedSettings.fileName)
+            log("saved settings from \(file): \(saved.strategy), audio level \(saved.audioLevel),"
+                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
+            if resolved.sources["publications"] == "command line" && saved.publications != resolved.publications {
+                log("the command line's publications replace the \(saved.publications.count) saved in \(file)")
+            }
+        }
+        return resolved
+    }
+
+    /// One audio period at a time until the duration, a stop signal or a restart; returns why
+    /// it stopped. `position` is the stream position reached.
+    private func loop(_ parts: inout Parts, signals: SignalWatcher, position: inout Int) throws(CommandFailure) -> String {
+        let state = parts.state, output = parts.devices.output, fs = parts.sampleRate
+        let performer = parts.performer, listener = parts.listener, consoles = parts.consoles
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
         // The hand-over to the driver: the period is rendered in place in the ring and the
         // driver writes it to the device straight from there (4 periods: regions never wrap).
         let ring = SampleRing(capacity: 4 * output.periodFrames)
-        var position = 0
-        var stopReason = "duration reached"
-
         while true {
             if let signal = signals.poll() {
-                if signal == .hangUp {
-                    systemd.reloading { reloader.reload(into: state, log: consoles.log) }
-                } else {
-                    stopReason = signal == .interrupt ? "SIGINT" : "SIGTERM"
-                    break
-                }
+                guard signal == .hangUp else { return signal == .interrupt ? "SIGINT" : "SIGTERM" }
+                let reloader = parts.reloader
+                parts.systemd.reloading { reloader.reload(into: state, log: consoles.log) }
             }
             // The daemon's own subscription follows the strategy (the console's `strategy mode scan`).
             do { try listener.follow(state.listeningMediums, log: consoles.log) } catch {
                 throw CommandFailure("cannot subscribe: \(error)")
             }
             let wanted = limit.map { min(output.periodFrames, $0 - position) } ?? output.periodFrames
-            if wanted <= 0 { break }
+            if wanted <= 0 { return "duration reached" }
+            let start = position
             let count = ring.withWritableRegion(maximum: wanted) { span in
-                performer.render(into: span, at: position)
+                performer.render(into: span, at: start)
                 return span.count
             }
-            listener.service(at: position)
-            // Log outside the period's rendering (formatting allocates; the audio path does not).
-            performer.flush(consoles.log)
-            listener.flush(stamp: ActionPerformer.stamp(Double(position) / Double(fs)), consoles.log)
-            let radio = devices.radio
-            radio.intervalMilliseconds = state.bleIntervalMilliseconds
-            devices.clock.seconds = Double(position) / Double(fs)
-            radio.maintain(now: devices.clock.seconds)
-            let now = Int64(position) * 1000 / Int64(fs)
-            health.update(devices, microphone: listener.microphone, atMilliseconds: now, state: state, log: consoles.log)
-            consoles.service()
-            display.update(state, atMilliseconds: now, log: consoles.log)
-            if let seconds = state.stallRequested {
-                // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
-                state.stallRequested = nil
-                log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")
-                MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(seconds) * 1_000_000_000)
-                log("the loop runs again after the \(seconds) s stall")
-            }
-            if state.restartRequested {
-                restartRequested = true
-                stopReason = "restart requested on the console"
-            }
-            do {
-                try output.write(from: ring, frames: count)
-            } catch {
-                throw CommandFailure("\(error)")
-            }
+            servicePeriod(parts, at: position)
+            do { try output.write(from: ring, frames: count) } catch { throw CommandFailure("\(error)") }
             position += count
             state.position = position
-            systemd.periodPlayed(state)
-            saveReservation(&reservation, at: manager.schedule.beaconTime(at: Int64(position)))
-            if restartRequested { break }
+            parts.systemd.periodPlayed(state)
+            saveReservation(&parts.reservation, at: state.manager.schedule.beaconTime(at: Int64(position)))
+            if state.restartRequested {
+                restartRequested = true
+                return "restart requested on the console"
+            }
         }
-        systemd.stopping(stopReason)
-        do { try output.drain() } catch { log("warning: \(error)") }
-        performer.stopAdvertising(at: position, log: log)
+    }
+
+    /// Everything but the audio, once per period before it is played: what was heard, the
+    /// log lines, the radio, the devices' health, the consoles, the LEDs, a requested stall.
+    private func servicePeriod(_ parts: Parts, at position: Int) {
+        let state = parts.state, devices = parts.devices, consoles = parts.consoles, fs = parts.sampleRate
+        parts.listener.service(at: position)
+        // Log outside the period's rendering (formatting allocates; the audio path does not).
+        parts.performer.flush(consoles.log)
+        parts.listener.flush(stamp: ActionPerformer.stamp(Double(position) / Double(fs)), consoles.log)
+        devices.radio.intervalMilliseconds = state.bleIntervalMilliseconds
+        devices.clock.seconds = Double(position) / Double(fs)
+        devices.radio.maintain(now: devices.clock.seconds)
+        let now = Int64(position) * 1000 / Int64(fs)
+        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: now, state: state, log: consoles.log)
+        consoles.service()
+        parts.display.update(state, atMilliseconds: now, log: consoles.log)
+        if let seconds = state.stallRequested {
+            // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
+            state.stallRequested = nil
+            log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")
+            MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(seconds) * 1_000_000_000)
+            log("the loop runs again after the \(seconds) s stall")
+        }
+    }
+
+    /// A clean stop: the device drained, advertising off, the exact beacon time saved.
+    private func stop(_ parts: inout Parts, at position: Int, reason: String) {
+        let state = parts.state, consoles = parts.consoles
+        parts.systemd.stopping(reason)
+        do { try parts.devices.output.drain() } catch { log("warning: \(error)") }
+        parts.performer.stopAdvertising(at: position, log: log)
         state.unpublishAll()
-        listener.stop()
+        parts.listener.stop()
         // A clean stop saves the exact time: the next start continues from here.
-        let final = manager.schedule.beaconTime(at: Int64(position))
+        let final = state.manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
-        consoles.log("stopped (\(stopReason)) after \(Formatting.fixed(Double(position) / Double(fs), decimals: 2)) s: "
+        consoles.log("stopped (\(reason)) after \(Formatting.fixed(Double(position) / Double(parts.sampleRate), decimals: 2)) s: "
                      + "\(state.bursts) burst\(state.bursts == 1 ? "" : "s"); beacon time \(final)")
-        display.release(log: consoles.log)
+        parts.display.release(log: consoles.log)
         consoles.service()
     }
 

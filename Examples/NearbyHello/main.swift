@@ -47,7 +47,7 @@ do {
     var buffer = [Float](repeating: 0, count: period)
     var heard = [Float](repeating: 0, count: period)
     while position < Int(seconds * Double(rate)) {
-        try buffer.withUnsafeMutableBufferPointer { (span) throws(BluetoothError) in
+        try buffer.withMutableBuffer { (span) throws(BluetoothError) in
             span.update(repeating: 0)
             encoder.render(into: span)                              // a burst begun in an earlier period
             var failure: BluetoothError?
@@ -72,7 +72,7 @@ do {
             }
             if let failure { throw failure }
         }
-        try buffer.withUnsafeBufferPointer { (samples) throws(AudioDeviceError) in try speaker.write(samples) }
+        try buffer.withBuffer { (samples) throws(AudioDeviceError) in try speaker.write(samples) }
         let got = heard.withUnsafeMutableBufferPointer { speaker.microphone.read(into: $0) }
         heard.withUnsafeBufferPointer { samples in
             decoder.push(UnsafeBufferPointer(rebasing: samples[0..<got])) { burst in

@@ -2,6 +2,12 @@ import NearcastCore
 
 /// A message being broadcast. It stays on air while this object lives (or until
 /// ``unpublish()``), as a Nearby publication did.
+///
+/// ```swift
+/// let publication = try manager.publish(.direct(token), strategy: Strategy(mediums: .both, mode: .broadcast))
+/// print(publication.currentToken?.hex ?? "not on air")
+/// publication.unpublish()
+/// ```
 public final class Publication {
     /// What is sent.
     public let message: Message
@@ -28,34 +34,4 @@ public final class Publication {
 
     /// The token on air now (nil while unpublished or while an EID is being computed).
     public var currentToken: Token? { manager?.scheduler.status(of: slot)?.token }
-}
-
-/// Listens for messages while this object lives (or until ``cancel()``), calling found once per
-/// token heard and lost once it has not been heard for the manager's lost timeout.
-public final class Subscription {
-    /// Which mediums it listens on (its mode must include scan).
-    public let strategy: Strategy
-    let onFound: (FoundMessage) -> Void
-    let onLost: (FoundMessage) -> Void
-    var tracker: SightingTracker
-    private weak var manager: MessageManager?
-    let identifier: Int
-
-    init(strategy: Strategy, lostAfter: Int64, identifier: Int, manager: MessageManager,
-         onFound: @escaping (FoundMessage) -> Void, onLost: @escaping (FoundMessage) -> Void) {
-        self.strategy = strategy
-        self.tracker = SightingTracker(lostAfter: lostAfter)
-        self.identifier = identifier
-        self.manager = manager
-        self.onFound = onFound
-        self.onLost = onLost
-    }
-
-    deinit { manager?.remove(identifier) }
-
-    /// Stops listening now; tokens still present are not reported lost.
-    public func cancel() { manager?.remove(identifier) }
-
-    /// Tokens present now.
-    public var present: [Token] { (0..<tracker.count).map { tracker[$0].token } }
 }

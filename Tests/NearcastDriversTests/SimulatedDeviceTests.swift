@@ -71,7 +71,7 @@ final class SimulatedDeviceTests: XCTestCase {
                                                bufferPeriods: 1_000, faults: faults)
         let tone = (0..<480).map { Float(sin(Double($0) * 0.1)) * 0.5 }
         var heard = [Float](repeating: 0, count: 4_096)
-        func play() throws { try tone.withUnsafeBufferPointer { (samples) throws(AudioDeviceError) in try speaker.write(samples) } }
+        func play() throws { try tone.withBuffer { (samples) throws(AudioDeviceError) in try speaker.write(samples) } }
         func take() -> [Float] {
             let count = heard.withUnsafeMutableBufferPointer { speaker.microphone.read(into: $0) }
             return Array(heard.prefix(count))

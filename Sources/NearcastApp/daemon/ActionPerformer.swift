@@ -9,7 +9,7 @@ import NearcastNearby
 /// device (formatting allocates; the rendering does not).
 final class ActionPerformer {
     private let encoder: BurstEncoder
-    private let radio: RecoveringAdvertiser
+    private let radio: any BLERadio
     private let clock: StreamClock
     private let state: DaemonState
     private let sampleRate: Int

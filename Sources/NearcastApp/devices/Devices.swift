@@ -3,7 +3,8 @@ import NearcastDrivers
 
 /// A board's devices, opened in one place from its description, each behind its protocol: the
 /// speaker (``AudioOutput``), the microphone (``AudioInput``, opened while listening), the
-/// Bluetooth radio (``RecoveringAdvertiser`` over the board's controller, real or simulated),
+/// Bluetooth radio (``BLERadio``: a ``RecoveringAdvertiser`` over the board's controller, real
+/// or simulated),
 /// and the status LEDs. The daemon and `selftest` take their devices from here; nothing past
 /// this file knows which driver is behind a protocol.
 ///
@@ -21,7 +22,7 @@ final class Devices {
 
     let board: Board
     let output: AudioOutput
-    let radio: RecoveringAdvertiser
+    let radio: any BLERadio
     /// The status LEDs (nil when they could not be had; ``ledsProblem`` says why).
     let leds: StatusLEDOutput?
     let ledsProblem: CommandFailure?
@@ -36,7 +37,7 @@ final class Devices {
     private let notes: ControllerNotes
     private let microphoneOpener: (() throws(AudioDeviceError) -> AudioInput)?
 
-    private init(board: Board, output: AudioOutput, radio: RecoveringAdvertiser, leds: StatusLEDOutput?,
+    private init(board: Board, output: AudioOutput, radio: any BLERadio, leds: StatusLEDOutput?,
                  ledsProblem: CommandFailure?, clock: StreamClock, faults: SimulatedFaults?, descriptions: [String],
                  microphoneOpener: (() throws(AudioDeviceError) -> AudioInput)?, notes: ControllerNotes) {
         self.notes = notes
@@ -110,7 +111,7 @@ final class Devices {
 
         // The radio: the same recovery over either controller.
         let bluetooth = board.bluetooth
-        let radio: RecoveringAdvertiser
+        let radio: any BLERadio
         switch bluetooth.driver {
         case .sim:
             let path = state.file(purpose.bluetoothLog)

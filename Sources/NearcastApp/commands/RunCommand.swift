@@ -52,13 +52,13 @@ struct RunCommand: RunnableCommand {
         duration = try arguments.value("duration")
         payload = try arguments.value("payload")
         kind = try arguments.value("kind")
-        exponent = try arguments.value("exponent", default: 10)
+        exponent = try arguments.value("exponent", default: SettingsDefaults.exponent)
         interval = try arguments.value("interval")
         mediums = try arguments.value("mediums")
         publish = try arguments.values("publish")
         debug = arguments.flag("debug")
         subscribe = try arguments.value("subscribe")
-        lostAfter = try arguments.value("lost-after", default: 10)
+        lostAfter = try arguments.value("lost-after", default: SettingsDefaults.lostAfter)
 
         if let duration, !(duration > 0 && duration.isFinite) {
             throw UsageError("--duration \(duration): use a positive number of seconds")

@@ -93,7 +93,7 @@ struct SelftestCommand: RunnableCommand {
     /// plays (on the sim board, the twin that hears the simulated speaker), as the daemon does.
     private func audio(_ devices: Devices, _ state: StateDirectory) -> [Check] {
         let board = devices.board, output = devices.output
-        let device = board.audioOutput.driver == .wav ? state.file("selftest.wav") : board.audioOutput.device
+        let device = board.audioOutput.driver == .wav ? state.file(Devices.Purpose.selftest.audioFile ?? "") : board.audioOutput.device
         if let problem = output.status.problem {
             try? output.drain()
             return [Check(name: "audio out", result: .fail, detail: "\(problem)"), skippedInput(board, "the speaker failed")]

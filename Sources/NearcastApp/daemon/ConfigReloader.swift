@@ -61,20 +61,3 @@ final class ConfigReloader {
             + (pending.isEmpty ? "" : "needs a restart: \(pending.joined(separator: ", "))"))
     }
 }
-
-/// The settings' defaults, named once: what the box uses when neither the command line, the
-/// config file nor the console's saved settings say otherwise.
-enum SettingsDefaults {
-    /// Burst peak level, % of full scale.
-    static let audioLevel = 50
-    /// BLE advertising interval (ms): the beacon floor of Core 4.x.
-    static let bleIntervalMilliseconds = 100
-    /// Seconds between one publication's bursts (stretched by the 50 % duty cap to 1.44 s).
-    static let interval = 1.0
-    /// Seconds a token may go unheard before a subscription reports it lost.
-    static let lostAfter = 10.0
-    /// EID rotation exponent K (a new EID every 2^K s).
-    static let exponent = 10
-    /// The direct token published when nothing else is asked for: "nearcast".
-    static let payload = "6e65617263617374"
-}

@@ -33,7 +33,7 @@ public final class Daemon {
         /// board the microphone hears the simulated speaker and the scanner the simulated advertiser.
         public var subscribe: DiscoveryMediums?
         /// Seconds a subscription waits without hearing a token before reporting it lost.
-        public var lostAfter: Double = 10
+        public var lostAfter: Double = SettingsDefaults.lostAfter
         /// Whether a serial console that cannot be opened stops the daemon (a flag given on
         /// the command line) or is logged and skipped (one from the config file).
         public var consoleIsRequired = false

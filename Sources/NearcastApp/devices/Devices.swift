@@ -52,9 +52,6 @@ final class Devices {
         self.microphoneOpener = microphoneOpener
     }
 
-    /// Whether the board has a microphone (the simulated one hears the simulated speaker).
-    var hasMicrophone: Bool { microphoneOpener != nil }
-
     /// Opens the microphone and starts capturing (nil: the board has none). A real device that
     /// is missing is not an error: its driver retries and ``AudioInput/status`` says so.
     func openMicrophone() throws(AudioDeviceError) -> AudioInput? {

@@ -54,9 +54,4 @@ enum ConsoleInterpreter {
             return notes + ["error: \(error.message)", "usage: \(command.usage)"]
         }
     }
-
-    /// Whether a command line changes the box's state (and so needs the PIN when one is set).
-    static func changesState(_ name: String, _ arguments: [String]) -> Bool {
-        command(named: name)?.changesState(arguments) ?? false
-    }
 }

@@ -88,4 +88,30 @@ final class EIDResolverTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(sizes.max() ?? 0, 2 * 300 / 256 + 2, "the table does not grow")
     }
+
+    func testReanchoringMovesTheWindowAndRemovingForgetsTheBeacon() throws {
+        var generator = Generator(seed: 42)
+        let key = randomKey(&generator), other = randomKey(&generator)
+        let resolver = EIDResolver(cipher: OpenSSLAES128(), skew: 600)
+        let id = try resolver.register(identityKey: key, exponent: 8, beaconTime: 10_000, at: 0)
+        let otherID = try resolver.register(identityKey: other, exponent: 8, beaconTime: 50_000, at: 0)
+        // The box was off for a day: its clock is 86,400 s behind where the window expects it.
+        let late = try eid(key, 8, 10_000 + 100)
+        try resolver.advance(to: 86_400 + 100)
+        XCTAssertNil(resolver.resolve(late))
+        try resolver.reanchor(id, beaconTime: 10_100, at: 86_400 + 100)
+        XCTAssertEqual(resolver.resolve(late)?.beacon, id)
+        XCTAssertEqual(resolver.resolve(late)?.skewSeconds, 0)
+
+        let before = resolver.tableSize
+        resolver.remove(id)
+        XCTAssertNil(resolver.resolve(late))
+        XCTAssertLessThan(resolver.tableSize, before)
+        try resolver.advance(to: 86_400 + 200)
+        XCTAssertNil(resolver.resolve(late), "a removed beacon's window is not recomputed")
+        // The other beacon keeps its handle and still resolves.
+        XCTAssertEqual(resolver.resolve(try eid(other, 8, 50_000 + 86_400 + 200))?.beacon, otherID)
+        try resolver.reanchor(id, beaconTime: 10_200, at: 86_400 + 200)
+        XCTAssertNil(resolver.resolve(late), "reanchoring a removed beacon does nothing")
+    }
 }

@@ -18,6 +18,8 @@
 /// let id = try resolver.register(identityKey: key, exponent: 10, beaconTime: 5000, at: now)
 /// try resolver.advance(to: now + 60)
 /// resolver.resolve(heardEID)?.beacon == id
+/// try resolver.reanchor(id, beaconTime: 5200, at: now + 200)   // a fresh observation of its clock
+/// resolver.remove(id)                                           // its EIDs no longer resolve
 /// ```
 public final class EIDResolver<Cipher: BlockCipher128> {
     /// A registered beacon's handle.
@@ -42,6 +44,8 @@ public final class EIDResolver<Cipher: BlockCipher128> {
         var epochs: [(start: UInt32, eid: UInt64)]
         /// Temporary keys by time >> 16.
         var temporaryKeys: [UInt32: [UInt8]]
+        /// False once removed: the handle stays reserved so other handles keep their meaning.
+        var active = true
     }
 
     public let cipher: Cipher
@@ -71,11 +75,34 @@ public final class EIDResolver<Cipher: BlockCipher128> {
         return id
     }
 
+    /// Replaces beacon `id`'s clock observation (it read `beaconTime` at resolver time `at`), as
+    /// when the beacon reports its clock or is heard an epoch away from where it was expected.
+    /// Its window moves at once; its identity key and exponent stay.
+    public func reanchor(_ id: BeaconID, beaconTime: UInt32, at: Int64) throws {
+        guard beacons.indices.contains(id), beacons[id].active else { return }
+        beacons[id].beaconTime = Int64(beaconTime)
+        beacons[id].registeredAt = at
+        try refresh(id)
+    }
+
+    /// Forgets beacon `id`: its EIDs stop resolving and its table entries are freed. The handle
+    /// is not reused.
+    public func remove(_ id: BeaconID) {
+        guard beacons.indices.contains(id), beacons[id].active else { return }
+        for entry in beacons[id].epochs where table[entry.eid]?.beacon == id {
+            table[entry.eid] = nil
+        }
+        beacons[id].epochs = []
+        beacons[id].temporaryKeys = [:]
+        beacons[id].identityKey = []
+        beacons[id].active = false
+    }
+
     /// Moves the resolver's clock to `time` (seconds, any origin, never backwards in practice)
     /// and updates every beacon's window.
     public func advance(to time: Int64) throws {
         now = time
-        for id in beacons.indices { try refresh(id) }
+        for id in beacons.indices where beacons[id].active { try refresh(id) }
     }
 
     /// The beacon that sent `eid` within its window, or nil (unknown, forged, or too far off).

@@ -1,0 +1,120 @@
+import Foundation
+
+// The JSON bodies of the API, field for field as Google's Proximity Beacon API named them, so a
+// client written for it ports by changing the base URL. Binary values are standard base64.
+
+/// What a beacon broadcasts: `{type, id}` with `id` in base64.
+public struct AdvertisedID: Codable, Sendable, Equatable {
+    /// `EDDYSTONE` (a UID, or Nearcast's direct token) or `EDDYSTONE_EID`.
+    public var type: String
+    public var id: String
+}
+
+/// The Eddystone way to register an EID beacon: both public keys, the beacon's rotation exponent
+/// and clock, and the EID it showed at that clock, which proves both sides hold the same key.
+public struct EphemeralIDRegistration: Codable, Sendable {
+    public var beaconEcdhPublicKey: String
+    public var serviceEcdhPublicKey: String
+    public var rotationPeriodExponent: Int
+    public var initialClockValue: UInt32
+    public var initialEid: String
+}
+
+/// `POST /v1beta1/beacons:register`'s body.
+struct RegisterBeaconRequest: Codable, Sendable {
+    var advertisedId: AdvertisedID
+    var ephemeralIdRegistration: EphemeralIDRegistration?
+    var description: String?
+}
+
+/// A beacon as the API shows it to its project.
+struct BeaconJSON: Codable, Sendable {
+    var beaconName: String
+    var advertisedId: AdvertisedID
+    var status: String
+    var description: String?
+    /// Only the public parts: the exponent and the beacon's ECDH key (never the identity key).
+    var ephemeralIdRegistration: PublicEIDRegistration?
+    /// Nearcast: when the box last reported, and what (its status and problems).
+    var lastHeartbeatTime: String?
+    var heartbeat: Heartbeat?
+    var clock: ClockObservation?
+}
+
+/// The parts of an EID registration the API shows back.
+struct PublicEIDRegistration: Codable, Sendable {
+    var beaconEcdhPublicKey: String
+    var rotationPeriodExponent: Int
+}
+
+/// The hub's latest reading of a beacon's clock: `clockValue` at `observedTime`.
+struct ClockObservation: Codable, Sendable {
+    var clockValue: UInt32
+    var observedTime: String
+}
+
+/// `POST /v1beta1/beacons/{id}/heartbeat`'s body (Nearcast; no Google counterpart): the box's
+/// clock, a one-line status and its current device problems.
+struct Heartbeat: Codable, Sendable {
+    var clockValue: UInt32?
+    var status: String?
+    var problems: [String]?
+    var version: String?
+}
+
+/// `{beacons: [...]}`, the list call's answer.
+struct BeaconListJSON: Codable, Sendable {
+    var beacons: [BeaconJSON]
+}
+
+/// An attachment: content of up to 100 KiB with a namespaced type, kept on a beacon.
+struct AttachmentJSON: Codable, Sendable {
+    var attachmentName: String?
+    var namespacedType: String
+    var data: String
+    var creationTimeMs: String?
+}
+
+struct AttachmentListJSON: Codable, Sendable {
+    var attachments: [AttachmentJSON]
+}
+
+/// `{numDeleted}`, as Google's batchDelete answered.
+struct DeletedJSON: Codable, Sendable {
+    var numDeleted: Int
+}
+
+/// `POST /v1beta1/beaconinfo:getforobserved`'s body.
+struct GetForObservedRequest: Codable, Sendable {
+    struct Observation: Codable, Sendable {
+        var advertisedId: AdvertisedID
+        var timestampMs: String?
+    }
+    var observations: [Observation]
+    var namespacedTypes: [String]?
+}
+
+/// `getforobserved`'s answer: the observed beacons that resolved, with their attachments.
+struct GetForObservedResponse: Codable, Sendable {
+    struct Beacon: Codable, Sendable {
+        var advertisedId: AdvertisedID
+        var beaconName: String
+        var description: String?
+        var attachments: [AttachmentJSON]
+    }
+    var beacons: [Beacon]
+}
+
+/// `GET /v1beta1/eidparams`'s answer.
+struct EIDParamsJSON: Codable, Sendable {
+    var serviceEcdhPublicKey: String
+    var minRotationPeriodExponent: Int
+    var maxRotationPeriodExponent: Int
+}
+
+/// What `nearcast-hub project create` prints.
+public struct CreatedProject: Codable, Sendable {
+    public var project: String
+    public var apiKey: String
+    public var secretKey: String
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Hummingbird
+import NearcastCore
+
+/// Registering, listing, reading and deleting beacons, and the box's heartbeat. All need the
+/// project's secret key.
+enum BeaconRoutes {
+    static func add(to router: Router<BasicRequestContext>, _ hub: HubServices) {
+        router.post("/v1beta1/beacons:register") { request, _ in
+            let access = try await hub.access(request, manage: true)
+            let body = try await RequestSupport.decode(RegisterBeaconRequest.self, from: request)
+            let record = try makeRecord(body, project: access.project, hub: hub)
+            let stored = try await hub.beacons.register(record)
+            hub.logger.info("beacons: \(access.project) registered \(stored.beaconName)")
+            return try RequestSupport.json(json(stored), status: .ok)
+        }
+        router.get("/v1beta1/beacons") { request, _ in
+            let access = try await hub.access(request, manage: true)
+            let records = try await hub.beacons.list(project: access.project)
+            return try RequestSupport.json(BeaconListJSON(beacons: records.map(json)))
+        }
+        router.get("/v1beta1/beacons/:beacon") { request, context in
+            let access = try await hub.access(request, manage: true)
+            let record = try await hub.beacons.get(project: access.project, beaconName: try RequestSupport.beaconName(context))
+            return try RequestSupport.json(json(record))
+        }
+        router.delete("/v1beta1/beacons/:beacon") { request, context in
+            let access = try await hub.access(request, manage: true)
+            let name = try RequestSupport.beaconName(context)
+            try await hub.beacons.delete(project: access.project, beaconName: name)
+            hub.logger.info("beacons: \(access.project) deleted \(name)")
+            return try RequestSupport.json([String: String]())
+        }
+        router.post("/v1beta1/beacons/:beacon/heartbeat") { request, context in
+            let access = try await hub.access(request, manage: true)
+            let name = try RequestSupport.beaconName(context)
+            let heartbeat = try await RequestSupport.decode(Heartbeat.self, from: request)
+            try validate(heartbeat)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
+            try await hub.beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
+                                                  clockValue: heartbeat.clockValue, atMs: HubClock.nowMs())
+            return try RequestSupport.json([String: String]())
+        }
+    }
+
+    /// Checks a registration and, for an EID, derives the identity key the Eddystone way and
+    /// proves it with the beacon's initial EID.
+    static func makeRecord(_ body: RegisterBeaconRequest, project: String, hub: HubServices) throws -> BeaconRecord {
+        guard let kind = BeaconRecord.Kind(rawValue: body.advertisedId.type) else {
+            throw APIError.invalid("advertisedId.type", "'\(body.advertisedId.type)' must be EDDYSTONE or EDDYSTONE_EID")
+        }
+        if let description = body.description, description.count > 1_000 {
+            throw APIError.invalid("description", "is longer than 1000 characters")
+        }
+        let now = HubClock.nowMs()
+        switch kind {
+        case .uid:
+            let id = try Base64Field.decode(body.advertisedId.id, field: "advertisedId.id")
+            guard (1...16).contains(id.count) else {
+                throw APIError.invalid("advertisedId.id", "an Eddystone id is 1-16 bytes (got \(id.count))")
+            }
+            guard body.ephemeralIdRegistration == nil else {
+                throw APIError.invalid("ephemeralIdRegistration", "is only for EDDYSTONE_EID beacons")
+            }
+            let hex = Hex.format(id)
+            return BeaconRecord(project: project, beaconName: BeaconRecord.name(kind: .uid, idHex: hex), kind: .uid,
+                                advertisedIDHex: hex, description: body.description, createdMs: now)
+        case .eid:
+            let id = try Base64Field.decode(body.advertisedId.id, field: "advertisedId.id", count: 8)
+            guard let registration = body.ephemeralIdRegistration else {
+                throw APIError.invalid("ephemeralIdRegistration", "is required for an EDDYSTONE_EID beacon")
+            }
+            let field = "ephemeralIdRegistration."
+            let beaconKey = try Base64Field.decode(registration.beaconEcdhPublicKey, field: field + "beaconEcdhPublicKey", count: 32)
+            let serviceKey = try Base64Field.decode(registration.serviceEcdhPublicKey, field: field + "serviceEcdhPublicKey", count: 32)
+            guard Data(serviceKey) == hub.serviceKey.publicKey else {
+                throw APIError.invalid(field + "serviceEcdhPublicKey", "is not this hub's key (GET /v1beta1/eidparams gives it)")
+            }
+            guard HubServices.exponents.contains(registration.rotationPeriodExponent) else {
+                throw APIError.invalid(field + "rotationPeriodExponent",
+                                       "\(registration.rotationPeriodExponent) is outside \(HubServices.exponents.lowerBound)-\(HubServices.exponents.upperBound)")
+            }
+            let initialEID = try Base64Field.decode(registration.initialEid, field: field + "initialEid", count: 8)
+            guard initialEID == id else {
+                throw APIError.invalid("advertisedId.id", "must be the initial EID (ephemeralIdRegistration.initialEid)")
+            }
+            let identityKey: [UInt8]
+            do {
+                identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.serviceKey.privateKey,
+                                                                    beaconPublicKey: Data(beaconKey))
+            } catch {
+                throw APIError.invalid(field + "beaconEcdhPublicKey", "is not a usable X25519 public key")
+            }
+            let expected = try EphemeralIdentifier.compute(
+                identityKey: identityKey, exponent: registration.rotationPeriodExponent,
+                time: registration.initialClockValue, cipher: SwiftCryptoAES128())
+            guard expected.bytes == initialEID else {
+                throw APIError.invalid(field + "initialEid",
+                                       "does not match the EID of the key derived from beaconEcdhPublicKey at initialClockValue \(registration.initialClockValue) and exponent \(registration.rotationPeriodExponent)")
+            }
+            let hex = Hex.format(id)
+            return BeaconRecord(
+                project: project, beaconName: BeaconRecord.name(kind: .eid, idHex: hex), kind: .eid, advertisedIDHex: hex,
+                identityKeyHex: Hex.format(identityKey), beaconPublicKey: registration.beaconEcdhPublicKey,
+                exponent: registration.rotationPeriodExponent, clockValue: Int64(registration.initialClockValue),
+                clockAtMs: now, description: body.description, createdMs: now)
+        }
+    }
+
+    static func validate(_ heartbeat: Heartbeat) throws(APIError) {
+        if let status = heartbeat.status, status.count > 500 { throw APIError.invalid("status", "is longer than 500 characters") }
+        if let version = heartbeat.version, version.count > 100 { throw APIError.invalid("version", "is longer than 100 characters") }
+        if let problems = heartbeat.problems {
+            guard problems.count <= 32 else { throw APIError.invalid("problems", "lists more than 32 problems") }
+            for (index, problem) in problems.enumerated() where problem.count > 200 {
+                throw APIError.invalid("problems[\(index)]", "is longer than 200 characters")
+            }
+        }
+    }
+
+    static func json(_ record: BeaconRecord) -> BeaconJSON {
+        let id = (try? Hex.parse(record.advertisedIDHex)) ?? []
+        var beacon = BeaconJSON(beaconName: record.beaconName,
+                                advertisedId: AdvertisedID(type: record.kind.rawValue, id: Base64Field.encode(id)),
+                                status: record.active ? "ACTIVE" : "DELETED", description: record.description)
+        if let key = record.beaconPublicKey, let exponent = record.exponent {
+            beacon.ephemeralIdRegistration = PublicEIDRegistration(beaconEcdhPublicKey: key, rotationPeriodExponent: exponent)
+        }
+        if let clock = record.clockValue, let at = record.clockAtMs {
+            beacon.clock = ClockObservation(clockValue: UInt32(clamping: clock), observedTime: HubClock.timestamp(ms: at))
+        }
+        if let ms = record.heartbeatMs {
+            beacon.lastHeartbeatTime = HubClock.timestamp(ms: ms)
+            beacon.heartbeat = record.heartbeat.flatMap { try? JSONDecoder().decode(Heartbeat.self, from: Data($0.utf8)) }
+        }
+        return beacon
+    }
+}

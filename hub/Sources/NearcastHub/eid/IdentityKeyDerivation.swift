@@ -1,0 +1,16 @@
+import Crypto
+import Foundation
+
+/// The Eddystone-EID identity key both sides derive without sending it (eddystone-eid/
+/// eid-computation.md, "Beacon registration"): the X25519 shared secret of the service's and
+/// the beacon's keys, through HKDF-SHA256 with salt = service public key ‖ beacon public key and
+/// empty info; the first 16 bytes.
+enum IdentityKeyDerivation {
+    static func identityKey(serviceKey: Curve25519.KeyAgreement.PrivateKey, beaconPublicKey: Data) throws -> [UInt8] {
+        let beacon = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: beaconPublicKey)
+        let shared = try serviceKey.sharedSecretFromKeyAgreement(with: beacon)
+        let salt = serviceKey.publicKey.rawRepresentation + beaconPublicKey
+        let key = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: salt, sharedInfo: Data(), outputByteCount: 32)
+        return key.withUnsafeBytes { Array($0.prefix(16)) }
+    }
+}

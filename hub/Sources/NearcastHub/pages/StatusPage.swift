@@ -1,0 +1,101 @@
+/// The operators' page: the project's boxes, their last heartbeat and problems, and their
+/// attachments. The secret key is typed in and kept in the tab's sessionStorage (never in a URL,
+/// where it would land in logs); the page reads the same JSON API as any client, refreshing
+/// every 5 s.
+enum StatusPage {
+    static let html = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Nearcast hub</title>
+    <style>
+      body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d1d1f; }
+      h1 { font-size: 1.4rem; margin-bottom: .2rem; }
+      table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
+      th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
+      th { font-weight: 600; background: #f5f5f7; }
+      code { font-size: .85rem; }
+      .ok { color: #137333; } .problem { color: #b3261e; font-weight: 600; } .stale { color: #8a6d00; }
+      #error { color: #b3261e; } form { margin: 1rem 0; }
+      input { font: inherit; padding: .3rem; width: 24rem; max-width: 100%; }
+    </style>
+    </head>
+    <body>
+    <h1>Nearcast hub</h1>
+    <div id="summary">Enter the project's secret key to see its boxes.</div>
+    <form id="login"><input id="key" type="password" placeholder="secret key (ncsec_...)" autocomplete="off">
+      <button type="submit">Show</button> <button type="button" id="forget">Forget key</button></form>
+    <div id="error" role="alert"></div>
+    <table id="boxes" hidden>
+      <thead><tr><th>Box</th><th>Last heartbeat</th><th>Status</th><th>Problems</th><th>Attachments</th></tr></thead>
+      <tbody></tbody>
+    </table>
+    <script>
+    "use strict";
+    const keyName = "nearcast-hub-secret-key";
+    const text = (tag, value, cls) => { const e = document.createElement(tag); e.textContent = value; if (cls) e.className = cls; return e; };
+    function decode(b64) { try { return new TextDecoder().decode(Uint8Array.from(atob(b64), c => c.charCodeAt(0))); } catch (_) { return "(binary)"; } }
+    async function api(path) {
+      const response = await fetch(path, { headers: { "X-Api-Key": sessionStorage.getItem(keyName) } });
+      const body = await response.json();
+      if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+      return body;
+    }
+    function age(time) {
+      if (!time) return ["never", "problem"];
+      const seconds = Math.round((Date.now() - Date.parse(time)) / 1000);
+      return [seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`, seconds < 300 ? "ok" : "stale"];
+    }
+    async function refresh() {
+      if (!sessionStorage.getItem(keyName)) return;
+      try {
+        const list = await api("/v1beta1/beacons");
+        const rows = [];
+        for (const beacon of list.beacons) {
+          const id = beacon.beaconName.replace(/^beacons\//, "");
+          const attachments = (await api(`/v1beta1/beacons/${id}/attachments`)).attachments;
+          const row = document.createElement("tr");
+          row.dataset.beacon = beacon.beaconName;
+          const name = document.createElement("td");
+          name.append(text("div", beacon.description || "(no description)"), text("code", beacon.beaconName));
+          const [when, cls] = age(beacon.lastHeartbeatTime);
+          const heartbeat = beacon.heartbeat || {};
+          const problems = heartbeat.problems || [];
+          row.append(name, text("td", when, cls), text("td", heartbeat.status || "-"),
+                     text("td", problems.length ? problems.join(", ") : "none", problems.length ? "problem" : "ok"));
+          const cell = document.createElement("td");
+          for (const a of attachments) cell.append(text("div", `${a.namespacedType} ${decode(a.data)}`));
+          if (!attachments.length) cell.textContent = "none";
+          row.append(cell);
+          rows.push(row);
+        }
+        document.querySelector("#boxes tbody").replaceChildren(...rows);
+        document.getElementById("boxes").hidden = false;
+        const withProblems = list.beacons.filter(b => ((b.heartbeat || {}).problems || []).length).length;
+        document.getElementById("summary").textContent =
+          `${list.beacons.length} box${list.beacons.length === 1 ? "" : "es"}, ${withProblems} with problems. Updated ${new Date().toLocaleTimeString()}.`;
+        document.getElementById("error").textContent = "";
+      } catch (error) {
+        document.getElementById("error").textContent = `Cannot read the project: ${error.message}`;
+      }
+    }
+    document.getElementById("login").addEventListener("submit", event => {
+      event.preventDefault();
+      sessionStorage.setItem(keyName, document.getElementById("key").value.trim());
+      document.getElementById("key").value = "";
+      refresh();
+    });
+    document.getElementById("forget").addEventListener("click", () => {
+      sessionStorage.removeItem(keyName);
+      document.getElementById("boxes").hidden = true;
+      document.getElementById("summary").textContent = "Enter the project's secret key to see its boxes.";
+    });
+    refresh();
+    setInterval(refresh, 5000);
+    </script>
+    </body>
+    </html>
+    """#
+}

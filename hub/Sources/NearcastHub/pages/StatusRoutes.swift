@@ -1,0 +1,30 @@
+import Hummingbird
+
+/// The operators' page (`GET /`), `GET /healthz` (a load balancer's check: the database answers)
+/// and `GET /metrics` (Prometheus).
+enum StatusRoutes {
+    static func add(to router: Router<BasicRequestContext>, _ hub: HubServices) {
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
+                     body: .init(byteBuffer: ByteBuffer(string: StatusPage.html)))
+        }
+        router.get("/healthz") { _, _ in
+            do {
+                try await hub.database.read { db in try await db.raw("SELECT 1").run() }
+            } catch {
+                throw APIError(.serviceUnavailable, "the database does not answer: \(error)")
+            }
+            return try RequestSupport.json([
+                "status": "ok", "database": hub.database.isPostgres ? "postgres" : "sqlite",
+                "watches": String(hub.feed.watchCount), "eidTableEntries": String(await hub.resolverCache.tableSize),
+            ])
+        }
+        router.get("/metrics") { _, _ in
+            guard let registry = hub.metricsRegistry else { throw APIError.notFound("/metrics") }
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+        }
+    }
+}

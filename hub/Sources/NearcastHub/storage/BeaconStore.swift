@@ -1,0 +1,130 @@
+import SQLKit
+
+/// Registered beacons, always within one project: every query names the project, so a project
+/// never sees another's beacons, even one advertising the same id.
+struct BeaconStore: Sendable {
+    let database: HubDatabase
+    let notifier: ChangeNotifier
+
+    /// Registers a beacon. An active beacon of the same name is a conflict; a deleted one is
+    /// registered afresh (its old attachments went with it).
+    func register(_ record: BeaconRecord) async throws -> BeaconRecord {
+        try await database.transaction { db in
+            let existing = try await db.raw("""
+                SELECT status FROM beacons WHERE project = \(bind: record.project) AND beacon_name = \(bind: record.beaconName)
+                """).first()
+            if let existing, try existing.decode(column: "status", as: String.self) == "ACTIVE" {
+                throw APIError(.conflict, "\(record.beaconName) is already registered in this project", field: "advertisedId")
+            }
+            var stored = record
+            stored.changeSeq = try await ChangeCounter.next(db)
+            if existing != nil {
+                try await db.raw("DELETE FROM beacons WHERE project = \(bind: record.project) AND beacon_name = \(bind: record.beaconName)").run()
+            }
+            try await db.raw("""
+                INSERT INTO beacons (\(unsafeRaw: BeaconRecord.columns)) VALUES (
+                    \(bind: stored.project), \(bind: stored.beaconName), \(bind: stored.kind.rawValue),
+                    \(bind: stored.advertisedIDHex), \(bind: stored.identityKeyHex), \(bind: stored.beaconPublicKey),
+                    \(bind: stored.exponent), \(bind: stored.clockValue), \(bind: stored.clockAtMs),
+                    \(bind: stored.description), 'ACTIVE', \(bind: stored.createdMs), NULL, NULL, \(bind: stored.changeSeq))
+                """).run()
+            try await notifier.announce(db, project: stored.project, beaconName: stored.beaconName)
+            return stored
+        }
+    }
+
+    func list(project: String) async throws -> [BeaconRecord] {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                WHERE project = \(bind: project) AND status = 'ACTIVE' ORDER BY created_ms, beacon_name
+                """).all().map(BeaconRecord.init(row:))
+        }
+    }
+
+    func get(project: String, beaconName: String) async throws -> BeaconRecord {
+        let record = try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
+                """).first().map(BeaconRecord.init(row:))
+        }
+        guard let record else { throw APIError.notFound(beaconName) }
+        return record
+    }
+
+    /// A UID or direct token the project registered, by its hex id.
+    func find(project: String, kind: BeaconRecord.Kind, idHex: String) async throws -> BeaconRecord? {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                WHERE project = \(bind: project) AND advertised_type = \(bind: kind.rawValue)
+                  AND advertised_id = \(bind: idHex) AND status = 'ACTIVE'
+                """).first().map(BeaconRecord.init(row:))
+        }
+    }
+
+    /// Deletes a beacon and its attachments. The row stays, marked DELETED and without its
+    /// identity key, so every instance's resolver cache learns of the deletion.
+    func delete(project: String, beaconName: String) async throws {
+        try await database.transaction { db in
+            let found = try await db.raw("""
+                SELECT status FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
+                """).first()
+            guard found != nil else { throw APIError.notFound(beaconName) }
+            let seq = try await ChangeCounter.next(db)
+            try await db.raw("DELETE FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)").run()
+            try await db.raw("""
+                UPDATE beacons SET status = 'DELETED', identity_key = NULL, change_seq = \(bind: seq)
+                WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                """).run()
+            try await notifier.announce(db, project: project, beaconName: beaconName)
+        }
+        notifier.committed(project: project, beaconName: beaconName)
+    }
+
+    /// Keeps what the box reported, and (for an EID with a clock value) re-anchors its clock.
+    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, atMs: Int64) async throws {
+        try await database.transaction { db in
+            let found = try await db.raw("""
+                SELECT advertised_type FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
+                """).first()
+            guard let found else { throw APIError.notFound(beaconName) }
+            if let clockValue, try found.decode(column: "advertised_type", as: String.self) == BeaconRecord.Kind.eid.rawValue {
+                let seq = try await ChangeCounter.next(db)
+                try await db.raw("""
+                    UPDATE beacons SET heartbeat = \(bind: heartbeatJSON), heartbeat_ms = \(bind: atMs),
+                        clock_value = \(bind: Int64(clockValue)), clock_at_ms = \(bind: atMs), change_seq = \(bind: seq)
+                    WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    """).run()
+            } else {
+                try await db.raw("""
+                    UPDATE beacons SET heartbeat = \(bind: heartbeatJSON), heartbeat_ms = \(bind: atMs)
+                    WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    """).run()
+            }
+        }
+    }
+
+    /// A new reading of an EID beacon's clock, from hearing it an epoch away from where it was
+    /// expected.
+    func reanchor(project: String, beaconName: String, clockValue: UInt32, atMs: Int64) async throws {
+        try await database.transaction { db in
+            let seq = try await ChangeCounter.next(db)
+            try await db.raw("""
+                UPDATE beacons SET clock_value = \(bind: Int64(clockValue)), clock_at_ms = \(bind: atMs), change_seq = \(bind: seq)
+                WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
+                """).run()
+        }
+    }
+
+    /// EID beacons changed after `seq` (registered, re-anchored or deleted), in change order.
+    func eidChanges(after seq: Int64) async throws -> [BeaconRecord] {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                WHERE change_seq > \(bind: seq) AND advertised_type = 'EDDYSTONE_EID' ORDER BY change_seq
+                """).all().map(BeaconRecord.init(row:))
+        }
+    }
+}

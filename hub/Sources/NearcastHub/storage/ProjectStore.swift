@@ -1,0 +1,85 @@
+import Crypto
+import Foundation
+import SQLKit
+
+/// Projects and their keys. A project owns the namespace of its name; its public API key reads
+/// (getforobserved, watches), its secret key manages. Keys are random and stored only as SHA-256
+/// hashes: they carry 192 bits of entropy, so a plain hash is as good as a slow one here.
+public struct ProjectStore: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) { self.database = database }
+
+    /// What a key grants.
+    enum Access: Equatable, Sendable {
+        case read(project: String)
+        case manage(project: String)
+
+        var project: String {
+            switch self {
+            case .read(let project), .manage(let project): return project
+            }
+        }
+        var canManage: Bool { if case .manage = self { return true } else { return false } }
+    }
+
+    /// Lowercase letters, digits and dashes, starting with a letter, at most 63: it is the
+    /// namespace in every `NAME/TYPE`, so it may not hold a slash.
+    static func validate(name: String) throws(APIError) {
+        let bytes = Array(name.utf8)
+        guard (1...63).contains(bytes.count), let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first),
+              bytes.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") })
+        else {
+            throw APIError.invalid("project", "'\(name)' must be 1-63 lowercase letters, digits or dashes, starting with a letter")
+        }
+    }
+
+    /// Creates a project and returns its keys: the only time they are ever shown.
+    public func create(name: String) async throws -> CreatedProject {
+        try Self.validate(name: name)
+        let created = CreatedProject(project: name, apiKey: "ncpub_" + Self.randomKey(),
+                                     secretKey: "ncsec_" + Self.randomKey())
+        let apiHash = Self.hash(created.apiKey), secretHash = Self.hash(created.secretKey)
+        try await database.transaction { db in
+            let existing = try await db.raw("SELECT name FROM projects WHERE name = \(bind: name)").first()
+            guard existing == nil else { throw APIError(.conflict, "project \(name) already exists", field: "project") }
+            try await db.raw("""
+                INSERT INTO projects (name, api_key_hash, secret_key_hash, created_ms)
+                VALUES (\(bind: name), \(bind: apiHash), \(bind: secretHash), \(bind: HubClock.nowMs()))
+                """).run()
+        }
+        return created
+    }
+
+    /// The project names, oldest first.
+    public func names() async throws -> [String] {
+        try await database.read { db in
+            try await db.raw("SELECT name FROM projects ORDER BY created_ms, name").all()
+                .map { try $0.decode(column: "name", as: String.self) }
+        }
+    }
+
+    /// Who a key belongs to, and what it may do; nil for a key no project has.
+    func access(forKey key: String) async throws -> Access? {
+        let hash = Self.hash(key)
+        return try await database.read { db in
+            guard let row = try await db.raw("""
+                SELECT name, api_key_hash, secret_key_hash FROM projects
+                WHERE api_key_hash = \(bind: hash) OR secret_key_hash = \(bind: hash)
+                """).first() else { return nil }
+            let name = try row.decode(column: "name", as: String.self)
+            return try row.decode(column: "secret_key_hash", as: String.self) == hash ? .manage(project: name) : .read(project: name)
+        }
+    }
+
+    static func hash(_ key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func randomKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+}

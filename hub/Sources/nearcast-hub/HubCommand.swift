@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NearcastHub
+import Prometheus
+
+/// `nearcast-hub`: serve the API, or manage projects, against one database.
+@main
+struct HubCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nearcast-hub",
+        abstract: "The Nearcast hub: turns heard tokens into the messages a box publishes.",
+        discussion: "SQLite by default (nearcast-hub.sqlite in the working directory, made on first start); "
+            + "PostgreSQL with --db postgres://USER@HOST/DATABASE for several instances.",
+        subcommands: [Serve.self, ProjectCommand.self])
+}
+
+/// `--db` and `--log-level`, shared by every subcommand.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: "sqlite:PATH or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (default sqlite:nearcast-hub.sqlite)")
+    var db: String?
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning or error (default info)")
+    var logLevel: String = "info"
+
+    func location() throws -> DatabaseLocation {
+        guard let db else { return .defaultLocation }
+        do {
+            return try DatabaseLocation(parsing: db)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// Logs go to stderr: stdout carries only what a command prints for scripts (the project's
+    /// keys, the served address).
+    private static let logToStandardError: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+
+    func logger() throws -> Logger {
+        Self.logToStandardError
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level \(logLevel): use trace, debug, info, notice, warning or error")
+        }
+        var logger = Logger(label: "nearcast-hub")
+        logger.logLevel = level
+        return logger
+    }
+
+    func open() async throws -> HubDatabase {
+        let location = try location()
+        do {
+            return try await HubDatabase.open(location, logger: try logger())
+        } catch let error as HubConfigurationError {
+            throw CleanExit.message("nearcast-hub: \(error.description)").asFailure
+        }
+    }
+}
+
+extension CleanExit {
+    /// An error line on stderr and exit status 1.
+    var asFailure: any Error { HubFailure(message: "\(self)") }
+}
+
+struct HubFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message.replacingOccurrences(of: "nearcast-hub: ", with: "") }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the API, watches and the status page.")
+
+    @Option(name: .long, help: "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free one)")
+    var listen: String = "127.0.0.1:8080"
+
+    @OptionGroup var options: DatabaseOptions
+
+    func run() async throws {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65_535).contains(port), colon > listen.startIndex
+        else { throw ValidationError("--listen \(listen): use HOST:PORT, as in 127.0.0.1:8080") }
+        let host = String(listen[..<colon])
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = try options.logger()
+        let database = try await options.open()
+        let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger)
+        logger.info("nearcast-hub: database \(database.location)")
+        let app = HubServer.application(hub, host: host, port: port) { bound in
+            // One line a script can wait for: the address really bound (port 0 picks one).
+            print("nearcast-hub: serving http://\(host):\(bound)")
+            fflush(nil)   // all streams: stdout may be a pipe a test reads
+        }
+        do {
+            try await app.runService()
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+}
+
+struct ProjectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "project", abstract: "Create and list projects.", subcommands: [Create.self, List.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a project; prints {\"project\", \"apiKey\", \"secretKey\"} (the keys are shown only now).")
+
+        @Argument(help: "The project's name: its namespace in NAME/TYPE (lowercase letters, digits, dashes).")
+        var name: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let database = try await options.open()
+            defer { Task { await database.close() } }
+            do {
+                let created = try await ProjectStore(database: database).create(name: name)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(created), as: UTF8.self))
+            } catch let error as APIError {
+                await database.close()
+                throw HubFailure(message: error.message)
+            }
+            await database.close()
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the projects' names.")
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let database = try await options.open()
+            let names = try await ProjectStore(database: database).names()
+            await database.close()
+            for name in names { print(name) }
+        }
+    }
+}

@@ -16,7 +16,9 @@ public struct EphemeralIDRegistration: Codable, Sendable {
     public var beaconEcdhPublicKey: String
     public var serviceEcdhPublicKey: String
     public var rotationPeriodExponent: Int
-    public var initialClockValue: UInt32
+    /// The beacon's 32-bit clock (read as Int64 so that a value out of range is named, not a
+    /// bare "not valid JSON" from the decoder).
+    public var initialClockValue: Int64
     public var initialEid: String
 }
 
@@ -56,7 +58,7 @@ struct ClockObservation: Codable, Sendable {
 /// `POST /v1beta1/beacons/{id}/heartbeat`'s body (Nearcast; no Google counterpart): the box's
 /// clock, a one-line status and its current device problems.
 struct Heartbeat: Codable, Sendable {
-    var clockValue: UInt32?
+    var clockValue: Int64?
     var status: String?
     var problems: [String]?
     var version: String?

@@ -40,7 +40,7 @@ enum BeaconRoutes {
             encoder.outputFormatting = [.sortedKeys]
             let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
             try await hub.beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
-                                                  clockValue: heartbeat.clockValue, atMs: HubClock.nowMs())
+                                                  clockValue: heartbeat.clockValue.map(UInt32.init), atMs: HubClock.nowMs())
             return try RequestSupport.json([String: String]())
         }
     }
@@ -82,6 +82,9 @@ enum BeaconRoutes {
                 throw APIError.invalid(field + "rotationPeriodExponent",
                                        "\(registration.rotationPeriodExponent) is outside \(HubServices.exponents.lowerBound)-\(HubServices.exponents.upperBound)")
             }
+            guard let initialClock = UInt32(exactly: registration.initialClockValue) else {
+                throw APIError.invalid(field + "initialClockValue", "\(registration.initialClockValue) is not a 32-bit beacon time (0-4294967295)")
+            }
             let initialEID = try Base64Field.decode(registration.initialEid, field: field + "initialEid", count: 8)
             guard initialEID == id else {
                 throw APIError.invalid("advertisedId.id", "must be the initial EID (ephemeralIdRegistration.initialEid)")
@@ -95,7 +98,7 @@ enum BeaconRoutes {
             }
             let expected = try EphemeralIdentifier.compute(
                 identityKey: identityKey, exponent: registration.rotationPeriodExponent,
-                time: registration.initialClockValue, cipher: SwiftCryptoAES128())
+                time: initialClock, cipher: SwiftCryptoAES128())
             guard expected.bytes == initialEID else {
                 throw APIError.invalid(field + "initialEid",
                                        "does not match the EID of the key derived from beaconEcdhPublicKey at initialClockValue \(registration.initialClockValue) and exponent \(registration.rotationPeriodExponent)")
@@ -104,12 +107,15 @@ enum BeaconRoutes {
             return BeaconRecord(
                 project: project, beaconName: BeaconRecord.name(kind: .eid, idHex: hex), kind: .eid, advertisedIDHex: hex,
                 identityKeyHex: Hex.format(identityKey), beaconPublicKey: registration.beaconEcdhPublicKey,
-                exponent: registration.rotationPeriodExponent, clockValue: Int64(registration.initialClockValue),
+                exponent: registration.rotationPeriodExponent, clockValue: Int64(initialClock),
                 clockAtMs: now, description: body.description, createdMs: now)
         }
     }
 
     static func validate(_ heartbeat: Heartbeat) throws(APIError) {
+        if let clock = heartbeat.clockValue, UInt32(exactly: clock) == nil {
+            throw APIError.invalid("clockValue", "\(clock) is not a 32-bit beacon time (0-4294967295)")
+        }
         if let status = heartbeat.status, status.count > 500 { throw APIError.invalid("status", "is longer than 500 characters") }
         if let version = heartbeat.version, version.count > 100 { throw APIError.invalid("version", "is longer than 100 characters") }
         if let problems = heartbeat.problems {

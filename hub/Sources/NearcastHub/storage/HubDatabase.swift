@@ -69,16 +69,32 @@ public final class HubDatabase: Sendable {
                 try await database.read { db in try await db.raw("SELECT 1").run() }
             } catch {
                 await database.close()
-                throw HubConfigurationError("cannot reach PostgreSQL at \(location): \(String(reflecting: error))")
+                throw HubConfigurationError("cannot reach PostgreSQL at \(location): \(describe(error))")
             }
         }
         do {
             try await SchemaMigrations.apply(to: database)
-        } catch {
+        } catch let error as HubConfigurationError {
             await database.close()
             throw error
+        } catch {
+            await database.close()
+            throw HubConfigurationError("cannot bring the database at \(location) up to date: \(describe(error))")
         }
         return database
+    }
+
+    /// An error's readable text. PostgresNIO hides the server's message from `description` (it
+    /// may hold data); the hub's own logs and errors need it, so it is read from the reflection.
+    public static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
+                return "PostgreSQL: \(message)\(detail)"
+            }
+            return "PostgreSQL: \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        }
+        return String(describing: error)
     }
 
     /// Runs `body` with the database; for SQLite, alone on its connection.

@@ -81,7 +81,7 @@ enum SchemaMigrations {
         try await database.transaction { db in
             if isPostgres {
                 // Held to the end of this transaction: other instances wait here.
-                try await db.raw("SELECT pg_advisory_xact_lock(7_270_001)").run()
+                try await db.raw("SELECT pg_advisory_xact_lock(7270001)").run()
             }
             try await db.raw("""
                 CREATE TABLE IF NOT EXISTS hub_migrations (

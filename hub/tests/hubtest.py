@@ -1,0 +1,238 @@
+"""Helpers for the hub's tests: real nearcast-hub processes, real HTTP, a real PostgreSQL, and an
+independent Eddystone-EID implementation (PyPI's cryptography: X25519, HKDF-SHA256, AES-128) to
+register and observe beacons the way a box does.
+
+Environment (tools/test-hub sets it):
+  NEARCAST_HUB_BIN             the built nearcast-hub
+  NEARCAST_HUB_POSTGRES_URL    a server URL (postgres://postgres@127.0.0.1:PORT/postgres); each test
+                               gets a database of its own on it
+"""
+import base64
+import http.client
+import json
+import os
+import queue
+import re
+import select
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+import uuid
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+HUB = os.environ.get("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "nearcast-hub"))
+POSTGRES = os.environ.get("NEARCAST_HUB_POSTGRES_URL")
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def unb64(text: str) -> bytes:
+    return base64.b64decode(text)
+
+
+# --- Eddystone-EID, written from the spec (google/eddystone eddystone-eid/eid-computation.md) ---
+
+def aes_block(key: bytes, block: bytes) -> bytes:
+    encryptor = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+    return encryptor.update(block) + encryptor.finalize()
+
+
+def eid(identity_key: bytes, exponent: int, time: int) -> bytes:
+    temporary = aes_block(identity_key, bytes(11) + b"\xff\x00\x00" + bytes([(time >> 24) & 0xFF, (time >> 16) & 0xFF]))
+    quantised = time & ~((1 << exponent) - 1) & 0xFFFFFFFF
+    return aes_block(temporary, bytes(11) + bytes([exponent]) + quantised.to_bytes(4, "big"))[:8]
+
+
+def raw_public(key) -> bytes:
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+class Beacon:
+    """A box's EID identity: an X25519 key pair, and the identity key derived with the hub's key."""
+
+    def __init__(self, service_public: bytes, exponent: int = 10, clock: int = 5_000_000):
+        self.private = X25519PrivateKey.generate()
+        self.public = raw_public(self.private)
+        shared = self.private.exchange(X25519PublicKey.from_public_bytes(service_public))
+        self.identity_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=service_public + self.public,
+                                 info=b"").derive(shared)[:16]
+        self.service_public = service_public
+        self.exponent = exponent
+        self.clock = clock
+
+    def eid(self, at=None) -> bytes:
+        return eid(self.identity_key, self.exponent, self.clock if at is None else at)
+
+    def registration(self, description="a test box"):
+        initial = self.eid()
+        return {"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(initial)},
+                "description": description,
+                "ephemeralIdRegistration": {
+                    "beaconEcdhPublicKey": b64(self.public), "serviceEcdhPublicKey": b64(self.service_public),
+                    "rotationPeriodExponent": self.exponent, "initialClockValue": self.clock,
+                    "initialEid": b64(initial)}}
+
+    def name(self) -> str:
+        return "beacons/4!" + self.eid().hex()
+
+    def observation(self, at=None):
+        return {"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(self.eid(at))},
+                "timestampMs": str(int(time.time() * 1000))}
+
+
+# --- databases ---
+
+class Database:
+    """A fresh database for one test: a SQLite file in a temporary folder, or a new database on
+    the test PostgreSQL server."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.folder = tempfile.mkdtemp(prefix="nearcast-hub-test-")
+        if kind == "sqlite":
+            self.url = "sqlite:" + os.path.join(self.folder, "hub.sqlite")
+        else:
+            if not POSTGRES:
+                raise unittest.SkipTest("NEARCAST_HUB_POSTGRES_URL is not set (tools/test-hub starts a server)")
+            self.name = "hub_" + uuid.uuid4().hex[:12]
+            psql(POSTGRES, f"CREATE DATABASE {self.name}")
+            self.url = POSTGRES.rsplit("/", 1)[0] + "/" + self.name
+
+    def drop(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.kind == "postgres":
+            psql(POSTGRES, f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
+
+
+def psql(url: str, statement: str) -> str:
+    return subprocess.run(["psql", url, "-qAtc", statement], check=True, capture_output=True, text=True).stdout
+
+
+def create_project(db_url: str, name: str) -> dict:
+    result = subprocess.run([HUB, "project", "create", name, "--db", db_url], capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        raise AssertionError(f"project create {name} failed: {result.stderr}")
+    return json.loads(result.stdout)
+
+
+# --- a hub process ---
+
+class Hub:
+    """`nearcast-hub serve` on a free loopback port, its stderr kept for failure messages."""
+
+    def __init__(self, db_url: str, cwd=None):
+        self.log = tempfile.NamedTemporaryFile(prefix="nearcast-hub-", suffix=".log", delete=False)
+        self.process = subprocess.Popen([HUB, "serve", "--listen", "127.0.0.1:0", "--db", db_url],
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=cwd)
+        deadline = time.monotonic() + 60
+        line = ""
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.process.stdout], [], [], 1)
+            if ready:
+                line = self.process.stdout.readline()
+                match = re.search(r"serving http://127\.0\.0\.1:(\d+)", line)
+                if match:
+                    self.port = int(match.group(1))
+                    return
+            if self.process.poll() is not None:
+                break
+        self.stop()
+        raise AssertionError(f"nearcast-hub serve did not start: {line!r}\n{self.stderr()}")
+
+    def stderr(self) -> str:
+        with open(self.log.name) as f:
+            return f.read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+
+    def request(self, method: str, path: str, body=None, key=None, raw=None, headers=None):
+        """(status, parsed JSON or text) of one request."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        sent = dict(headers or {})
+        if key:
+            sent["X-Api-Key"] = key
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        if data is not None:
+            sent["Content-Type"] = "application/json"
+        connection.request(method, path, body=data, headers=sent)
+        response = connection.getresponse()
+        payload = response.read()
+        connection.close()
+        kind = response.getheader("Content-Type", "")
+        return response.status, (json.loads(payload) if "json" in kind else payload.decode(errors="replace"))
+
+    def get(self, path, key=None):
+        return self.request("GET", path, key=key)
+
+    def post(self, path, body=None, key=None, raw=None):
+        return self.request("POST", path, body=body, key=key, raw=raw)
+
+    def delete(self, path, key=None):
+        return self.request("DELETE", path, key=key)
+
+    def service_public_key(self) -> bytes:
+        status, params = self.get("/v1beta1/eidparams")
+        assert status == 200, params
+        return unb64(params["serviceEcdhPublicKey"])
+
+    def watch(self, beacon_name: str, key: str, namespaced_type=None):
+        return Watch(self.port, beacon_name, key, namespaced_type)
+
+
+class Watch:
+    """An SSE watch read on a thread: `next(timeout)` is the next `attachments` event's list."""
+
+    def __init__(self, port, beacon_name, key, namespaced_type=None):
+        query = {"key": key}
+        if namespaced_type:
+            query["namespacedType"] = namespaced_type
+        path = "/v1beta1/" + beacon_name + "/attachments:watch?" + urllib.parse.urlencode(query)
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.connection.request("GET", path)
+        self.response = self.connection.getresponse()
+        self.status = self.response.status
+        self.events = queue.Queue()
+        if self.status == 200:
+            threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        event = None
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: "):
+                    self.events.put((event, json.loads(line[6:])))
+        except Exception:
+            pass
+        self.events.put(("closed", None))
+
+    def next(self, timeout=5.0):
+        event, data = self.events.get(timeout=timeout)
+        return event, data
+
+    def close(self):
+        try:
+            self.connection.sock.shutdown(2)
+        except Exception:
+            pass
+        self.connection.close()

@@ -1,0 +1,365 @@
+"""Every endpoint of nearcast-hub through real HTTP, on SQLite and on a real PostgreSQL: the same
+tests run against both (SQLiteAPITests, PostgresAPITests)."""
+import json
+import subprocess
+import time
+import unittest
+
+from hubtest import HUB, Beacon, Database, Hub, b64, create_project, unb64
+
+
+class APITests:
+    database_kind = None
+
+    def setUp(self):
+        self.database = Database(self.database_kind)
+        self.keys = create_project(self.database.url, "demo")
+        self.secret = self.keys["secretKey"]
+        self.public = self.keys["apiKey"]
+        self.hub = Hub(self.database.url)
+
+    def tearDown(self):
+        self.hub.stop()
+        if self._outcome.success is False:
+            print(self.hub.stderr())
+        self.database.drop()
+
+    # --- helpers ---
+    def register_uid(self, uid=b"\x01\x02\x03\x04\x05\x06\x07\x08", key=None, description="stage door"):
+        status, body = self.hub.post("/v1beta1/beacons:register",
+                                     {"advertisedId": {"type": "EDDYSTONE", "id": b64(uid)}, "description": description},
+                                     key=key or self.secret)
+        self.assertEqual(status, 200, body)
+        return body["beaconName"]
+
+    def register_eid(self, description="a test box", **kwargs):
+        beacon = Beacon(self.hub.service_public_key(), **kwargs)
+        status, body = self.hub.post("/v1beta1/beacons:register", beacon.registration(description), key=self.secret)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["beaconName"], beacon.name())
+        return beacon
+
+    def attach(self, name, text, namespaced_type="demo/slide", key=None):
+        status, body = self.hub.post(f"/v1beta1/{name}/attachments",
+                                     {"namespacedType": namespaced_type, "data": b64(text.encode())}, key=key or self.secret)
+        self.assertEqual(status, 200, body)
+        return body
+
+    def observe(self, observations, types=("*",), key=None):
+        status, body = self.hub.post("/v1beta1/beaconinfo:getforobserved",
+                                     {"observations": observations, "namespacedTypes": list(types)}, key=key or self.public)
+        self.assertEqual(status, 200, body)
+        return body["beacons"]
+
+    def assertError(self, response, status, field=None):
+        code, body = response
+        self.assertEqual(code, status, body)
+        self.assertEqual(body["error"]["code"], status)
+        self.assertTrue(body["error"]["message"])
+        if field:
+            self.assertEqual(body["error"].get("field"), field, body)
+
+    def beacons(self):
+        status, body = self.hub.get("/v1beta1/beacons", key=self.secret)
+        self.assertEqual(status, 200, body)
+        return body["beacons"]
+
+    # --- eidparams ---
+    def test_eidparams_gives_a_stable_x25519_key(self):
+        status, params = self.hub.get("/v1beta1/eidparams")
+        self.assertEqual(status, 200)
+        self.assertEqual(len(unb64(params["serviceEcdhPublicKey"])), 32)
+        self.assertEqual((params["minRotationPeriodExponent"], params["maxRotationPeriodExponent"]), (5, 15))
+        self.hub.stop()
+        self.hub = Hub(self.database.url)
+        self.assertEqual(self.hub.get("/v1beta1/eidparams")[1], params, "the service key survives a restart")
+
+    # --- projects ---
+    def test_project_create_prints_keys_and_refuses_duplicates_and_bad_names(self):
+        self.assertEqual(set(self.keys), {"project", "apiKey", "secretKey"})
+        self.assertEqual(self.keys["project"], "demo")
+        again = subprocess.run([HUB, "project", "create", "demo", "--db", self.database.url], capture_output=True, text=True)
+        self.assertNotEqual(again.returncode, 0)
+        self.assertIn("already exists", again.stderr)
+        self.assertEqual(again.stdout, "")
+        bad = subprocess.run([HUB, "project", "create", "Demo/x", "--db", self.database.url], capture_output=True, text=True)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("lowercase", bad.stderr)
+        listed = subprocess.run([HUB, "project", "list", "--db", self.database.url], capture_output=True, text=True, check=True)
+        self.assertEqual(listed.stdout.split(), ["demo"])
+
+    # --- beacons ---
+    def test_a_uid_beacon_is_registered_listed_read_and_deleted(self):
+        name = self.register_uid()
+        self.assertEqual(name, "beacons/3!0102030405060708")
+        self.assertEqual([b["beaconName"] for b in self.beacons()], [name])
+        status, beacon = self.hub.get(f"/v1beta1/{name}", key=self.secret)
+        self.assertEqual(status, 200)
+        self.assertEqual(beacon["advertisedId"], {"type": "EDDYSTONE", "id": b64(bytes(range(1, 9)))})
+        self.assertEqual(beacon["description"], "stage door")
+        self.assertError(self.hub.post("/v1beta1/beacons:register",
+                                       {"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes(range(1, 9)))}}, key=self.secret),
+                         409, "advertisedId")
+        self.assertEqual(self.hub.delete(f"/v1beta1/{name}", key=self.secret)[0], 200)
+        self.assertError(self.hub.get(f"/v1beta1/{name}", key=self.secret), 404)
+        self.assertError(self.hub.delete(f"/v1beta1/{name}", key=self.secret), 404)
+        self.assertEqual(self.beacons(), [])
+        self.assertEqual(self.register_uid(), name, "a deleted beacon can be registered again")
+
+    def test_an_eid_beacon_registers_the_eddystone_way(self):
+        beacon = self.register_eid(description="main hall")
+        [listed] = self.beacons()
+        self.assertEqual(listed["advertisedId"]["type"], "EDDYSTONE_EID")
+        self.assertEqual(listed["ephemeralIdRegistration"],
+                         {"beaconEcdhPublicKey": b64(beacon.public), "rotationPeriodExponent": 10})
+        self.assertEqual(listed["clock"]["clockValue"], beacon.clock)
+        self.assertNotIn("identityKey", json.dumps(listed), "the identity key is never shown")
+
+    def test_registrations_that_do_not_verify_are_refused_and_nothing_is_stored(self):
+        service = self.hub.service_public_key()
+        beacon = Beacon(service)
+        cases = []
+        wrong_eid = beacon.registration()
+        other = Beacon(service).eid()
+        wrong_eid["ephemeralIdRegistration"]["initialEid"] = b64(other)
+        wrong_eid["advertisedId"]["id"] = b64(other)
+        cases.append((wrong_eid, "ephemeralIdRegistration.initialEid"))
+        wrong_service = beacon.registration()
+        wrong_service["ephemeralIdRegistration"]["serviceEcdhPublicKey"] = b64(bytes(32))
+        cases.append((wrong_service, "ephemeralIdRegistration.serviceEcdhPublicKey"))
+        wrong_exponent = Beacon(service, exponent=3).registration()
+        cases.append((wrong_exponent, "ephemeralIdRegistration.rotationPeriodExponent"))
+        id_mismatch = beacon.registration()
+        id_mismatch["advertisedId"]["id"] = b64(bytes(8))
+        cases.append((id_mismatch, "advertisedId.id"))
+        no_registration = beacon.registration()
+        del no_registration["ephemeralIdRegistration"]
+        cases.append((no_registration, "ephemeralIdRegistration"))
+        bad_type = beacon.registration()
+        bad_type["advertisedId"]["type"] = "IBEACON"
+        cases.append((bad_type, "advertisedId.type"))
+        short_key = beacon.registration()
+        short_key["ephemeralIdRegistration"]["beaconEcdhPublicKey"] = b64(bytes(31))
+        cases.append((short_key, "ephemeralIdRegistration.beaconEcdhPublicKey"))
+        wrong_json_type = beacon.registration()
+        wrong_json_type["ephemeralIdRegistration"]["initialClockValue"] = "soon"
+        cases.append((wrong_json_type, "ephemeralIdRegistration.initialClockValue"))
+        clock_out_of_range = beacon.registration()
+        clock_out_of_range["ephemeralIdRegistration"]["initialClockValue"] = 2 ** 32
+        cases.append((clock_out_of_range, "ephemeralIdRegistration.initialClockValue"))
+        not_base64 = beacon.registration()
+        not_base64["advertisedId"]["id"] = "%%%"
+        cases.append((not_base64, "advertisedId.id"))
+        low_order = beacon.registration()
+        low_order["ephemeralIdRegistration"]["beaconEcdhPublicKey"] = b64(bytes(32))
+        cases.append((low_order, "ephemeralIdRegistration.beaconEcdhPublicKey"))
+        for body, field in cases:
+            with self.subTest(field=field):
+                self.assertError(self.hub.post("/v1beta1/beacons:register", body, key=self.secret), 400, field)
+        self.assertEqual(self.beacons(), [])
+        self.assertError(self.hub.post("/v1beta1/beacons:register", raw=b"{not json", key=self.secret), 400, "(body)")
+        self.assertError(self.hub.post("/v1beta1/beacons:register", raw=b"", key=self.secret), 400)
+        self.assertEqual(self.hub.get("/healthz")[0], 200, "the hub keeps serving")
+
+    def test_bad_beacon_names_are_400(self):
+        self.assertError(self.hub.get("/v1beta1/beacons/9!00", key=self.secret), 400, "beaconName")
+        self.assertError(self.hub.get("/v1beta1/beacons/3!ZZ", key=self.secret), 400, "beaconName")
+        self.assertError(self.hub.get("/v1beta1/beacons/3!00aa", key=self.secret), 404)
+
+    # --- keys and projects ---
+    def test_keys_are_required_and_projects_do_not_see_each_other(self):
+        name = self.register_uid()
+        self.attach(name, "slide 1")
+        self.assertError(self.hub.get("/v1beta1/beacons"), 401)
+        self.assertError(self.hub.get("/v1beta1/beacons", key="ncsec_nonsense"), 403)
+        self.assertError(self.hub.get("/v1beta1/beacons", key=self.public), 403)
+        self.assertError(self.hub.post("/v1beta1/beaconinfo:getforobserved",
+                                       {"observations": [{"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes(range(1, 9)))}}]}),
+                         401)
+        # ?key= works as the header does.
+        self.assertEqual(self.hub.get(f"/v1beta1/beacons?key={self.secret}")[0], 200)
+
+        other = create_project(self.database.url, "other")
+        status, listed = self.hub.get("/v1beta1/beacons", key=other["secretKey"])
+        self.assertEqual((status, listed), (200, {"beacons": []}))
+        self.assertError(self.hub.get(f"/v1beta1/{name}", key=other["secretKey"]), 404)
+        self.assertError(self.hub.delete(f"/v1beta1/{name}", key=other["secretKey"]), 404)
+        self.assertEqual(self.observe([{"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes(range(1, 9)))}}],
+                                      key=other["apiKey"]), [])
+        # The same id in another project is that project's own beacon, with its own attachments.
+        other_name = self.register_uid(key=other["secretKey"])
+        self.assertEqual(other_name, name)
+        self.assertError(self.hub.post(f"/v1beta1/{name}/attachments", {"namespacedType": "demo/slide", "data": b64(b"x")},
+                                       key=other["secretKey"]), 403, "namespacedType")
+        self.attach(name, "theirs", namespaced_type="other/slide", key=other["secretKey"])
+        [mine] = self.observe([{"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes(range(1, 9)))}}])
+        self.assertEqual([unb64(a["data"]) for a in mine["attachments"]], [b"slide 1"])
+
+    # --- attachments ---
+    def test_attachments_are_added_listed_filtered_and_deleted(self):
+        name = self.register_uid()
+        first = self.attach(name, "event 42", namespaced_type="demo/event")
+        self.attach(name, "slide 1")
+        self.attach(name, "slide 2")
+        self.assertTrue(first["attachmentName"].startswith(name + "/attachments/"))
+        status, listed = self.hub.get(f"/v1beta1/{name}/attachments", key=self.secret)
+        self.assertEqual(status, 200)
+        self.assertEqual([unb64(a["data"]) for a in listed["attachments"]], [b"event 42", b"slide 1", b"slide 2"])
+        status, slides = self.hub.get(f"/v1beta1/{name}/attachments?namespacedType=demo/slide", key=self.secret)
+        self.assertEqual(len(slides["attachments"]), 2)
+        attachment_id = first["attachmentName"].rsplit("/", 1)[1]
+        self.assertEqual(self.hub.delete(f"/v1beta1/{name}/attachments/{attachment_id}", key=self.secret)[0], 200)
+        self.assertError(self.hub.delete(f"/v1beta1/{name}/attachments/{attachment_id}", key=self.secret), 404)
+        status, deleted = self.hub.post(f"/v1beta1/{name}/attachments:batchDelete?namespacedType=demo/slide", key=self.secret)
+        self.assertEqual((status, deleted), (200, {"numDeleted": 2}))
+        self.assertEqual(self.hub.get(f"/v1beta1/{name}/attachments", key=self.secret)[1], {"attachments": []})
+        self.assertError(self.hub.post("/v1beta1/beacons/3!00ff/attachments",
+                                       {"namespacedType": "demo/slide", "data": b64(b"x")}, key=self.secret), 404)
+
+    def test_attachment_data_is_limited_to_100_kib_and_bad_attachments_are_400(self):
+        name = self.register_uid()
+        self.attach(name, "x" * (100 * 1024))
+        self.assertError(self.hub.post(f"/v1beta1/{name}/attachments",
+                                       {"namespacedType": "demo/slide", "data": b64(b"x" * (100 * 1024 + 1))}, key=self.secret),
+                         400, "data")
+        self.assertError(self.hub.post(f"/v1beta1/{name}/attachments", raw=b'{"namespacedType":"demo/x","data":"' + b"A" * 300_000 + b'"}',
+                                       key=self.secret), 413)
+        for body, field in [({"namespacedType": "slide", "data": b64(b"x")}, "namespacedType"),
+                            ({"namespacedType": "demo/", "data": b64(b"x")}, "namespacedType"),
+                            ({"namespacedType": "demo/slide"}, "data"),
+                            ({"namespacedType": "demo/slide", "data": "not base64!"}, "data"),
+                            ({"namespacedType": 7, "data": b64(b"x")}, "namespacedType")]:
+            with self.subTest(body=body):
+                self.assertError(self.hub.post(f"/v1beta1/{name}/attachments", body, key=self.secret), 400, field)
+        self.assertEqual(len(self.hub.get(f"/v1beta1/{name}/attachments", key=self.secret)[1]["attachments"]), 1,
+                         "nothing was stored by the refused requests")
+
+    # --- getforobserved ---
+    def test_getforobserved_resolves_uids_and_current_eids_and_leaves_out_unknown_tokens(self):
+        uid = self.register_uid()
+        self.attach(uid, "door")
+        beacon = self.register_eid()
+        self.attach(beacon.name(), "slide 7")
+        self.attach(beacon.name(), "event 42", namespaced_type="demo/event")
+        stranger = Beacon(self.hub.service_public_key())
+        answered = self.observe([
+            {"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes(range(1, 9)))}},
+            beacon.observation(),
+            stranger.observation(),
+            {"advertisedId": {"type": "EDDYSTONE", "id": b64(b"\x09" * 8)}},
+        ])
+        self.assertEqual([b["beaconName"] for b in answered], [uid, beacon.name()])
+        self.assertEqual(answered[1]["advertisedId"], beacon.observation()["advertisedId"])
+        self.assertEqual(sorted(unb64(a["data"]) for a in answered[1]["attachments"]), [b"event 42", b"slide 7"])
+        [only_events] = self.observe([beacon.observation()], types=["demo/event"])
+        self.assertEqual([unb64(a["data"]) for a in only_events["attachments"]], [b"event 42"])
+        [none] = self.observe([beacon.observation()], types=[])
+        self.assertEqual(none["attachments"], [], "no namespacedTypes: no attachments, as Google's API")
+
+    def test_an_eid_resolves_after_its_clock_moved_on_and_within_the_window(self):
+        beacon = self.register_eid(exponent=10)
+        self.attach(beacon.name(), "hello")
+        # The box's clock 40 minutes ahead of what the hub expects (drift, or a restart that
+        # kept counting): still inside the hour-wide window.
+        ahead = beacon.clock + 40 * 60
+        [found] = self.observe([beacon.observation(at=ahead)])
+        self.assertEqual(found["beaconName"], beacon.name())
+        # Hearing it re-anchored the hub's view of its clock to the heard epoch.
+        status, record = self.hub.get(f"/v1beta1/{beacon.name()}", key=self.secret)
+        epoch = ahead & ~((1 << 10) - 1)
+        self.assertTrue(epoch <= record["clock"]["clockValue"] < epoch + 1024, record["clock"])
+        # So the clock may now go another 40 minutes on and still resolve.
+        [again] = self.observe([beacon.observation(at=ahead + 40 * 60)])
+        self.assertEqual(again["beaconName"], beacon.name())
+        # Two hours beyond the window: not recognised (re-register with a fresh clock).
+        self.assertEqual(self.observe([beacon.observation(at=ahead + 4 * 3600)]), [])
+
+    def test_getforobserved_refuses_bad_observations(self):
+        for body, field in [({"observations": []}, "observations"),
+                            ({}, "observations"),
+                            ({"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(b"123")}}]},
+                             "observations[0].advertisedId.id"),
+                            ({"observations": [{"advertisedId": {"type": "X", "id": b64(b"12345678")}}]},
+                             "observations[0].advertisedId.type"),
+                            ({"observations": [{"advertisedId": {"type": "EDDYSTONE", "id": b64(b"1")}, "timestampMs": "soon"}]},
+                             "observations[0].timestampMs"),
+                            ({"observations": [{"advertisedId": {"type": "EDDYSTONE", "id": b64(b"1")}}], "namespacedTypes": ["bad"]},
+                             "namespacedTypes[0]"),
+                            ({"observations": [{"advertisedId": {"type": "EDDYSTONE", "id": b64(b"1")}}] * 101}, "observations")]:
+            with self.subTest(field=field):
+                self.assertError(self.hub.post("/v1beta1/beaconinfo:getforobserved", body, key=self.public), 400, field)
+
+    # --- heartbeat ---
+    def test_a_heartbeat_is_kept_and_re_anchors_the_clock(self):
+        beacon = self.register_eid()
+        status, _ = self.hub.post(f"/v1beta1/{beacon.name()}/heartbeat",
+                                  {"clockValue": beacon.clock + 7200, "status": "broadcasting",
+                                   "problems": ["bluetooth-power"], "version": "1.2.3"}, key=self.secret)
+        self.assertEqual(status, 200)
+        [listed] = self.beacons()
+        self.assertEqual(listed["heartbeat"], {"clockValue": beacon.clock + 7200, "status": "broadcasting",
+                                               "problems": ["bluetooth-power"], "version": "1.2.3"})
+        self.assertIn("lastHeartbeatTime", listed)
+        self.assertEqual(listed["clock"]["clockValue"], beacon.clock + 7200)
+        # Two hours on from registration, which the window alone would not have covered.
+        [found] = self.observe([beacon.observation(at=beacon.clock + 7200)])
+        self.assertEqual(found["beaconName"], beacon.name())
+        self.assertError(self.hub.post(f"/v1beta1/{beacon.name()}/heartbeat", {"problems": "none"}, key=self.secret), 400, "problems")
+        self.assertError(self.hub.post(f"/v1beta1/{beacon.name()}/heartbeat", {"clockValue": -1}, key=self.secret), 400, "clockValue")
+        self.assertError(self.hub.post("/v1beta1/beacons/4!0000000000000000/heartbeat", {"status": "x"}, key=self.secret), 404)
+
+    # --- watch ---
+    def test_a_watch_sees_changes_within_a_second(self):
+        name = self.register_uid()
+        self.attach(name, "slide 1")
+        watch = self.hub.watch(name, self.public)
+        try:
+            self.assertEqual(watch.status, 200)
+            event, first = watch.next()
+            self.assertEqual(event, "attachments")
+            self.assertEqual([unb64(a["data"]) for a in first["attachments"]], [b"slide 1"])
+            started = time.monotonic()
+            self.attach(name, "slide 2")
+            event, second = watch.next(timeout=5)
+            self.assertLess(time.monotonic() - started, 1.0, "a follower sees the change within a second")
+            self.assertEqual([unb64(a["data"]) for a in second["attachments"]], [b"slide 1", b"slide 2"])
+            self.hub.delete(f"/v1beta1/{name}", key=self.secret)
+            self.assertEqual(watch.next()[0], "deleted")
+        finally:
+            watch.close()
+        self.assertEqual(self.hub.watch("beacons/3!00ff", self.public).status, 404)
+        self.assertEqual(self.hub.watch(name, "ncpub_wrong").status, 403)
+
+    # --- the rest ---
+    def test_everything_survives_a_restart(self):
+        beacon = self.register_eid()
+        self.attach(beacon.name(), "kept")
+        self.hub.stop()
+        self.hub = Hub(self.database.url)
+        [found] = self.observe([beacon.observation()])
+        self.assertEqual([unb64(a["data"]) for a in found["attachments"]], [b"kept"])
+
+    def test_status_page_health_and_metrics_are_served(self):
+        status, page = self.hub.get("/")
+        self.assertEqual(status, 200)
+        self.assertIn("Nearcast hub", page)
+        status, health = self.hub.get("/healthz")
+        self.assertEqual((status, health["status"], health["database"]), (200, "ok", self.database_kind))
+        beacon = self.register_eid()
+        self.observe([beacon.observation()])
+        status, metrics = self.hub.get("/metrics")
+        self.assertEqual(status, 200)
+        self.assertIn("nearcast_hub_observations_resolved_total 1", metrics)
+        self.assertRegex(metrics, r"nearcast_hub_eid_table_entries \d+")
+
+
+class SQLiteAPITests(APITests, unittest.TestCase):
+    database_kind = "sqlite"
+
+
+class PostgresAPITests(APITests, unittest.TestCase):
+    database_kind = "postgres"
+
+
+if __name__ == "__main__":
+    unittest.main()

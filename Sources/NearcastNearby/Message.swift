@@ -7,17 +7,26 @@ import NearcastCore
 /// ```swift
 /// let event = Message.direct(try Token(kind: .direct, hex: "c0ffee"))
 /// let rotating = Message.eid(identityKey: key, exponent: 10)     // a new EID every 1024 s
+/// let slide = Message.content(namespacedType: "demo/slide", bytes: Array("slide 3".utf8))
 /// ```
 public enum Message: Sendable, Equatable, CustomStringConvertible {
     /// A direct token: the payload itself (an event id of 1 to 8 bytes).
     case direct(Token)
     /// Rotating EIDs from a 16-byte identity key and rotation exponent K (0-15).
     case eid(identityKey: [UInt8], exponent: Int)
+    /// Content (up to 100 KiB) with a namespaced type, as a Nearby message was: the box broadcasts
+    /// the EID of its hub identity (``MessageManager/hubIdentity``) and a hub turns that EID into
+    /// this content for whoever hears it. Every content publication shares the one EID.
+    case content(namespacedType: String, bytes: [UInt8])
+
+    /// Nearby's limit on a message's content.
+    public static let maximumContentBytes = 100 * 1024
 
     public var description: String {
         switch self {
         case .direct(let token): return "direct token \(token.hex)"
         case .eid(_, let exponent): return "EID, rotating every 2^\(exponent) = \(1 << exponent) s"
+        case .content(let type, let bytes): return "message \(type) (\(bytes.count) bytes)"
         }
     }
 }

@@ -45,6 +45,21 @@ public final class MessageManager {
     private var subscriptions: [(identifier: Int, subscription: Unowned<Subscription>)] = []
     private var nextSubscription = 0
     private var problems: Set<MediumProblem> = []
+    /// Content publications, oldest first, and the EID slot they share.
+    private var contentEntries: [(identifier: Int, namespacedType: String, bytes: [UInt8], mediums: DiscoveryMediums)] = []
+    private var nextContent = 0
+    private var contentSlot: PublicationSlot?
+
+    /// The identity content publications broadcast (set by the program once it has one; a hub
+    /// client derives it when it registers the box). Set it before publishing content.
+    public var hubIdentity: HubIdentity?
+
+    /// The content published now, oldest first: what a hub client keeps attached on the hub.
+    public var contents: [(namespacedType: String, bytes: [UInt8])] {
+        contentEntries.map { ($0.namespacedType, $0.bytes) }
+    }
+    /// Rises on every change to ``contents``: a hub client syncs when it moves.
+    public private(set) var contentRevision = 0
 
     /// A manager with no publications. `lostAfterSeconds` is how long a subscription waits
     /// without hearing a token before reporting it lost (Nearby used a few seconds to a minute;
@@ -72,8 +87,13 @@ public final class MessageManager {
     /// Starts broadcasting `message`; it stays on air while the returned object lives.
     public func publish(_ message: Message, strategy: Strategy = .default, at now: Int64 = 0) throws(NearbyError) -> Publication {
         guard !strategy.mediums.isEmpty, strategy.mode.contains(.broadcast) else { throw .emptyStrategy(strategy) }
+        if case .content(let namespacedType, let bytes) = message {
+            return try publishContent(message, namespacedType: namespacedType, bytes: bytes, strategy: strategy, at: now)
+        }
         let slot: PublicationSlot?
         switch message {
+        case .content:
+            slot = nil   // published above
         case .direct(let token):
             slot = scheduler.add(direct: token, strategy: strategy, at: now)
         case .eid(let key, let exponent):
@@ -81,18 +101,75 @@ public final class MessageManager {
             guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
                 throw .badMessage("EID rotation exponent \(exponent): use 0 to 15")
             }
-            let time = scheduler.beaconTime(at: now)
-            let epoch = EphemeralIdentifier.epochStart(time: time, exponent: exponent)
-            let token = try eid(key: key, exponent: exponent, epochStart: epoch)
-            slot = scheduler.add(eid: token, exponent: exponent, epochStart: epoch, strategy: strategy, at: now)
-            if let slot { eidSources[slot.index] = (key, exponent) }
+            slot = try addEID(key: key, exponent: exponent, strategy: strategy, at: now)
         }
         guard let slot else { throw .tooManyPublications(limit: SchedulerConfiguration.maximumPublications) }
         debug("publish \(message) with \(strategy) as \(slot)")
         return Publication(message: message, strategy: strategy, slot: slot, manager: self)
     }
 
+    private func addEID(key: [UInt8], exponent: Int, strategy: Strategy, at now: Int64) throws(NearbyError) -> PublicationSlot? {
+        let time = scheduler.beaconTime(at: now)
+        let epoch = EphemeralIdentifier.epochStart(time: time, exponent: exponent)
+        let token = try eid(key: key, exponent: exponent, epochStart: epoch)
+        let slot = scheduler.add(eid: token, exponent: exponent, epochStart: epoch, strategy: strategy, at: now)
+        if let slot { eidSources[slot.index] = (key, exponent) }
+        return slot
+    }
+
+    /// Content shares one EID slot, made with the first content publication; its mediums are
+    /// the union of every content publication's.
+    private func publishContent(_ message: Message, namespacedType: String, bytes: [UInt8], strategy: Strategy,
+                                at now: Int64) throws(NearbyError) -> Publication {
+        let parts = namespacedType.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw .badMessage("namespaced type '\(namespacedType)': write NAMESPACE/TYPE, as in demo/slide")
+        }
+        guard bytes.count <= Message.maximumContentBytes else {
+            throw .badMessage("content of \(bytes.count) bytes: a message holds at most \(Message.maximumContentBytes) (100 KiB)")
+        }
+        guard let identity = hubIdentity else { throw .noHubIdentity }
+        let slot: PublicationSlot
+        if let shared = contentSlot {
+            slot = shared
+        } else {
+            guard let made = try addEID(key: identity.identityKey, exponent: identity.exponent, strategy: strategy, at: now) else {
+                throw .tooManyPublications(limit: SchedulerConfiguration.maximumPublications)
+            }
+            slot = made
+            contentSlot = made
+        }
+        let identifier = nextContent
+        nextContent += 1
+        contentEntries.append((identifier, namespacedType, bytes, strategy.mediums))
+        contentRevision += 1
+        updateContentStrategy()
+        debug("publish \(message) on the hub identity's EID (\(slot))")
+        return Publication(message: message, strategy: strategy, slot: slot, manager: self, contentIdentifier: identifier)
+    }
+
+    private func updateContentStrategy() {
+        guard let slot = contentSlot else { return }
+        var mediums: DiscoveryMediums = []
+        for entry in contentEntries { mediums.formUnion(entry.mediums) }
+        scheduler.setStrategy(Strategy(mediums: mediums, mode: .broadcast), for: slot)
+    }
+
     func remove(_ publication: Publication) {
+        if let identifier = publication.contentIdentifier {
+            guard let index = contentEntries.firstIndex(where: { $0.identifier == identifier }) else { return }
+            contentEntries.remove(at: index)
+            contentRevision += 1
+            if contentEntries.isEmpty, let slot = contentSlot {
+                _ = scheduler.remove(slot)
+                eidSources[slot.index] = nil
+                contentSlot = nil
+            } else {
+                updateContentStrategy()
+            }
+            debug("unpublish content \(identifier)")
+            return
+        }
         guard scheduler.remove(publication.slot) else { return }
         eidSources[publication.slot.index] = nil
         debug("unpublish \(publication.slot)")
@@ -100,12 +177,25 @@ public final class MessageManager {
 
     /// Changes how a publication is sent (the console's `strategy`); takes effect at the next tick.
     public func setStrategy(_ strategy: Strategy, for publication: Publication) {
+        if let identifier = publication.contentIdentifier,
+           let index = contentEntries.firstIndex(where: { $0.identifier == identifier }) {
+            // The shared EID goes out on the union of every content publication's mediums.
+            contentEntries[index].mediums = strategy.mediums
+            publication.strategy = strategy
+            updateContentStrategy()
+            return
+        }
         scheduler.setStrategy(strategy, for: publication.slot)
         publication.strategy = strategy
         debug("\(publication.slot) now \(strategy)")
     }
 
-    func isLive(_ publication: Publication) -> Bool { scheduler.status(of: publication.slot) != nil }
+    func isLive(_ publication: Publication) -> Bool {
+        if let identifier = publication.contentIdentifier {
+            return contentEntries.contains { $0.identifier == identifier }
+        }
+        return scheduler.status(of: publication.slot) != nil
+    }
 
     // MARK: Subscribing
 

@@ -17,6 +17,8 @@ public enum NearbyError: Error, Equatable, CustomStringConvertible {
     case badMessage(String)
     /// AES failed while computing an EID.
     case cipherFailed(String)
+    /// Content cannot be published before the box has an identity registered with a hub.
+    case noHubIdentity
 
     public var description: String {
         switch self {
@@ -25,6 +27,7 @@ public enum NearbyError: Error, Equatable, CustomStringConvertible {
         case .emptyStrategy(let strategy): return "strategy \(strategy) uses no medium or no mode"
         case .badMessage(let why): return why
         case .cipherFailed(let why): return "EID computation failed: \(why)"
+        case .noHubIdentity: return "no hub identity yet: content is published once the box has derived its identity with a hub"
         }
     }
 }

@@ -14,14 +14,18 @@ public final class Publication {
     /// How it is sent now: as published, or as last changed with ``MessageManager/setStrategy(_:for:)``.
     public internal(set) var strategy: Strategy
     /// The scheduler's handle: its slot, which the scheduler's status and actions name.
+    /// Content publications all share the hub identity's EID slot.
     public let slot: PublicationSlot
+    /// For content: its entry in the manager's list of contents.
+    let contentIdentifier: Int?
     private weak var manager: MessageManager?
 
-    init(message: Message, strategy: Strategy, slot: PublicationSlot, manager: MessageManager) {
+    init(message: Message, strategy: Strategy, slot: PublicationSlot, manager: MessageManager, contentIdentifier: Int? = nil) {
         self.message = message
         self.strategy = strategy
         self.slot = slot
         self.manager = manager
+        self.contentIdentifier = contentIdentifier
     }
 
     deinit { manager?.remove(self) }

@@ -208,4 +208,34 @@ final class MessageManagerTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("debug: tick 48000: audio burst direct 01") }, "\(lines)")
         _ = publication
     }
+
+    /// Content publications broadcast the hub identity's EID, one slot for all of them, and list
+    /// what a hub client keeps attached.
+    func testContentSharesTheHubIdentitysEIDAndIsListedForTheHub() throws {
+        let manager = manager(sets: 2)
+        XCTAssertThrowsError(try manager.publish(.content(namespacedType: "demo/slide", bytes: [1]))) {
+            XCTAssertEqual($0 as? NearbyError, .noHubIdentity)
+        }
+        manager.hubIdentity = HubIdentity(identityKey: key, exponent: 10)
+        let expected = try EphemeralIdentifier.compute(identityKey: key, exponent: 10, time: 100_000, cipher: OpenSSLAES128())
+        let revision = manager.contentRevision
+        var slide: Publication? = try manager.publish(.content(namespacedType: "demo/slide", bytes: Array("slide 1".utf8)),
+                                                      strategy: Strategy(mediums: .audio, mode: .broadcast))
+        let event = try manager.publish(.content(namespacedType: "demo/event", bytes: Array("42".utf8)),
+                                        strategy: Strategy(mediums: .ble, mode: .broadcast))
+        XCTAssertEqual(slide?.slot, event.slot, "one EID for all content")
+        XCTAssertEqual(event.currentToken, expected)
+        XCTAssertEqual(manager.schedule.status(of: event.slot)?.strategy.mediums, .both, "the union of the mediums")
+        XCTAssertEqual(manager.contents.map(\.namespacedType), ["demo/slide", "demo/event"])
+        XCTAssertEqual(manager.contentRevision, revision + 2)
+        slide = nil
+        XCTAssertEqual(manager.contents.map(\.namespacedType), ["demo/event"])
+        XCTAssertEqual(manager.schedule.status(of: event.slot)?.strategy.mediums, .ble)
+        XCTAssertTrue(event.isPublished)
+        event.unpublish()
+        XCTAssertTrue(manager.contents.isEmpty)
+        XCTAssertNil(manager.schedule.status(of: event.slot), "the shared EID goes with the last content")
+        XCTAssertThrowsError(try manager.publish(.content(namespacedType: "slide", bytes: [])))
+        XCTAssertThrowsError(try manager.publish(.content(namespacedType: "demo/big", bytes: [UInt8](repeating: 0, count: 100 * 1024 + 1))))
+    }
 }

@@ -22,7 +22,10 @@ struct RunCommand: RunnableCommand {
             .option("exponent", value: "K", help: "EID rotation exponent K (0-15): a new EID every 2^K seconds (default 10)."),
             .option("interval", value: "seconds", help: "Seconds between one publication's bursts (0.5 to 3600, default 1; bursts last 0.72 s, so the default 50 % duty cap stretches it to at least 1.44 s)."),
             .option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both)."),
-            .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX or eid[:K], optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10)."),
+            .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT (through --hub), optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10, message:demo/slide:Slide 3)."),
+            .option("hub", value: "url", help: "A nearcast-hub (http(s)://HOST[:PORT]) to publish message: publications through: the box registers its EID identity there and keeps each message attached to it."),
+            .option("hub-key", value: "secret", help: "The hub project's secret key (nearcast-hub project create); better kept in the config file's hub.key."),
+            .option("hub-ca", value: "file", help: "A PEM CA bundle for a hub behind a TLS proxy with a private certificate (default: the system's)."),
             .flag("debug", help: "Log every scheduling decision (Nearby's debug logging)."),
             .option("subscribe", value: "audio|ble|both", help: "Also listen on audio, ble or both and log found/lost tokens (ble through the board's controller; audio through the board's microphone)."),
             .option("lost-after", value: "seconds", help: "With --subscribe: seconds a token may go unheard before it is reported lost (default 10)."),
@@ -43,6 +46,7 @@ struct RunCommand: RunnableCommand {
     let debug: Bool
     let subscribe: String?
     let lostAfter: Double
+    let hub: HubSettings?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         board = try arguments.value("board")
@@ -59,6 +63,19 @@ struct RunCommand: RunnableCommand {
         debug = arguments.flag("debug")
         subscribe = try arguments.value("subscribe")
         lostAfter = try arguments.value("lost-after", default: SettingsDefaults.lostAfter)
+        let hubURL: String? = try arguments.value("hub"), hubKey: String? = try arguments.value("hub-key")
+        let hubCA: String? = try arguments.value("hub-ca")
+        switch (hubURL, hubKey) {
+        case (nil, nil):
+            guard hubCA == nil else { throw UsageError("--hub-ca is for --hub") }
+            hub = nil
+        case (let url?, let key?):
+            do { hub = try HubSettings(url: url, key: key, certificateAuthority: hubCA) } catch {
+                throw UsageError("--hub: \(error.message)")
+            }
+        case (_?, nil): throw UsageError("--hub needs --hub-key SECRET (the project's secret key)")
+        case (nil, _?): throw UsageError("--hub-key needs --hub URL")
+        }
 
         if let duration, !(duration > 0 && duration.isFinite) {
             throw UsageError("--duration \(duration): use a positive number of seconds")
@@ -158,6 +175,8 @@ struct RunCommand: RunnableCommand {
             throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }
         settings.duration = duration
+        settings.hub = hub ?? staticConfig.hub
+        settings.exponent = exponent
         // The log always goes to stdout (the journal under systemd); `--console none` only
         // means no interactive console on the terminal.
         let journal = StandardStreams.outputIsJournal
@@ -183,11 +202,14 @@ enum JournalLevel {
     }
 }
 
-/// One `--publish` value: `direct:HEX` or `eid[:K]`, optionally `@audio`, `@ble` or `@both`.
+/// One `--publish` value: `direct:HEX`, `eid[:K]` or `message:NAMESPACE/TYPE:TEXT`, optionally
+/// `@audio`, `@ble` or `@both` (for a message, only when the text does not itself end so).
 struct PublicationSpec: Equatable {
     enum Kind: Equatable {
         case direct(Token)
         case eid(exponent: Int)
+        /// Text attached on the hub to the EID of the box's hub identity.
+        case message(namespacedType: String, text: String)
     }
 
     var kind: Kind
@@ -198,10 +220,36 @@ struct PublicationSpec: Equatable {
         switch kind {
         case .direct(let token): return "direct:\(token.hex)@\(mediums)"
         case .eid(let exponent): return "eid:\(exponent)@\(mediums)"
+        case .message(let type, let text): return "message:\(type):\(text)@\(mediums)"
         }
     }
 
+    /// `message:NAMESPACE/TYPE:TEXT[@MEDIUMS]`: the text may hold ':' and '@'; a trailing
+    /// `@audio`, `@ble` or `@both` names the mediums.
+    private static func parseMessage(_ text: String) throws(UsageError) -> PublicationSpec {
+        var body = String(text.dropFirst("message:".count))
+        var mediums = DiscoveryMediums.both
+        if let at = body.lastIndex(of: "@"), let named = DiscoveryMediums(name: body[body.index(after: at)...]) {
+            mediums = named
+            body = String(body[..<at])
+        }
+        guard let colon = body.firstIndex(of: ":") else {
+            throw UsageError("--publish \(text): write message:NAMESPACE/TYPE:TEXT, e.g. message:demo/slide:Slide 3")
+        }
+        let type = String(body[..<colon]), message = String(body[body.index(after: colon)...])
+        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !type.contains(" "), !type.contains("*") else {
+            throw UsageError("--publish \(text): the type '\(type)' must be NAMESPACE/TYPE, e.g. demo/slide (the namespace is the hub project's name)")
+        }
+        guard !message.isEmpty else { throw UsageError("--publish \(text): the message's text is empty") }
+        guard message.utf8.count <= Message.maximumContentBytes else {
+            throw UsageError("--publish \(text.prefix(40))...: the text is \(message.utf8.count) bytes; a message holds at most 100 KiB")
+        }
+        return PublicationSpec(kind: .message(namespacedType: type, text: message), mediums: mediums)
+    }
+
     static func parse(_ text: String, defaultExponent: Int) throws(UsageError) -> PublicationSpec {
+        if text.hasPrefix("message:") { return try parseMessage(text) }
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
         var mediums = DiscoveryMediums.both
         if parts.count == 2 {
@@ -229,7 +277,7 @@ struct PublicationSpec: Equatable {
             }
             return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
         default:
-            throw UsageError("--publish \(text): start with direct:HEX or eid[:K]")
+            throw UsageError("--publish \(text): start with direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT")
         }
     }
 }

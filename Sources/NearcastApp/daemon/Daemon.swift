@@ -37,6 +37,10 @@ public final class Daemon {
         /// Whether a serial console that cannot be opened stops the daemon (a flag given on
         /// the command line) or is logged and skipped (one from the config file).
         public var consoleIsRequired = false
+        /// The hub message publications go through (`--hub`, or the config file's `hub`).
+        var hub: HubSettings?
+        /// The rotation exponent of the box's hub identity (`--exponent`).
+        var exponent = SettingsDefaults.exponent
         /// The static config file (`--config`), read again on SIGHUP, and what it said at start.
         var configPath: String?
         var config = StaticConfig()
@@ -116,10 +120,20 @@ public final class Daemon {
         state.txPower = Int8(clamping: resolved.txPower)
         state.bleIntervalMilliseconds = resolved.bleIntervalMilliseconds
         state.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
+        if let hub = settings.hub {
+            let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent, log: log)
+            state.hub = link
+            // A known identity puts the messages on air at once; the hub is told when it answers.
+            manager.hubIdentity = link.identity
+            log("hub: publishing messages through \(hub.url)"
+                + (link.identity == nil ? " (the first contact derives the box's identity; messages go on air then)" : ""))
+        }
         for request in try publicationRequests(resolved) {
             do {
                 let id = try state.publish(request)
-                log("publishing \(request.message) over \(request.strategy.mediums) as publication \(id)")
+                let waiting = state.pendingMessages.contains { $0.id == id }
+                log("publishing \(request.message) over \(request.strategy.mediums) as publication \(id)"
+                    + (waiting ? " once the hub has answered" : ""))
             } catch {
                 throw CommandFailure("cannot publish \(request.message): \(error)")
             }
@@ -211,6 +225,7 @@ public final class Daemon {
         let now = Int64(position) * 1000 / Int64(fs)
         parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: now, state: state, log: consoles.log)
         consoles.service()
+        state.hub?.service(state, now: devices.clock.seconds, log: consoles.log)
         parts.display.update(state, atMilliseconds: now, log: consoles.log)
         if let seconds = state.stallRequested {
             // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
@@ -227,6 +242,7 @@ public final class Daemon {
         parts.systemd.stopping(reason)
         do { try parts.devices.output.drain() } catch { log("warning: \(error)") }
         parts.performer.stopAdvertising(at: position, log: log)
+        state.hub?.cancel()
         state.unpublishAll()
         parts.listener.stop()
         // A clean stop saves the exact time: the next start continues from here.
@@ -249,6 +265,11 @@ public final class Daemon {
                 switch spec.kind {
                 case .direct(let token): requests.append(.init(message: .direct(token), strategy: strategy))
                 case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(log: log), exponent: k), strategy: strategy))
+                case .message(let type, let text):
+                    guard settings.hub != nil else {
+                        throw CommandFailure("publication '\(text)': a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)")
+                    }
+                    requests.append(.init(message: .content(namespacedType: type, bytes: Array(text.utf8)), strategy: strategy))
                 }
             } catch {
                 throw CommandFailure("\(source): publication '\(text)': \(error)")

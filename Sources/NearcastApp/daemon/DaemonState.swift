@@ -24,9 +24,15 @@ final class DaemonState {
     let logRing = LogRing()
     /// The technician PIN guarding the commands that change state.
     let pin: TechnicianPIN
-    /// Publications in the order they were made; a publication's id is its scheduler slot
-    /// (0-7, as the log lines show it), reused once unpublished.
+    /// Publications in the order they were made; a token publication's id is its scheduler slot
+    /// (0-7, as the log lines show it), reused once unpublished; a message's is 8 or above
+    /// (messages share one slot, the hub identity's EID).
     private(set) var publications: [Entry] = []
+    /// Messages published before the box had its hub identity (the first start with a hub that
+    /// has not answered yet): they go on air when ``hubIdentityArrived(_:)``.
+    private(set) var pendingMessages: [(id: Int, request: Daemon.PublicationRequest)] = []
+    /// The hub client, when the box publishes messages through a hub.
+    var hub: HubLink?
     /// Calibrated TX power written into the Eddystone frames.
     var txPower: Int8
     /// The advertising interval the HCI driver will use, in milliseconds.
@@ -80,12 +86,65 @@ final class DaemonState {
 
     /// Publishes and returns the new publication's console id. The publication keeps to the
     /// mediums it asks for within the box's strategy, from the first tick.
+    /// A message replaces the one of the same namespaced type (a presenter's next slide).
     @discardableResult
     func publish(_ request: Daemon.PublicationRequest) throws(NearbyError) -> Int {
+        guard case .content(let type, _) = request.message else {
+            let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
+            manager.setStrategy(effectiveStrategy(of: request), for: publication)
+            let id = publication.slot.index
+            publications.append(Entry(id: id, request: request, publication: publication))
+            return id
+        }
+        guard hub != nil else {
+            throw .badMessage("a message is published through a hub: run with --hub URL --hub-key SECRET (or hub in the config file)")
+        }
+        var id = messageID()
+        if let index = publications.firstIndex(where: { Self.namespacedType(of: $0.request) == type }) {
+            id = publications[index].id
+            publications[index].publication.unpublish()
+            publications.remove(at: index)
+        }
+        if let index = pendingMessages.firstIndex(where: { Self.namespacedType(of: $0.request) == type }) {
+            id = pendingMessages[index].id
+            pendingMessages.remove(at: index)
+        }
+        guard manager.hubIdentity != nil else {
+            pendingMessages.append((id, request))
+            return id
+        }
         let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
         manager.setStrategy(effectiveStrategy(of: request), for: publication)
-        let id = publication.slot.index
         publications.append(Entry(id: id, request: request, publication: publication))
+        return id
+    }
+
+    /// The box's hub identity is known (derived on the first contact): the waiting messages go on air.
+    func hubIdentityArrived(_ identity: HubIdentity) {
+        manager.hubIdentity = identity
+        let waiting = pendingMessages
+        pendingMessages.removeAll()
+        for (id, request) in waiting {
+            do {
+                let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
+                manager.setStrategy(effectiveStrategy(of: request), for: publication)
+                publications.append(Entry(id: id, request: request, publication: publication))
+                log("publishing \(request.message) as publication \(id) (the box has its hub identity now)")
+            } catch {
+                log("error: cannot publish \(request.message): \(error)")
+            }
+        }
+    }
+
+    private static func namespacedType(of request: Daemon.PublicationRequest) -> String? {
+        if case .content(let type, _) = request.message { return type }
+        return nil
+    }
+
+    /// The lowest free message id (8 and up, clear of the token publications' slots).
+    private func messageID() -> Int {
+        var id = SchedulerConfiguration.maximumPublications
+        while publications.contains(where: { $0.id == id }) || pendingMessages.contains(where: { $0.id == id }) { id += 1 }
         return id
     }
 
@@ -97,6 +156,10 @@ final class DaemonState {
 
     /// Ends publication `id`; false when there is none.
     func unpublish(_ id: Int) -> Bool {
+        if let index = pendingMessages.firstIndex(where: { $0.id == id }) {
+            pendingMessages.remove(at: index)
+            return true
+        }
         guard let index = publications.firstIndex(where: { $0.id == id }) else { return false }
         publications[index].publication.unpublish()
         publications.remove(at: index)
@@ -107,13 +170,15 @@ final class DaemonState {
     var settingsInEffect: SavedSettings {
         SavedSettings(strategy: strategy, audioLevel: Int((encoder.amplitude * 100).rounded()),
                       bleIntervalMilliseconds: bleIntervalMilliseconds, txPower: Int(txPower),
-                      debug: manager.debugLogging, publications: publications.map { SavedSettings.spec(of: $0.request) })
+                      debug: manager.debugLogging,
+                      publications: publications.map { SavedSettings.spec(of: $0.request) } + pendingMessages.map { SavedSettings.spec(of: $0.request) })
     }
 
     /// Ends every publication (at shutdown).
     func unpublishAll() {
         for entry in publications { entry.publication.unpublish() }
         publications.removeAll()
+        pendingMessages.removeAll()
     }
 
     /// The daemon's clock for the console (PIN delays, idle logout), in milliseconds of audio played.

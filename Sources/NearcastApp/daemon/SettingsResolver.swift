@@ -87,7 +87,7 @@ extension StaticConfig {
     /// What the config file says, as a settings layer.
     var layer: SettingsLayer {
         SettingsLayer(mediums: mediums, audioLevel: audioLevel, bleIntervalMilliseconds: bleInterval, txPower: txPower,
-                      debug: debug, interval: audioInterval, console: console)
+                      debug: debug, interval: audioInterval, console: console, publications: publications)
     }
 }
 

@@ -27,6 +27,9 @@ struct SavedSettings: Equatable {
         switch request.message {
         case .direct(let token): return PublicationSpec(kind: .direct(token), mediums: request.strategy.mediums).text
         case .eid(_, let exponent): return PublicationSpec(kind: .eid(exponent: exponent), mediums: request.strategy.mediums).text
+        case .content(let type, let bytes):
+            return PublicationSpec(kind: .message(namespacedType: type, text: String(decoding: bytes, as: UTF8.self)),
+                                   mediums: request.strategy.mediums).text
         }
     }
 

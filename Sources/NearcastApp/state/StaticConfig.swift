@@ -16,6 +16,8 @@ import NearcastDrivers
 ///   txPower: -12,          // calibrated TX power at 0 m written into the frames, dBm
 ///   console: "/dev/serial0",
 ///   debug: false,
+///   publications: ["message:demo/event:42"],   // as --publish; the console's saved ones win
+///   hub: { url: "https://hub.example.org", key: "ncsec_...", ca: "/etc/nearcast/hub-ca.pem" },
 /// }
 /// ```
 ///
@@ -33,6 +35,8 @@ struct StaticConfig: Equatable {
     var txPower: Int?
     var console: String?
     var debug: Bool?
+    var publications: [String]?
+    var hub: HubSettings?
 
     /// Parses and validates the text of a config file called `file`.
     static func parse(_ text: String, file: String) throws(ConfigError) -> StaticConfig {
@@ -56,6 +60,25 @@ struct StaticConfig: Equatable {
             throw reader.error("console", "'\(console)': use stdio, none or a serial device path such as /dev/serial0")
         }
         config.debug = try reader.bool("debug")
+        if let publications = try reader.strings("publications") {
+            guard publications.count <= SchedulerConfiguration.maximumPublications else {
+                throw reader.error("publications", "\(publications.count) publications: at most \(SchedulerConfiguration.maximumPublications)")
+            }
+            for (index, spec) in publications.enumerated() {
+                do { _ = try PublicationSpec.parse(spec, defaultExponent: SettingsDefaults.exponent) } catch {
+                    throw reader.error("publications", "item \(index + 1): \(error.description.hasPrefix("--publish ") ? String(error.description.dropFirst(10)) : error.description)")
+                }
+            }
+            config.publications = publications
+        }
+        if var hub = try reader.object("hub") {
+            let url = try hub.requiredString("url"), key = try hub.requiredString("key")
+            let ca = try hub.string("ca")
+            do { config.hub = try HubSettings(url: url, key: key, certificateAuthority: ca) } catch {
+                throw hub.error("url", error.message)
+            }
+            try hub.finish()
+        }
         try reader.finish()
         return config
     }

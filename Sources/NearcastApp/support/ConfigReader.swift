@@ -121,6 +121,22 @@ public struct ObjectReader {
         return value
     }
 
+    /// A list of strings.
+    public mutating func strings(_ key: String) throws(ConfigError) -> [String]? {
+        guard let node = node(key) else { return nil }
+        guard case .array(let items) = node.value else {
+            throw error(key, "expected a list of strings, found \(node.value.typeName)")
+        }
+        var values: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let value) = item.value else {
+                throw error(key, "item \(index + 1): expected a string, found \(item.value.typeName)", at: item)
+            }
+            values.append(value)
+        }
+        return values
+    }
+
     /// A string that must be one of `choices`.
     public mutating func choice(_ key: String, _ choices: [String]) throws(ConfigError) -> String? {
         guard let value = try string(key) else { return nil }

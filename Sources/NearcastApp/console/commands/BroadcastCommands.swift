@@ -5,9 +5,10 @@ import NearcastNearby
 /// What the box broadcasts: `publish`, `unpublish`, `publications`, `strategy`, `consent`, `token`.
 enum BroadcastCommands {
     static let all: [ConsoleCommandDescriptor] = [
-        ConsoleCommandDescriptor("publish", completions: ["direct", "eid"],
-                                 usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both]",
-                                 summary: "start broadcasting a token (up to 8 publications)", arguments: 1...3,
+        ConsoleCommandDescriptor("publish", completions: ["direct", "eid", "message"],
+                                 usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]",
+                                 summary: "start broadcasting a token (up to 8 publications), or a message through the hub (replaces one of its type)",
+                                 arguments: 1...64,
                                  changesState: { _ in true }, persists: { _ in true }, handler: publish),
         ConsoleCommandDescriptor("unpublish", usage: "unpublish ID", summary: "stop a publication (ids from publications)",
                                  arguments: 1...1, changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
@@ -62,7 +63,29 @@ enum BroadcastCommands {
         let c = call.state, args = call.arguments
         let message: Message
         var mediumWord: String?
+        guard args[0] == "message" || args.count <= 3 else {
+            throw ConsoleFailure("publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both]: too many arguments")
+        }
         switch args[0] {
+        case "message":
+            guard args.count >= 3 else { throw ConsoleFailure("publish message NAMESPACE/TYPE TEXT... (e.g. publish message demo/slide Slide 3)") }
+            let spec: PublicationSpec
+            do {
+                spec = try PublicationSpec.parse("message:\(args[1]):" + args[2...].joined(separator: " "), defaultExponent: SettingsDefaults.exponent)
+            } catch {
+                throw ConsoleFailure(error.description.hasPrefix("--publish ") ? String(error.description.dropFirst(10)) : error.description)
+            }
+            guard case .message(let type, let text) = spec.kind else { throw ConsoleFailure("not a message") }
+            let request = Daemon.PublicationRequest(message: .content(namespacedType: type, bytes: Array(text.utf8)),
+                                                    strategy: Strategy(mediums: spec.mediums, mode: .broadcast))
+            do {
+                let id = try c.publish(request)
+                let waiting = c.pendingMessages.contains { $0.id == id }
+                return ["published \(id): \(type) \"\(text)\" over \(spec.mediums)"
+                        + (waiting ? " (on air once the hub has answered: the box has no hub identity yet)" : "; the hub is told next")]
+            } catch {
+                throw ConsoleFailure("\(error)")
+            }
         case "direct":
             guard args.count >= 2 else { throw ConsoleFailure("publish direct HEX [audio|ble|both]") }
             do { message = .direct(try Token(kind: .direct, hex: args[1])) } catch { throw ConsoleFailure("\(error)") }
@@ -81,7 +104,7 @@ enum BroadcastCommands {
             do { key = try c.state.identityKey(log: c.log) } catch { throw ConsoleFailure("\(error)") }
             message = .eid(identityKey: key, exponent: exponent)
         default:
-            throw ConsoleFailure("direct or eid, not '\(args[0])'")
+            throw ConsoleFailure("direct, eid or message, not '\(args[0])'")
         }
         let strategy = Strategy(mediums: try mediums(mediumWord), mode: .broadcast)
         do {

@@ -52,8 +52,10 @@ static inline int nearcast_eddystone_identity(const unsigned char service_public
     if (!service) goto done;
     agreement = EVP_PKEY_CTX_new(beacon, NULL);
     length = 32;
-    if (!agreement || EVP_PKEY_derive_init(agreement) <= 0 || EVP_PKEY_derive_set_peer(agreement, service) <= 0 ||
-        EVP_PKEY_derive(agreement, secret, &length) <= 0 || length != 32) goto done;
+    if (!agreement || EVP_PKEY_derive_init(agreement) <= 0) goto done;
+    // OpenSSL itself refuses a low-order peer key (when the peer is set, or as an all-zero result).
+    if (EVP_PKEY_derive_set_peer(agreement, service) <= 0 ||
+        EVP_PKEY_derive(agreement, secret, &length) <= 0 || length != 32) { result = -2; goto done; }
     for (int i = 0; i < 32; i++) any |= secret[i];
     if (!any) { result = -2; goto done; }
     memcpy(salt, service_public, 32);

@@ -70,7 +70,7 @@ final class ConsoleCommandTests: XCTestCase {
         let bad = run("publish direct zz")
         XCTAssertEqual(bad.count, 2, "\(bad)")
         XCTAssertTrue(bad[0].hasPrefix("error: ") && bad[0].contains("zz"), "\(bad)")
-        XCTAssertEqual(bad[1], "usage: publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both]")
+        XCTAssertEqual(bad[1], "usage: publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]")
         XCTAssertEqual(state.publications.count, 1, "nothing published by a bad line")
         XCTAssertEqual(run("unpublish 0"), ["unpublished 0"])
         XCTAssertEqual(run("publications"), ["no publications"])

@@ -249,3 +249,19 @@ final class TokenTests: XCTestCase {
         XCTAssertEqual(BeaconClockReservation(saved: UInt32.max - 10).valueToSave(at: UInt32.max - 10), UInt32.max)
     }
 }
+
+/// Base64 as the hub's JSON carries it.
+final class Base64Tests: XCTestCase {
+    func testTheRFC4648VectorsRoundTrip() {
+        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            XCTAssertEqual(Base64.encode(Array(plain.utf8)), encoded)
+            XCTAssertEqual(Base64.decode(encoded), Array(plain.utf8))
+        }
+        let bytes: [UInt8] = [0xfb, 0xff, 0xbf]
+        XCTAssertEqual(Base64.encode(bytes), "+/+/")
+        XCTAssertEqual(Base64.decode("-_-_"), bytes, "the URL-safe alphabet")
+        XCTAssertEqual(Base64.decode("Zm8"), Array("fo".utf8), "missing padding")
+        for bad in ["Z", "Zm9v!", "Zg=a", "Zg===", "Z m9"] { XCTAssertNil(Base64.decode(bad), bad) }
+    }
+}

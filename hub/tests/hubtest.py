@@ -15,6 +15,7 @@ import queue
 import re
 import select
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -29,7 +30,14 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 HUB = os.environ.get("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "nearcast-hub"))
+NEARCAST = os.environ.get("NEARCAST_BIN", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "nearcast"))
 POSTGRES = os.environ.get("NEARCAST_HUB_POSTGRES_URL")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def b64(data: bytes) -> str:
@@ -130,9 +138,9 @@ def create_project(db_url: str, name: str) -> dict:
 class Hub:
     """`nearcast-hub serve` on a free loopback port, its stderr kept for failure messages."""
 
-    def __init__(self, db_url: str, cwd=None):
+    def __init__(self, db_url: str, cwd=None, port=0):
         self.log = tempfile.NamedTemporaryFile(prefix="nearcast-hub-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([HUB, "serve", "--listen", "127.0.0.1:0", "--db", db_url],
+        self.process = subprocess.Popen([HUB, "serve", "--listen", f"127.0.0.1:{port}", "--db", db_url],
                                         stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=cwd)
         deadline = time.monotonic() + 60
         line = ""

@@ -12,7 +12,8 @@ struct HubSettings: Equatable {
     init(url: String, key: String, certificateAuthority: String?) throws(Invalid) {
         var base = url
         while base.hasSuffix("/") { base.removeLast() }
-        guard base.hasPrefix("https://") || base.hasPrefix("http://"), base.count > 8,
+        let host = base.hasPrefix("https://") ? base.dropFirst(8) : base.hasPrefix("http://") ? base.dropFirst(7) : ""
+        guard !host.isEmpty, !host.hasPrefix("/"),
               !base.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || $0.asciiValue.map { $0 < 0x20 } == true })
         else {
             throw Invalid(message: "hub URL '\(url)': use http(s)://HOST[:PORT][/PATH], as in https://hub.example.org")

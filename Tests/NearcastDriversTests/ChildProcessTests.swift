@@ -1,0 +1,48 @@
+import NearcastDrivers
+import XCTest
+
+/// The helper processes the hub client starts, polled without blocking.
+final class ChildProcessTests: XCTestCase {
+    func testOutputAndExitStatusAreCollectedAfterItEnds() throws {
+        let directory = TemporaryDirectory()
+        let child = try ChildProcess(arguments: ["/bin/sh", "-c", "echo out; echo err >&2; exit 3"],
+                                     stdout: directory.file("out"), stderr: directory.file("err"))
+        var status: ChildProcess.Status?
+        for _ in 0..<500 where status == nil {
+            status = try child.poll()
+            if status == nil { usleep(10_000) }
+        }
+        XCTAssertEqual(status, .exited(3))
+        XCTAssertEqual(try FileSystem.readText(directory.file("out")), "out\n")
+        XCTAssertEqual(try FileSystem.readText(directory.file("err")), "err\n")
+        XCTAssertEqual(try child.poll(), .exited(3), "a reaped child keeps its status")
+    }
+
+    func testAHangingChildIsKilledAndAMissingProgramIsAnError() throws {
+        let directory = TemporaryDirectory()
+        let child = try ChildProcess(arguments: ["/bin/sleep", "30"], stdout: directory.file("out"), stderr: directory.file("err"))
+        XCTAssertNil(try child.poll(), "still running: poll does not wait")
+        child.kill()
+        XCTAssertEqual(try child.poll(), .signalled(SIGKILL))
+        XCTAssertThrowsError(try ChildProcess(arguments: ["/nonexistent/program"], stdout: directory.file("out"), stderr: directory.file("err"))) {
+            XCTAssertTrue("\($0)".contains("/nonexistent/program"), "\($0)")
+        }
+        XCTAssertNotNil(ChildProcess.find("sh"))
+        XCTAssertNil(ChildProcess.find("no-such-program-here"))
+    }
+
+    /// The box's side of Eddystone registration: a fresh key pair each time, and a low-order
+    /// service key refused. That the hub derives the same identity key is proved end to end by
+    /// hub/tests/test_box.py (the hub checks the box's initial EID against its own derivation).
+    func testTheKeyExchangeMakesFreshKeysAndRefusesLowOrderPoints() throws {
+        let service = Array(repeating: UInt8(9), count: 32)   // the X25519 base point's u-coordinate
+        let first = try EddystoneKeyExchange.derive(servicePublicKey: service)
+        let second = try EddystoneKeyExchange.derive(servicePublicKey: service)
+        XCTAssertNotEqual(first.beaconPublicKey, second.beaconPublicKey)
+        XCTAssertEqual(first.identityKey.count, 16)
+        XCTAssertThrowsError(try EddystoneKeyExchange.derive(servicePublicKey: Array(repeating: 0, count: 32))) {
+            XCTAssertEqual($0 as? EddystoneKeyExchange.Failure, .lowOrderKey)
+        }
+        XCTAssertThrowsError(try EddystoneKeyExchange.derive(servicePublicKey: [1, 2]))
+    }
+}

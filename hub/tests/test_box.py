@@ -12,6 +12,7 @@ import time
 import unittest
 
 from hubtest import NEARCAST, Database, Hub, create_project, free_port, unb64
+from tlsproxy import TLSProxy
 
 
 def decoded_eids(wav):
@@ -62,9 +63,9 @@ class BoxPublishesThroughTheHub(unittest.TestCase):
                 print(open(log).read()[-6000:])
         self.database.drop()
 
-    def start_box(self, *publish, duration=None, extra=()):
+    def start_box(self, *publish, duration=None, extra=(), hub_url=None):
         arguments = [NEARCAST, "run", "--board", "sim", "--state-dir", self.state, "--console", "none",
-                     "--hub", f"http://127.0.0.1:{self.port}", "--hub-key", self.keys["secretKey"], *extra]
+                     "--hub", hub_url or f"http://127.0.0.1:{self.port}", "--hub-key", self.keys["secretKey"], *extra]
         for spec in publish:
             arguments += ["--publish", spec]
         if duration:
@@ -158,6 +159,25 @@ class BoxPublishesThroughTheHub(unittest.TestCase):
         # Unpublishing removes the message from the hub too.
         console(self.state, "unpublish 8")
         self.wait_for(lambda: self.hub_texts() == [], 30, "the unpublished message leaving the hub")
+
+    def test_https_through_a_tls_proxy_checks_the_certificate(self):
+        proxy = TLSProxy(self.port)
+        try:
+            # Without the venue's CA the box refuses the proxy's certificate, says why, and
+            # broadcasts regardless.
+            self.start_box("message:demo/slide:over TLS", "direct:c0ffee", hub_url=f"https://127.0.0.1:{proxy.port}")
+            self.wait_for(lambda: "certificate" in self.box_log(), 30, "the certificate being refused")
+            self.wait_for(lambda: "burst #3" in self.box_log(), 30, "broadcasting going on regardless")
+            self.assertIn("SSL certificate problem", console(self.state, "status"))
+            self.assertIsNone(self.hub_texts())
+            self.box.send_signal(signal.SIGTERM)
+            self.assertEqual(self.box.wait(timeout=30), 0)
+            # With it (--hub-ca), everything goes through.
+            self.start_box("message:demo/slide:over TLS", hub_url=f"https://127.0.0.1:{proxy.port}", extra=["--hub-ca", proxy.ca])
+            self.wait_for(lambda: self.hub_texts() == ["over TLS"], 30, "the message reaching the hub through TLS")
+            self.assertGreater(proxy.handshake_failures, 0)
+        finally:
+            proxy.close()
 
     def test_a_message_needs_a_hub_and_bad_hub_flags_are_refused(self):
         result = subprocess.run([NEARCAST, "run", "--board", "sim", "--state-dir", self.state, "--console", "none",

@@ -80,8 +80,11 @@ final class HubCall {
         }
         guard status == .exited(0) else {
             let text = (try? FileSystem.readText(files.errors, limit: 4096)) ?? ""
-            let line = text.split(separator: "\n").last.map(String.init) ?? "curl \(status)"
-            return .failed(line.hasPrefix("curl: ") ? String(line.dropFirst(6)) : line)
+            // curl's one-line error ("curl: (60) SSL certificate problem: ..."); some errors add
+            // paragraphs of advice after it.
+            let lines = text.split(separator: "\n").map(String.init)
+            if let error = lines.first(where: { $0.hasPrefix("curl: ") }) { return .failed(String(error.dropFirst(6))) }
+            return .failed(lines.last ?? "curl \(status)")
         }
         let code = Int(((try? FileSystem.readText(files.code, limit: 64)) ?? "").trimmingWhitespace) ?? 0
         let body = (try? FileSystem.readText(files.response, limit: 1 << 20)) ?? ""

@@ -117,7 +117,6 @@ struct ProjectCommand: AsyncParsableCommand {
 
         func run() async throws {
             let database = try await options.open()
-            defer { Task { await database.close() } }
             do {
                 let created = try await ProjectStore(database: database).create(name: name)
                 let encoder = JSONEncoder()

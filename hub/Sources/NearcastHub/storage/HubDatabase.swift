@@ -1,5 +1,6 @@
 @preconcurrency import AsyncKit
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -15,6 +16,7 @@ public final class HubDatabase: Sendable {
     public let location: DatabaseLocation
     let logger: Logger
     private let backend: Backend
+    private let closed = NIOLockedValueBox(false)
 
     private enum Backend: Sendable {
         case sqlite(SQLiteConnection, SerialGate)
@@ -144,7 +146,14 @@ public final class HubDatabase: Sendable {
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger).get()
     }
 
+    /// Closes the connection or pool; a second call does nothing (closing an SQLite connection
+    /// twice crashes sqlite-nio).
     public func close() async {
+        let first = closed.withLockedValue { wasClosed in
+            defer { wasClosed = true }
+            return !wasClosed
+        }
+        guard first else { return }
         switch backend {
         case .sqlite(let connection, _):
             try? await connection.close().get()

@@ -42,11 +42,12 @@ enum ObservationRoutes {
                 guard let name = try await resolve(observation.advertisedId, field: field, project: access.project,
                                                    nowMs: nowMs, hub: hub),
                       seen.insert(name).inserted else { continue }
-                let beacon = try await hub.beacons.get(project: access.project, beaconName: name)
-                let attachments = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
+                // Deleted between the resolve and this read: absent, like any unknown token.
+                guard let found = try await hub.attachments.beaconWithAttachments(project: access.project, beaconName: name,
+                                                                                  filter: filter) else { continue }
                 answered.append(GetForObservedResponse.Beacon(advertisedId: observation.advertisedId, beaconName: name,
-                                                              description: beacon.description,
-                                                              attachments: attachments.map(\.json)))
+                                                              description: found.description,
+                                                              attachments: found.attachments.map(\.json)))
             }
             observed.increment(by: body.observations.count)
             resolved.increment(by: answered.count)

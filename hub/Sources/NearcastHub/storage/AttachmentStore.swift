@@ -54,6 +54,33 @@ struct AttachmentStore: Sendable {
         }
     }
 
+    /// An active beacon's description and its attachments matching `filter`, in one query (the
+    /// hot path of getforobserved); nil when the beacon is not there.
+    func beaconWithAttachments(project: String, beaconName: String, filter: NamespacedTypeFilter)
+        async throws -> (description: String?, attachments: [Record])? {
+        let rows = try await database.read { db in
+            try await db.raw("""
+                SELECT b.description AS description, a.attachment_id AS attachment_id,
+                       a.namespaced_type AS namespaced_type, a.data AS data, a.created_ms AS created_ms
+                FROM beacons b LEFT JOIN attachments a ON a.project = b.project AND a.beacon_name = b.beacon_name
+                WHERE b.project = \(bind: project) AND b.beacon_name = \(bind: beaconName) AND b.status = 'ACTIVE'
+                ORDER BY a.change_seq
+                """).all()
+        }
+        guard let first = rows.first else { return nil }
+        let description = try first.decode(column: "description", as: String?.self)
+        var attachments: [Record] = []
+        for row in rows {
+            guard let id = try row.decode(column: "attachment_id", as: String?.self) else { continue }
+            let type = try row.decode(column: "namespaced_type", as: String.self)
+            guard filter.matches(type) else { continue }
+            attachments.append(Record(beaconName: beaconName, attachmentID: id, namespacedType: type,
+                                      data: try row.decode(column: "data", as: String.self),
+                                      createdMs: try row.decode(column: "created_ms", as: Int64.self)))
+        }
+        return (description, attachments)
+    }
+
     /// Deletes one attachment, or (with no id) all of the beacon's that match `filter`; returns
     /// how many went.
     func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter = .all) async throws -> Int {

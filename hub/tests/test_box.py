@@ -184,6 +184,16 @@ class BoxPublishesThroughTheHub(unittest.TestCase):
                                  "--duration", "1", "--publish", "message:demo/slide:x"], capture_output=True, text=True)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("through a hub", result.stderr + result.stdout)
+        # From the config file (or saved settings), a message with no hub is skipped, not fatal.
+        config = os.path.join(self.state, "nearcast.json5")
+        with open(config, "w") as f:
+            f.write('{ publications: ["message:demo/slide:x", "direct:c0ffee"] }')
+        result = subprocess.run([NEARCAST, "run", "--board", "sim", "--state-dir", self.state, "--console", "none",
+                                 "--duration", "2", "--config", config], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"error: {config}: publication 'message:demo/slide:x' skipped: a message is published through a hub",
+                      result.stdout)
+        self.assertIn("burst #1 audio direct c0ffee", result.stdout)
         for flags, expected in [(["--hub", "ftp://x"], "--hub-key"),
                                 (["--hub", "ftp://x", "--hub-key", "k"], "http(s)://"),
                                 (["--hub-key", "k"], "--hub URL"),

@@ -254,10 +254,15 @@ public final class Daemon {
         consoles.service()
     }
 
-    /// The publications the resolved settings name, as requests (an EID's key from the state directory).
+    /// The publications the resolved settings name, as requests (an EID's key from the state
+    /// directory). A message with no hub configured stops the start when the command line asked
+    /// for it, and is skipped with an error when it comes from the saved settings or the config
+    /// file (a box whose hub was removed from its config still broadcasts the rest).
     private func publicationRequests(_ resolved: ResolvedSettings) throws(CommandFailure) -> [PublicationRequest] {
         var requests: [PublicationRequest] = []
-        let source = resolved.sources["publications"] == "saved settings" ? settings.state.file(SavedSettings.fileName) : "--publish"
+        let origin = resolved.sources["publications"] ?? "command line"
+        let source = origin == "saved settings" ? settings.state.file(SavedSettings.fileName)
+            : origin == "config file" ? (settings.configPath ?? "the config file") : "--publish"
         for text in resolved.publications {
             do {
                 let spec = try PublicationSpec.parse(text, defaultExponent: SettingsDefaults.exponent)
@@ -265,11 +270,14 @@ public final class Daemon {
                 switch spec.kind {
                 case .direct(let token): requests.append(.init(message: .direct(token), strategy: strategy))
                 case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(log: log), exponent: k), strategy: strategy))
-                case .message(let type, let text):
+                case .message(let type, let message):
                     guard settings.hub != nil else {
-                        throw CommandFailure("publication '\(text)': a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)")
+                        let why = "a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)"
+                        guard origin != "command line" else { throw CommandFailure(why) }
+                        log("error: \(source): publication '\(text)' skipped: \(why)")
+                        continue
                     }
-                    requests.append(.init(message: .content(namespacedType: type, bytes: Array(text.utf8)), strategy: strategy))
+                    requests.append(.init(message: .content(namespacedType: type, bytes: Array(message.utf8)), strategy: strategy))
                 }
             } catch {
                 throw CommandFailure("\(source): publication '\(text)': \(error)")

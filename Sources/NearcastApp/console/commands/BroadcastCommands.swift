@@ -18,8 +18,9 @@ enum BroadcastCommands {
         },
         ConsoleCommandDescriptor("publications", usage: "publications", summary: "list the publications") { call throws(ConsoleFailure) in
             let c = call.state
-            if c.publications.isEmpty { return ["no publications"] }
+            if c.publications.isEmpty && c.pendingMessages.isEmpty { return ["no publications"] }
             return c.publications.map { StatusReport.describe($0, c) }
+                + c.pendingMessages.map { "\($0.id): \($0.request.message), waiting for the box's hub identity" }
         },
         ConsoleCommandDescriptor("strategy", completions: ["mediums", "mode", "show"],
                                  usage: "strategy [mediums audio|ble|both] [mode broadcast|scan|both]",

@@ -37,11 +37,27 @@ public final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of the daemon's (sound card, HCI socket, console clients) reaches the child.
+        // (glibc's addclosefrom_np is not visible to Swift without _GNU_SOURCE.)
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        // The daemon blocks its stop signals for its signal watcher; the child starts with none
+        // blocked and every signal at its default, so a kill or a timeout ends it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
         // posix_spawn returns its error rather than setting errno.
-        let code = posix_spawn(&child, arguments[0], &actions, nil, &argv, environ)
+        let code = posix_spawn(&child, arguments[0], &actions, &attributes, &argv, environ)
         guard code == 0 else { throw SystemError(code: code, operation: "start", subject: arguments[0]) }
         pid = child
     }
@@ -68,6 +84,19 @@ public final class ChildProcess {
     }
 
     deinit { kill() }
+
+    /// The process's open descriptors, from /proc/self/fd (the listing's own descriptor left out).
+    static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var found: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor != own { found.append(descriptor) }
+        }
+        return found
+    }
 
     /// The full path of `program` on PATH (or itself when it holds a slash), nil when absent.
     public static func find(_ program: String) -> String? {

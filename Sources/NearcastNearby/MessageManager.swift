@@ -46,7 +46,7 @@ public final class MessageManager {
     private var nextSubscription = 0
     private var problems: Set<MediumProblem> = []
     /// Content publications, oldest first, and the EID slot they share.
-    private var contentEntries: [(identifier: Int, namespacedType: String, bytes: [UInt8], mediums: DiscoveryMediums)] = []
+    private var contentEntries: [(identifier: Int, namespacedType: String, bytes: [UInt8], strategy: Strategy)] = []
     private var nextContent = 0
     private var contentSlot: PublicationSlot?
 
@@ -141,18 +141,24 @@ public final class MessageManager {
         }
         let identifier = nextContent
         nextContent += 1
-        contentEntries.append((identifier, namespacedType, bytes, strategy.mediums))
+        contentEntries.append((identifier, namespacedType, bytes, strategy))
         contentRevision += 1
         updateContentStrategy()
         debug("publish \(message) on the hub identity's EID (\(slot))")
         return Publication(message: message, strategy: strategy, slot: slot, manager: self, contentIdentifier: identifier)
     }
 
+    /// The shared EID goes out on the union of the content publications' mediums, in the union
+    /// of their modes (a box switched to scan only stops it like any other publication).
     private func updateContentStrategy() {
         guard let slot = contentSlot else { return }
         var mediums: DiscoveryMediums = []
-        for entry in contentEntries { mediums.formUnion(entry.mediums) }
-        scheduler.setStrategy(Strategy(mediums: mediums, mode: .broadcast), for: slot)
+        var mode: DiscoveryMode = []
+        for entry in contentEntries {
+            mediums.formUnion(entry.strategy.mediums)
+            mode.formUnion(entry.strategy.mode)
+        }
+        scheduler.setStrategy(Strategy(mediums: mediums, mode: mode), for: slot)
     }
 
     func remove(_ publication: Publication) {
@@ -180,7 +186,7 @@ public final class MessageManager {
         if let identifier = publication.contentIdentifier,
            let index = contentEntries.firstIndex(where: { $0.identifier == identifier }) {
             // The shared EID goes out on the union of every content publication's mediums.
-            contentEntries[index].mediums = strategy.mediums
+            contentEntries[index].strategy = strategy
             publication.strategy = strategy
             updateContentStrategy()
             return

@@ -262,6 +262,8 @@ final class Base64Tests: XCTestCase {
         XCTAssertEqual(Base64.encode(bytes), "+/+/")
         XCTAssertEqual(Base64.decode("-_-_"), bytes, "the URL-safe alphabet")
         XCTAssertEqual(Base64.decode("Zm8"), Array("fo".utf8), "missing padding")
-        for bad in ["Z", "Zm9v!", "Zg=a", "Zg===", "Z m9"] { XCTAssertNil(Base64.decode(bad), bad) }
+        for bad in ["Z", "Zm9v!", "Zg=a", "Zg===", "Z m9", "=", "==", "TWFu=", "TWFu==", "TR==", "Zh=="] {
+            XCTAssertNil(Base64.decode(bad), bad)
+        }
     }
 }

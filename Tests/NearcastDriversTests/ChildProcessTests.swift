@@ -18,6 +18,29 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertEqual(try child.poll(), .exited(3), "a reaped child keeps its status")
     }
 
+    /// The child gets none of the daemon's descriptors and no blocked signals.
+    func testTheChildInheritsNoDescriptorsAndNoBlockedSignals() throws {
+        let directory = TemporaryDirectory()
+        let leaked = open(directory.file("open-in-parent"), O_WRONLY | O_CREAT, 0o600)   // no O_CLOEXEC
+        defer { close(leaked) }
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let child = try ChildProcess(arguments: ["/bin/sh", "-c", "ls /proc/$$/fd; grep SigBlk /proc/$$/status"],
+                                     stdout: directory.file("out"), stderr: directory.file("err"))
+        var status: ChildProcess.Status?
+        for _ in 0..<500 where status == nil {
+            status = try child.poll()
+            if status == nil { usleep(10_000) }
+        }
+        XCTAssertEqual(status, .exited(0))
+        let lines = try FileSystem.readText(directory.file("out")).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { Int($0) != nil }, ["0", "1", "2"], "only stdin, stdout and stderr")
+        XCTAssertEqual(lines.last, "SigBlk:\t0000000000000000")
+    }
+
     func testAHangingChildIsKilledAndAMissingProgramIsAnError() throws {
         let directory = TemporaryDirectory()
         let child = try ChildProcess(arguments: ["/bin/sleep", "30"], stdout: directory.file("out"), stderr: directory.file("err"))

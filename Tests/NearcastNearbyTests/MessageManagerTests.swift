@@ -228,6 +228,12 @@ final class MessageManagerTests: XCTestCase {
         XCTAssertEqual(manager.schedule.status(of: event.slot)?.strategy.mediums, .both, "the union of the mediums")
         XCTAssertEqual(manager.contents.map(\.namespacedType), ["demo/slide", "demo/event"])
         XCTAssertEqual(manager.contentRevision, revision + 2)
+        // A box switched to scan only stops the shared EID like any other publication.
+        manager.setStrategy(Strategy(mediums: .audio, mode: .scan), for: slide!)
+        manager.setStrategy(Strategy(mediums: .ble, mode: .scan), for: event)
+        XCTAssertEqual(manager.schedule.status(of: event.slot)?.strategy.mode, .scan)
+        manager.setStrategy(Strategy(mediums: .audio, mode: .broadcast), for: slide!)
+        manager.setStrategy(Strategy(mediums: .ble, mode: .broadcast), for: event)
         slide = nil
         XCTAssertEqual(manager.contents.map(\.namespacedType), ["demo/event"])
         XCTAssertEqual(manager.schedule.status(of: event.slot)?.strategy.mediums, .ble)

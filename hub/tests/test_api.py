@@ -161,6 +161,13 @@ class APITests:
         self.assertError(self.hub.post("/v1beta1/beacons:register", raw=b"", key=self.secret), 400)
         self.assertEqual(self.hub.get("/healthz")[0], 200, "the hub keeps serving")
 
+    def test_concurrent_registrations_of_one_name_give_one_200_and_one_409(self):
+        import concurrent.futures
+        body = {"advertisedId": {"type": "EDDYSTONE", "id": b64(b"\x0a\x0b")}}
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            statuses = sorted(pool.map(lambda _: self.hub.post("/v1beta1/beacons:register", body, key=self.secret)[0], range(6)))
+        self.assertEqual(statuses, [200] + [409] * 5)
+
     def test_bad_beacon_names_are_400(self):
         self.assertError(self.hub.get("/v1beta1/beacons/9!00", key=self.secret), 400, "beaconName")
         self.assertError(self.hub.get("/v1beta1/beacons/3!ZZ", key=self.secret), 400, "beaconName")
@@ -271,6 +278,12 @@ class APITests:
         # So the clock may now go another 40 minutes on and still resolve.
         [again] = self.observe([beacon.observation(at=ahead + 40 * 60)])
         self.assertEqual(again["beaconName"], beacon.name())
+        # An EID from before (replayed, or a box whose clock went back) still resolves within the
+        # window but does not move the clock back: only the box's heartbeat does that.
+        before = self.hub.get(f"/v1beta1/{beacon.name()}", key=self.secret)[1]["clock"]
+        [earlier] = self.observe([beacon.observation(at=ahead + 40 * 60 - 30 * 60)])
+        self.assertEqual(earlier["beaconName"], beacon.name())
+        self.assertEqual(self.hub.get(f"/v1beta1/{beacon.name()}", key=self.secret)[1]["clock"], before)
         # Two hours beyond the window: not recognised (re-register with a fresh clock).
         self.assertEqual(self.observe([beacon.observation(at=ahead + 4 * 3600)]), [])
 
@@ -329,6 +342,15 @@ class APITests:
             watch.close()
         self.assertEqual(self.hub.watch("beacons/3!00ff", self.public).status, 404)
         self.assertEqual(self.hub.watch(name, "ncpub_wrong").status, 403)
+        # An open watch does not hold up a graceful stop (SIGTERM).
+        self.register_uid(uid=b"\x05")
+        open_watch = self.hub.watch("beacons/3!05", self.public)
+        self.assertEqual(open_watch.next()[0], "attachments")
+        started = time.monotonic()
+        self.hub.process.terminate()
+        self.assertEqual(self.hub.process.wait(timeout=15), 0)
+        self.assertLess(time.monotonic() - started, 10)
+        open_watch.close()
 
     # --- the rest ---
     def test_everything_survives_a_restart(self):

@@ -99,24 +99,33 @@ final class DaemonState {
         guard hub != nil else {
             throw .badMessage("a message is published through a hub: run with --hub URL --hub-key SECRET (or hub in the config file)")
         }
-        var id = messageID()
-        if let index = publications.firstIndex(where: { Self.namespacedType(of: $0.request) == type }) {
-            id = publications[index].id
-            publications[index].publication.unpublish()
-            publications.remove(at: index)
-        }
-        if let index = pendingMessages.firstIndex(where: { Self.namespacedType(of: $0.request) == type }) {
-            id = pendingMessages[index].id
-            pendingMessages.remove(at: index)
-        }
+        // The message it replaces keeps its id, and stays on air if the new one is refused.
+        let replaced = publications.firstIndex { Self.namespacedType(of: $0.request) == type }
+        let waiting = pendingMessages.firstIndex { Self.namespacedType(of: $0.request) == type }
+        let id = replaced.map { publications[$0].id } ?? waiting.map { pendingMessages[$0].id } ?? messageID()
         guard manager.hubIdentity != nil else {
+            if let replaced { publications.remove(at: replaced).publication.unpublish() }
+            if let waiting { pendingMessages.remove(at: waiting) }
             pendingMessages.append((id, request))
             return id
         }
         let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
         manager.setStrategy(effectiveStrategy(of: request), for: publication)
+        if let replaced { publications.remove(at: replaced).publication.unpublish() }
+        if let waiting { pendingMessages.remove(at: waiting) }
         publications.append(Entry(id: id, request: request, publication: publication))
         return id
+    }
+
+    /// The hub no longer knows the box's identity (its key changed): the messages go off air
+    /// and wait for the new identity.
+    func hubIdentityLost() {
+        for entry in publications where Self.namespacedType(of: entry.request) != nil {
+            entry.publication.unpublish()
+            pendingMessages.append((entry.id, entry.request))
+        }
+        publications.removeAll { Self.namespacedType(of: $0.request) != nil }
+        manager.hubIdentity = nil
     }
 
     /// The box's hub identity is known (derived on the first contact): the waiting messages go on air.

@@ -20,6 +20,8 @@ final class HubCall {
     private let child: ChildProcess
     private let files: Files
     private let started: Double
+    /// The largest answer read; curl stops a larger one (`max-filesize`), and the call fails.
+    static let maximumResponseBytes = 4 << 20
     /// curl's own limit; the daemon kills it a little after, should it hang regardless.
     static let timeoutSeconds = 20.0
 
@@ -53,6 +55,8 @@ final class HubCall {
             "connect-timeout = 5",
             "silent", "show-error",
             "proto = \"=http,https\"",
+            "max-filesize = \(Self.maximumResponseBytes)",
+            "globoff",
         ]
         if let ca = hub.certificateAuthority { lines.append("cacert = \(Self.quoted(ca))") }
         if let body {
@@ -87,19 +91,28 @@ final class HubCall {
             return .failed(lines.last ?? "curl \(status)")
         }
         let code = Int(((try? FileSystem.readText(files.code, limit: 64)) ?? "").trimmingWhitespace) ?? 0
-        let body = (try? FileSystem.readText(files.response, limit: 1 << 20)) ?? ""
+        // At most 8 publications of 100 KiB each come back as about 1.1 MB of base64.
+        let body = (try? FileSystem.readText(files.response, limit: Self.maximumResponseBytes)) ?? ""
         return code == 0 ? .failed("no HTTP answer") : .answered(status: code, body: body)
     }
 
     /// Ends the request now (at shutdown).
     func cancel() { child.kill() }
 
-    /// A value in a curl config file: double quotes, with `\` and `"` escaped.
+    /// A value in a curl config file: double quotes, with `\` and `"` escaped and control
+    /// characters written as escapes, so no value can start a line of its own.
     static func quoted(_ text: String) -> String {
         var out = "\""
-        for character in text {
-            if character == "\\" || character == "\"" { out.append("\\") }
-            out.append(character)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\", "\"": out += "\\" + String(scalar)
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F { continue }   // dropped: curl has no escape for them
+                out.unicodeScalars.append(scalar)
+            }
         }
         return out + "\""
     }

@@ -38,7 +38,9 @@ final class HubLink {
     private let curl: String?
     private(set) var record: HubRecord?
     private var call: (step: Step, request: HubCall)?
-    private var identityChild: (child: ChildProcess, serviceKey: [UInt8], output: String)?
+    private var identityChild: (child: ChildProcess, serviceKey: [UInt8], output: String, started: Double)?
+    /// `nearcast hub-identity` takes milliseconds; one that runs this long is stuck.
+    static let identityTimeoutSeconds = 30.0
     private var backoff = RetryBackoff(first: 1, longest: 60)
     /// The contents being synchronised (captured when the attachment list was asked for), the
     /// revision they came from, and the calls left to make.
@@ -82,7 +84,20 @@ final class HubLink {
             handle(outcome, of: running.step, daemon: daemon, now: now, log: log)
         }
         if let running = identityChild {
-            guard let status = try? running.child.poll() else { return }
+            let status: ChildProcess.Status
+            do {
+                guard let ended = try running.child.poll() else {
+                    guard now - running.started > Self.identityTimeoutSeconds else { return }
+                    running.child.kill()
+                    identityChild = nil
+                    return failed("nearcast hub-identity did not finish in \(Int(Self.identityTimeoutSeconds)) s; killed", now: now, log: log)
+                }
+                status = ended
+            } catch {
+                running.child.kill()
+                identityChild = nil
+                return failed("waiting for nearcast hub-identity: \(error)", now: now, log: log)
+            }
             identityChild = nil
             finishIdentity(status, serviceKey: running.serviceKey, output: running.output, daemon: daemon, now: now, log: log)
         }
@@ -187,19 +202,41 @@ final class HubLink {
             }
             startIdentity(serviceKey: key, now: now, log: log)
         case (.register, 200), (.register, 409):
-            guard var updated = record else { return }
-            if case .register(_, let eid) = step { updated.beaconName = json?["beaconName"]?.string ?? "beacons/4!\(eid.hex)" }
+            guard var updated = record, case .register(_, let eid) = step else { return }
+            // The name goes into URLs (and curl's config): only the shape a hub gives is taken.
+            let expected = "beacons/4!\(eid.hex)"
+            let named = json?["beaconName"]?.string ?? expected
+            guard Self.isBeaconName(named) else {
+                return failed("the hub named the box '\(named.prefix(80))', not a beacon name", now: now, log: log)
+            }
+            updated.beaconName = named
             saveRecord(updated, log: log)
             log("hub: registered the box at \(settings.url) as \(updated.beaconName ?? "")")
             syncedRevision = -1
             nextHeartbeat = now
         case (.listAttachments, 200):
-            plan(existing: json?["attachments"]?.array ?? [], daemon: daemon)
+            // An answer that is not the list (cut short, a proxy's page) must not read as "the
+            // hub holds nothing": that would add every message again.
+            guard let existing = json?["attachments"]?.array else {
+                return failed("the attachment list from \(settings.url) could not be read", now: now, log: log)
+            }
+            plan(existing: existing, daemon: daemon)
         case (.delete, 200), (.delete, 404), (.add, 200):
             break
         case (.heartbeat, 200):
             lastHeartbeat = now
             nextHeartbeat = now + Self.heartbeatSeconds
+        case (.register, 400) where json?["error"]?["field"]?.string == "ephemeralIdRegistration.serviceEcdhPublicKey":
+            // The hub has another key now (its database was replaced): derive a new identity.
+            log("hub: \(settings.url) has a new service key; the box derives a new identity and registers again")
+            record = nil
+            _ = try? FileSystem.remove(stateDirectory.file(HubRecord.fileName))
+            daemon.hubIdentityLost()
+            syncedRevision = -1
+        case (.add(let type, _), 400), (.add(let type, _), 403):
+            // This message is refused (another project's namespace, a type the hub does not
+            // take): say so and go on with the others rather than retrying it for ever.
+            log("error: hub: \(settings.url) refuses the message of type \(type): \(hubMessage ?? "HTTP \(status)")")
         case (.listAttachments, 404), (.heartbeat, 404), (.add, 404):
             // The operator deleted the beacon on the hub: register again.
             guard var updated = record else { return }
@@ -225,7 +262,7 @@ final class HubLink {
         var steps: [Step] = []
         for attachment in existing {
             guard let type = attachment["namespacedType"]?.string, managed.contains(type),
-                  let name = attachment["attachmentName"]?.string else { continue }
+                  let name = attachment["attachmentName"]?.string, Self.isAttachmentName(name, of: record.beaconName) else { continue }
             let data = attachment["data"]?.string ?? ""
             if let index = unmatched.firstIndex(where: { $0.type == type && $0.data == data }) {
                 unmatched.remove(at: index)
@@ -235,6 +272,14 @@ final class HubLink {
         }
         for item in wanted where unmatched.contains(where: { $0.type == item.namespacedType && $0.data == Base64.encode(item.bytes) }) {
             steps.append(.add(namespacedType: item.namespacedType, bytes: item.bytes))
+        }
+        // Remembered before the first add: a message added and then unpublished before this
+        // sync completes is still the box's to delete.
+        let union = record.managedTypes + types.filter { !record.managedTypes.contains($0) }
+        if union != record.managedTypes {
+            var updated = record
+            updated.managedTypes = union
+            saveRecord(updated, log: { _ in })
         }
         sync = (started.revision, types, steps)
     }
@@ -261,7 +306,7 @@ final class HubLink {
         do {
             let child = try ChildProcess(arguments: [executable, "hub-identity", "--service-key", Base64.encode(serviceKey)],
                                          stdout: output, stderr: stateDirectory.file("hub-call.err"))
-            identityChild = (child, serviceKey, output)
+            identityChild = (child, serviceKey, output, now)
         } catch {
             failed("cannot start nearcast hub-identity: \(error)", now: now, log: log)
         }
@@ -317,6 +362,20 @@ final class HubLink {
         case .add: return "attaching a message"
         case .heartbeat: return "the heartbeat"
         }
+    }
+
+    /// `beacons/3!HEX` or `beacons/4!HEX`, lowercase hex: what a hub names beacons.
+    static func isBeaconName(_ text: String) -> Bool {
+        guard text.hasPrefix("beacons/3!") || text.hasPrefix("beacons/4!") else { return false }
+        let hex = text.dropFirst(10)
+        return (1...32).contains(hex.count) && hex.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+    }
+
+    /// `BEACON/attachments/ID` of this box's beacon, ID letters and digits only.
+    static func isAttachmentName(_ text: String, of beacon: String?) -> Bool {
+        guard let beacon, text.hasPrefix(beacon + "/attachments/") else { return false }
+        let id = text.dropFirst(beacon.count + 13)
+        return (1...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     /// When the next attempt is due after a failure (seconds of the daemon's clock).

@@ -35,7 +35,10 @@ public enum Base64 {
             guard padding == 0, let value = sextet(byte) else { return nil }
             values.append(value)
         }
-        guard padding <= 2, values.count % 4 != 1 else { return nil }
+        // Padding only completes a final group of 2 or 3 characters; one character alone is
+        // never a group.
+        guard padding <= 2, values.count % 4 != 1,
+              padding == 0 || (values.count % 4 != 0 && (values.count + padding) % 4 == 0) else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(values.count * 3 / 4)
         var index = 0
@@ -44,6 +47,9 @@ public enum Base64 {
             var accumulator: UInt32 = 0
             for value in chunk { accumulator = accumulator << 6 | UInt32(value) }
             accumulator <<= UInt32(6 * (4 - chunk.count))
+            // The bits below the last whole byte must be zero (RFC 4648 §3.5: canonical only).
+            let unused = UInt32(6 * chunk.count % 8)
+            guard accumulator >> UInt32(6 * (4 - chunk.count)) & ((1 << unused) - 1) == 0 else { return nil }
             out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
             if chunk.count > 2 { out.append(UInt8(truncatingIfNeeded: accumulator >> 8)) }
             if chunk.count > 3 { out.append(UInt8(truncatingIfNeeded: accumulator)) }

@@ -8,7 +8,7 @@ public enum HubServer {
     public static func router(_ hub: HubServices) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: LogRequestsMiddleware(.debug))
+        // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
         BeaconRoutes.add(to: router, hub)
         AttachmentRoutes.add(to: router, hub)
         ObservationRoutes.add(to: router, hub)

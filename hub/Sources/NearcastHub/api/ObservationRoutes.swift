@@ -79,9 +79,12 @@ enum ObservationRoutes {
             let nowSeconds = nowMs / 1000
             guard let found = try await hub.resolverCache.resolve(project: project, eid: token, nowSeconds: nowSeconds)
             else { return nil }
-            if found.skewSeconds != 0 {
-                // Heard an epoch or more from where its clock was expected (drift, a power cut):
-                // re-anchor at the middle of the heard epoch, so the window follows the box.
+            if found.skewSeconds > 0 {
+                // Heard an epoch or more ahead of where its clock was expected (drift, a restart
+                // that kept counting): re-anchor at the middle of the heard epoch, so the window
+                // follows the box. Only forwards: anyone with the public key could replay an
+                // hour-old EID, and moving the window back on that would let old EIDs resolve.
+                // A clock that went back (a power cut) is re-anchored by the box's heartbeat.
                 let middle = UInt64(found.epochStart) + (UInt64(1) << UInt64(found.exponent)) / 2
                 hub.logger.info("eid: \(found.beaconName) heard \(found.skewSeconds) s from its expected clock; re-anchored")
                 try await hub.beacons.reanchor(project: project, beaconName: found.beaconName,

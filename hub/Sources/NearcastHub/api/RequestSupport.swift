@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import HTTPTypes
 import Hummingbird
 
@@ -21,7 +22,7 @@ enum RequestSupport {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maximumBodyBytes)
-        } catch {
+        } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "the body is larger than \(maximumBodyBytes / 1024) KiB", field: "(body)")
         }
         guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "a JSON body is needed", field: "(body)") }

@@ -54,7 +54,9 @@ actor EIDResolverCache {
     /// Applies the database's changes since the last look and moves the windows when due.
     func synchronise(nowSeconds: Int64) async throws {
         let changes = try await store.eidChanges(after: lastSeq)
-        if nowSeconds - clock >= Self.advanceEverySeconds || nowSeconds < clock {
+        // Requests finish out of order under load: a clock a few seconds behind is no reason to
+        // recompute every window; a real step back (the host's clock set back) is.
+        if nowSeconds - clock >= Self.advanceEverySeconds || nowSeconds < clock - 60 {
             clock = nowSeconds
             for resolver in resolvers.values { try resolver.advance(to: nowSeconds) }
         }
@@ -66,8 +68,10 @@ actor EIDResolverCache {
         // Two synchronisations may overlap (the actor is re-entered while one awaits the
         // database): a change already applied is skipped.
         guard record.changeSeq > applied[key] ?? 0 else { return }
-        applied[key] = record.changeSeq
-        lastSeq = max(lastSeq, record.changeSeq)
+        defer {
+            applied[key] = record.changeSeq
+            lastSeq = max(lastSeq, record.changeSeq)
+        }
         let resolver: EIDResolver<SwiftCryptoAES128>
         if let existing = resolvers[record.project] {
             resolver = existing

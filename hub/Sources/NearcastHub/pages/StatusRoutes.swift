@@ -12,7 +12,9 @@ enum StatusRoutes {
             do {
                 try await hub.database.read { db in try await db.raw("SELECT 1").run() }
             } catch {
-                throw APIError(.serviceUnavailable, "the database does not answer: \(error)")
+                // The details go to the log, not to whoever asks.
+                hub.logger.error("healthz: the database does not answer: \(HubDatabase.describe(error))")
+                throw APIError(.serviceUnavailable, "the database does not answer")
             }
             return try RequestSupport.json([
                 "status": "ok", "database": hub.database.isPostgres ? "postgres" : "sqlite",

@@ -29,8 +29,10 @@ struct AttachmentStore: Sendable {
         let record = Record(beaconName: beaconName, attachmentID: id, namespacedType: namespacedType, data: data,
                             createdMs: HubClock.nowMs())
         try await database.transaction { db in
-            try await Self.requireBeacon(db, project: project, beaconName: beaconName)
+            // The counter first: its row lock orders this after any delete of the beacon that
+            // is committing, so the check below sees it.
             let seq = try await ChangeCounter.next(db)
+            try await Self.requireBeacon(db, project: project, beaconName: beaconName)
             try await db.raw("""
                 INSERT INTO attachments (project, beacon_name, attachment_id, namespaced_type, data, created_ms, change_seq)
                 VALUES (\(bind: project), \(bind: beaconName), \(bind: id), \(bind: namespacedType), \(bind: data),
@@ -85,6 +87,7 @@ struct AttachmentStore: Sendable {
     /// how many went.
     func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter = .all) async throws -> Int {
         let deleted = try await database.transaction { db in
+            _ = try await ChangeCounter.next(db)
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)
             let rows = try await db.raw("""
                 SELECT attachment_id, namespaced_type FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
@@ -100,7 +103,6 @@ struct AttachmentStore: Sendable {
                 throw APIError.notFound("\(beaconName)/attachments/\(attachmentID)")
             }
             guard !doomed.isEmpty else { return 0 }
-            _ = try await ChangeCounter.next(db)
             for id in doomed {
                 try await db.raw("""
                     DELETE FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND attachment_id = \(bind: id)

@@ -10,14 +10,16 @@ struct BeaconStore: Sendable {
     /// registered afresh (its old attachments went with it).
     func register(_ record: BeaconRecord) async throws -> BeaconRecord {
         try await database.transaction { db in
+            // The counter first: it serialises writers, so two registrations of one name
+            // cannot both see it free.
+            var stored = record
+            stored.changeSeq = try await ChangeCounter.next(db)
             let existing = try await db.raw("""
                 SELECT status FROM beacons WHERE project = \(bind: record.project) AND beacon_name = \(bind: record.beaconName)
                 """).first()
             if let existing, try existing.decode(column: "status", as: String.self) == "ACTIVE" {
                 throw APIError(.conflict, "\(record.beaconName) is already registered in this project", field: "advertisedId")
             }
-            var stored = record
-            stored.changeSeq = try await ChangeCounter.next(db)
             if existing != nil {
                 try await db.raw("DELETE FROM beacons WHERE project = \(bind: record.project) AND beacon_name = \(bind: record.beaconName)").run()
             }
@@ -68,11 +70,11 @@ struct BeaconStore: Sendable {
     /// identity key, so every instance's resolver cache learns of the deletion.
     func delete(project: String, beaconName: String) async throws {
         try await database.transaction { db in
+            let seq = try await ChangeCounter.next(db)
             let found = try await db.raw("""
                 SELECT status FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
                 """).first()
             guard found != nil else { throw APIError.notFound(beaconName) }
-            let seq = try await ChangeCounter.next(db)
             try await db.raw("DELETE FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)").run()
             try await db.raw("""
                 UPDATE beacons SET status = 'DELETED', identity_key = NULL, change_seq = \(bind: seq)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Metrics
+import ServiceLifecycle
 
 /// `GET /v1beta1/beacons/{id}/attachments:watch`: Server-Sent Events with the beacon's
 /// attachments, sent at once and again whenever they change (the presenter's current slide).
@@ -28,7 +29,9 @@ enum WatchRoutes {
                 watches.record(hub.feed.watchCount)
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await _ in signals {
+                        // Ends at the server's graceful shutdown too, so a SIGTERM is not held
+                        // up by open watches.
+                        for await _ in signals.cancelOnGracefulShutdown() {
                             do {
                                 let now = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
                                 continuation.yield(event(now))

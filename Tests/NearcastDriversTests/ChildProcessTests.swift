@@ -3,15 +3,20 @@ import XCTest
 
 /// The helper processes the hub client starts, polled without blocking.
 final class ChildProcessTests: XCTestCase {
+    /// Polls as the daemon does, up to 5 s.
+    private func waitForExit(_ child: ChildProcess) throws -> ChildProcess.Status? {
+        for _ in 0..<500 {
+            if let status = try child.poll() { return status }
+            usleep(10_000)
+        }
+        return nil
+    }
+
     func testOutputAndExitStatusAreCollectedAfterItEnds() throws {
         let directory = TemporaryDirectory()
         let child = try ChildProcess(arguments: ["/bin/sh", "-c", "echo out; echo err >&2; exit 3"],
                                      stdout: directory.file("out"), stderr: directory.file("err"))
-        var status: ChildProcess.Status?
-        for _ in 0..<500 where status == nil {
-            status = try child.poll()
-            if status == nil { usleep(10_000) }
-        }
+        let status = try waitForExit(child)
         XCTAssertEqual(status, .exited(3))
         XCTAssertEqual(try FileSystem.readText(directory.file("out")), "out\n")
         XCTAssertEqual(try FileSystem.readText(directory.file("err")), "err\n")
@@ -30,11 +35,7 @@ final class ChildProcessTests: XCTestCase {
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let child = try ChildProcess(arguments: ["/bin/sh", "-c", "ls /proc/$$/fd; grep SigBlk /proc/$$/status"],
                                      stdout: directory.file("out"), stderr: directory.file("err"))
-        var status: ChildProcess.Status?
-        for _ in 0..<500 where status == nil {
-            status = try child.poll()
-            if status == nil { usleep(10_000) }
-        }
+        let status = try waitForExit(child)
         XCTAssertEqual(status, .exited(0))
         let lines = try FileSystem.readText(directory.file("out")).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.filter { Int($0) != nil }, ["0", "1", "2"], "only stdin, stdout and stderr")

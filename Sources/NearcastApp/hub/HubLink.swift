@@ -340,11 +340,10 @@ final class HubLink {
     }
 
     private func failed(_ why: String, now: Double, log: (String) -> Void) {
-        let wait = backoff.failed(at: now)
+        _ = backoff.failed(at: now)   // the next attempt's time is kept in the backoff itself
         sync = nil
         if why != lastError { log("warning: hub: \(why); retrying with backoff, broadcasting goes on") }
         lastError = why
-        _ = wait
     }
 
     private func succeeded(log: (String) -> Void) {

@@ -8,11 +8,11 @@ public struct OpenSSLAES128: BlockCipher128, Sendable {
     public init() {}
 
     /// Encrypts one 16-byte block under a 16-byte key.
-    public func encrypt(block: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    public func encrypt(block: [UInt8], key: [UInt8]) throws(CipherFailure) -> [UInt8] {
         precondition(block.count == 16 && key.count == 16, "AES-128 takes 16-byte blocks and keys")
         var output = [UInt8](repeating: 0, count: 16)
         guard nearcast_aes128_encrypt_block(key, block, &output) == 0 else {
-            throw CryptoError(operation: "AES_set_encrypt_key")
+            throw CipherFailure(CryptoError(operation: "AES_set_encrypt_key").description)
         }
         return output
     }

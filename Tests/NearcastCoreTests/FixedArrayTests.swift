@@ -9,7 +9,8 @@ final class FixedArrayTests: XCTestCase {
     func testCapacityIsTheTuplesElementCountAndTheStorageIsInline() {
         XCTAssertEqual(FixedArray<Tuple4<UInt8>, UInt8>.capacity, 4)
         XCTAssertEqual(FixedArray<Tuple256<UInt8>, UInt8>.capacity, 256)
-        XCTAssertEqual(FixedArray<Tuple8192<UInt8>, UInt8>.capacity, 8192)
+        XCTAssertEqual(FixedArray<Bytes8192, UInt8>.capacity, 8192)
+        XCTAssertEqual(MemoryLayout<FixedArray<Bytes8192, UInt8>>.size, 8192)
         XCTAssertEqual(FixedArray<Tuple32<Int>, Int>.capacity, 32)
         // Inline: the value is exactly its elements, no pointer to a heap buffer.
         XCTAssertEqual(MemoryLayout<FixedArray<Tuple256<UInt8>, UInt8>>.size, 256)
@@ -25,6 +26,21 @@ final class FixedArrayTests: XCTestCase {
         XCTAssertEqual(copy[5], 15, "a copy is a value, not a shared buffer")
         XCTAssertEqual(bytes[5], 0xFF)
         XCTAssertEqual(bytes[15], 45)
+    }
+
+    func testBytesStoredAsWordsAreAddressedOneByOne() {
+        var bytes = FixedArray<Bytes4096, UInt8>(repeating: 0xA5)
+        XCTAssertEqual(bytes[0], 0xA5)
+        XCTAssertEqual(bytes[4095], 0xA5)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 7) }
+        XCTAssertEqual((0..<10).map { bytes[$0] }, [0, 7, 14, 21, 28, 35, 42, 49, 56, 63])
+        bytes.withUnsafeBytes { raw in
+            XCTAssertEqual(raw.count, 4096)
+            XCTAssertEqual(raw[4095], UInt8(truncatingIfNeeded: 4095 &* 7))
+        }
+        bytes.withUnsafeMutableBufferPointer { $0[9] = 0 }
+        XCTAssertEqual(bytes[9], 0)
+        XCTAssertEqual(bytes[10], 70)
     }
 
     func testAnEnumWithPayloadsIsStoredAtItsStride() {

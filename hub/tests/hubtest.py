@@ -34,6 +34,27 @@ NEARCAST = os.environ.get("NEARCAST_BIN", os.path.join(os.path.dirname(__file__)
 POSTGRES = os.environ.get("NEARCAST_HUB_POSTGRES_URL")
 
 
+def have_chromium() -> bool:
+    """Debian's chromium and chromedriver, and selenium (tools/install-deps installs them)."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return False
+    return bool(shutil.which("chromium") and shutil.which("chromedriver"))
+
+
+def chromium(*flags):
+    """Headless Chromium through WebDriver, with `flags` added (a fake microphone, say)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", *flags):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -138,9 +159,9 @@ def create_project(db_url: str, name: str) -> dict:
 class Hub:
     """`nearcast-hub serve` on a free loopback port, its stderr kept for failure messages."""
 
-    def __init__(self, db_url: str, cwd=None, port=0):
+    def __init__(self, db_url: str, cwd=None, port=0, extra=()):
         self.log = tempfile.NamedTemporaryFile(prefix="nearcast-hub-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([HUB, "serve", "--listen", f"127.0.0.1:{port}", "--db", db_url],
+        self.process = subprocess.Popen([HUB, "serve", "--listen", f"127.0.0.1:{port}", "--db", db_url, *extra],
                                         stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=cwd)
         deadline = time.monotonic() + 60
         line = ""
@@ -189,6 +210,15 @@ class Hub:
 
     def get(self, path, key=None):
         return self.request("GET", path, key=key)
+
+    def headers(self, method: str, path: str, headers=None):
+        """(status, response headers with lower-case names) of one request, its body read and dropped."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        connection.request(method, path, headers=dict(headers or {}))
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        return response.status, {name.lower(): value for name, value in response.getheaders()}
 
     def post(self, path, body=None, key=None, raw=None):
         return self.request("POST", path, body=body, key=key, raw=raw)
@@ -244,3 +274,22 @@ class Watch:
         except Exception:
             pass
         self.connection.close()
+
+
+def console(state_dir, line, wait=1.0):
+    """Types one line on the daemon's console socket and returns what it printed."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(os.path.join(state_dir, "console.sock"))
+        s.sendall((line + "\r").encode())
+        s.settimeout(0.2)
+        out = b""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+            except socket.timeout:
+                pass
+        return out.decode(errors="replace")

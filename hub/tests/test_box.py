@@ -5,13 +5,12 @@ import base64
 import json
 import os
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 import unittest
 
-from hubtest import NEARCAST, Database, Hub, create_project, free_port, unb64
+from hubtest import NEARCAST, Database, Hub, console, create_project, free_port, unb64
 from tlsproxy import TLSProxy
 
 
@@ -19,25 +18,6 @@ def decoded_eids(wav):
     result = subprocess.run([NEARCAST, "decode", wav, "--json"], capture_output=True, text=True, check=True)
     tokens = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     return sorted({t["payload"] for t in tokens if t["kind"] == "eid"})
-
-
-def console(state_dir, line, wait=1.0):
-    """Types one line on the daemon's console socket and returns what it printed."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(os.path.join(state_dir, "console.sock"))
-        s.sendall((line + "\r").encode())
-        s.settimeout(0.2)
-        out = b""
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            try:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                out += chunk
-            except socket.timeout:
-                pass
-        return out.decode(errors="replace")
 
 
 class BoxPublishesThroughTheHub(unittest.TestCase):

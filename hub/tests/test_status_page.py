@@ -1,29 +1,18 @@
 """The operators' page in a real browser (Debian's Chromium, headless, through chromedriver):
 the project's boxes, their last heartbeat and problems, and their attachments."""
 import os
-import shutil
 import unittest
 
-from hubtest import Beacon, Database, Hub, b64, create_project
+from hubtest import Beacon, Database, Hub, b64, chromium, create_project, have_chromium
 
 try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # tools/install-deps installs it
-    webdriver = None
+    pass
 
 
-def chromium():
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
-
-
-@unittest.skipIf(webdriver is None or not shutil.which("chromium"), "needs selenium and Debian's chromium")
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
 class StatusPageInChromium(unittest.TestCase):
     def setUp(self):
         self.database = Database("sqlite")

@@ -17,7 +17,7 @@ public struct CommandTable: Sendable {
 
     public init(_ entries: [Entry]) {
         self.entries = entries
-        self.names = entries.map(\.name)
+        self.names = entries.map { $0.name }
     }
 
     /// The words that may follow `command` (empty for an unknown command).

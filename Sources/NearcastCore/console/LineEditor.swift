@@ -48,7 +48,7 @@ public struct LineEditor: Sendable {
     private var overflow = 0
     private var submitted: FixedArray<Tuple256<UInt8>, UInt8> = FixedArray(repeating: 0)
     private var submittedCount = 0
-    private var history: FixedArray<Tuple8192<UInt8>, UInt8> = FixedArray(repeating: 0)
+    private var history: FixedArray<Bytes8192, UInt8> = FixedArray(repeating: 0)
     private var historyLengths: FixedArray<Tuple32<Int>, Int> = FixedArray(repeating: 0)
     private var historyStart = 0
     private var historyCount = 0

@@ -5,7 +5,7 @@ public struct TerminalOutput: Sendable {
     /// Bytes held at most.
     public static let capacity = 4096
 
-    private var storage: FixedArray<Tuple4096<UInt8>, UInt8> = FixedArray(repeating: 0)
+    private var storage: FixedArray<Bytes4096, UInt8> = FixedArray(repeating: 0)
     /// Bytes waiting.
     public private(set) var count = 0
     /// Bytes dropped because the buffer was full.

@@ -2,10 +2,13 @@
 /// `InlineArray` (Swift 6.2) is, written so that Swift 6.0 (Debian 13's toolchain) and Embedded
 /// Swift build it too.
 ///
-/// `Storage` is one of the homogeneous tuple shapes below (`Tuple4<Element>` ... `Tuple8192<Element>`).
-/// A homogeneous tuple lays its elements out contiguously at the element's stride, the layout C
-/// arrays are imported with, so its memory is a buffer of `capacity` elements. The capacity is a
-/// power of two; a type that needs 31 or 260 keeps its own limit below it.
+/// `Storage` is one of the homogeneous tuple shapes below (`Tuple4<Element>` ... `Tuple1024<Element>`),
+/// or, for bytes, a tuple of 64-bit words (`Bytes4096`, `Bytes8192`): Embedded Swift does not
+/// specialise code over a tuple of more than 1024 elements, so a larger byte buffer is stored as
+/// words. A homogeneous tuple lays its elements out contiguously at the element's stride, the
+/// layout C arrays are imported with, so its memory is a buffer of `capacity` elements, reached
+/// by rebinding it to `Element` for the length of each access. The capacity is a power of two; a
+/// type that needs 31 or 260 keeps its own limit below it.
 ///
 /// ```swift
 /// var line = FixedArray<Tuple256<UInt8>, UInt8>(repeating: 0)
@@ -24,13 +27,13 @@ public struct FixedArray<Storage, Element> {
     /// Every element set to `value`.
     public init(repeating value: Element) {
         precondition(MemoryLayout<Storage>.stride % MemoryLayout<Element>.stride == 0
-                     && MemoryLayout<Storage>.alignment == MemoryLayout<Element>.alignment,
-                     "FixedArray: Storage must be a homogeneous tuple of Element")
+                     && MemoryLayout<Storage>.alignment % MemoryLayout<Element>.alignment == 0,
+                     "FixedArray: Storage must be a homogeneous tuple of Element or of words")
         // The tuple is built in place from its elements, so no Storage value is ever needed first.
         storage = withUnsafeTemporaryAllocation(of: Storage.self, capacity: 1) { slot in
             let base = UnsafeMutableRawPointer(slot.baseAddress!)
             base.initializeMemory(as: Element.self, repeating: value, count: Self.capacity)
-            return slot.baseAddress!.move()
+            return base.bindMemory(to: Storage.self, capacity: 1).move()
         }
     }
 
@@ -39,13 +42,13 @@ public struct FixedArray<Storage, Element> {
         get {
             precondition(index >= 0 && index < Self.capacity, "FixedArray: index out of range")
             return withUnsafePointer(to: storage) { tuple in
-                UnsafeRawPointer(tuple).assumingMemoryBound(to: Element.self)[index]
+                tuple.withMemoryRebound(to: Element.self, capacity: Self.capacity) { $0[index] }
             }
         }
         set {
             precondition(index >= 0 && index < Self.capacity, "FixedArray: index out of range")
             withUnsafeMutablePointer(to: &storage) { tuple in
-                UnsafeMutableRawPointer(tuple).assumingMemoryBound(to: Element.self)[index] = newValue
+                tuple.withMemoryRebound(to: Element.self, capacity: Self.capacity) { $0[index] = newValue }
             }
         }
     }
@@ -55,9 +58,10 @@ public struct FixedArray<Storage, Element> {
         _ body: (UnsafeBufferPointer<Element>) throws(E) -> R
     ) throws(E) -> R {
         let result: Result<R, E> = withUnsafePointer(to: storage) { tuple in
-            let buffer = UnsafeBufferPointer(start: UnsafeRawPointer(tuple).assumingMemoryBound(to: Element.self),
-                                             count: Self.capacity)
-            do throws(E) { return .success(try body(buffer)) } catch { return .failure(error) }
+            tuple.withMemoryRebound(to: Element.self, capacity: Self.capacity) { elements in
+                do throws(E) { return .success(try body(UnsafeBufferPointer(start: elements, count: Self.capacity))) }
+                catch { return .failure(error) }
+            }
         }
         return try result.get()
     }
@@ -67,9 +71,10 @@ public struct FixedArray<Storage, Element> {
         _ body: (UnsafeMutableBufferPointer<Element>) throws(E) -> R
     ) throws(E) -> R {
         let result: Result<R, E> = withUnsafeMutablePointer(to: &storage) { tuple in
-            let buffer = UnsafeMutableBufferPointer(
-                start: UnsafeMutableRawPointer(tuple).assumingMemoryBound(to: Element.self), count: Self.capacity)
-            do throws(E) { return .success(try body(buffer)) } catch { return .failure(error) }
+            tuple.withMemoryRebound(to: Element.self, capacity: Self.capacity) { elements in
+                do throws(E) { return .success(try body(UnsafeMutableBufferPointer(start: elements, count: Self.capacity))) }
+                catch { return .failure(error) }
+            }
         }
         return try result.get()
     }
@@ -101,9 +106,7 @@ public typealias Tuple256<T> = (Tuple128<T>, Tuple128<T>)
 public typealias Tuple512<T> = (Tuple256<T>, Tuple256<T>)
 /// 1024 elements in a row.
 public typealias Tuple1024<T> = (Tuple512<T>, Tuple512<T>)
-/// 2048 elements in a row.
-public typealias Tuple2048<T> = (Tuple1024<T>, Tuple1024<T>)
-/// 4096 elements in a row.
-public typealias Tuple4096<T> = (Tuple2048<T>, Tuple2048<T>)
-/// 8192 elements in a row.
-public typealias Tuple8192<T> = (Tuple4096<T>, Tuple4096<T>)
+/// 4096 bytes as 512 words (Embedded Swift does not specialise over 4096 tuple elements).
+public typealias Bytes4096 = Tuple512<UInt64>
+/// 8192 bytes as 1024 words.
+public typealias Bytes8192 = Tuple1024<UInt64>

@@ -65,7 +65,7 @@ public final class EIDResolver<Cipher: BlockCipher128> {
 
     /// Registers a beacon from one observation of its clock: it read `beaconTime` at resolver
     /// time `at`. Its window is computed at once.
-    public func register(identityKey: [UInt8], exponent: Int, beaconTime: UInt32, at: Int64) throws -> BeaconID {
+    public func register(identityKey: [UInt8], exponent: Int, beaconTime: UInt32, at: Int64) throws(CipherFailure) -> BeaconID {
         precondition(identityKey.count == 16, "an Eddystone identity key is 16 bytes")
         precondition((0...EphemeralIdentifier.maximumExponent).contains(exponent), "rotation exponent must be 0...15")
         beacons.append(Beacon(identityKey: identityKey, exponent: exponent, beaconTime: Int64(beaconTime),
@@ -78,7 +78,7 @@ public final class EIDResolver<Cipher: BlockCipher128> {
     /// Replaces beacon `id`'s clock observation (it read `beaconTime` at resolver time `at`), as
     /// when the beacon reports its clock or is heard an epoch away from where it was expected.
     /// Its window moves at once; its identity key and exponent stay.
-    public func reanchor(_ id: BeaconID, beaconTime: UInt32, at: Int64) throws {
+    public func reanchor(_ id: BeaconID, beaconTime: UInt32, at: Int64) throws(CipherFailure) {
         guard beacons.indices.contains(id), beacons[id].active else { return }
         beacons[id].beaconTime = Int64(beaconTime)
         beacons[id].registeredAt = at
@@ -100,7 +100,7 @@ public final class EIDResolver<Cipher: BlockCipher128> {
 
     /// Moves the resolver's clock to `time` (seconds, any origin, never backwards in practice)
     /// and updates every beacon's window.
-    public func advance(to time: Int64) throws {
+    public func advance(to time: Int64) throws(CipherFailure) {
         now = time
         for id in beacons.indices where beacons[id].active { try refresh(id) }
     }
@@ -116,7 +116,7 @@ public final class EIDResolver<Cipher: BlockCipher128> {
                           skewSeconds: Int64(entry.epochStart) - expectedEpoch)
     }
 
-    private func refresh(_ id: BeaconID) throws {
+    private func refresh(_ id: BeaconID) throws(CipherFailure) {
         var beacon = beacons[id]
         let expected = beacon.beaconTime + (now - beacon.registeredAt)
         let period = Int64(1) << Int64(beacon.exponent)
@@ -150,7 +150,7 @@ public final class EIDResolver<Cipher: BlockCipher128> {
         beacons[id] = beacon
     }
 
-    private func eidValue(_ beacon: inout Beacon, _ epoch: UInt32) throws -> UInt64 {
+    private func eidValue(_ beacon: inout Beacon, _ epoch: UInt32) throws(CipherFailure) -> UInt64 {
         let span = epoch >> 16
         let temporaryKey: [UInt8]
         if let cached = beacon.temporaryKeys[span] {

@@ -5,7 +5,19 @@
 /// lets tests use any implementation.
 public protocol BlockCipher128 {
     /// Encrypts `block` (16 bytes) under `key` (16 bytes) with AES-128 in ECB mode (one block).
-    func encrypt(block: [UInt8], key: [UInt8]) throws -> [UInt8]
+    func encrypt(block: [UInt8], key: [UInt8]) throws(CipherFailure) -> [UInt8]
+}
+
+/// A ``BlockCipher128`` could not encrypt: `reason` is its implementation's own words (for
+/// libcrypto, OpenSSL's error string). One concrete type, so the EID maths throw a typed error,
+/// which Embedded Swift requires.
+public struct CipherFailure: Error, Sendable, CustomStringConvertible {
+    /// What failed and why.
+    public let reason: String
+
+    public init(_ reason: String) { self.reason = reason }
+
+    public var description: String { reason }
 }
 
 /// The Eddystone-EID computation (google/eddystone, eddystone-eid/eid-computation.md).
@@ -34,14 +46,14 @@ public enum EphemeralIdentifier {
     /// Computes the 8-byte EID for `time` as a token.
     public static func compute(
         identityKey: [UInt8], exponent: Int, time: UInt32, cipher: some BlockCipher128
-    ) throws -> Token {
+    ) throws(CipherFailure) -> Token {
         let key = try temporaryKey(identityKey: identityKey, time: time, cipher: cipher)
         return try compute(temporaryKey: key, exponent: exponent, time: time, cipher: cipher)
     }
 
     /// The temporary key, which changes only every 2^16 s of beacon time (its input holds just
     /// the top 16 bits of the time), so a resolver can compute it once for many epochs.
-    public static func temporaryKey(identityKey: [UInt8], time: UInt32, cipher: some BlockCipher128) throws -> [UInt8] {
+    public static func temporaryKey(identityKey: [UInt8], time: UInt32, cipher: some BlockCipher128) throws(CipherFailure) -> [UInt8] {
         precondition(identityKey.count == 16, "an Eddystone identity key is 16 bytes")
         var keyData = [UInt8](repeating: 0, count: 16)
         keyData[11] = 0xFF
@@ -53,7 +65,7 @@ public enum EphemeralIdentifier {
     /// The EID for `time` from the temporary key of the same 2^16-second span.
     public static func compute(
         temporaryKey: [UInt8], exponent: Int, time: UInt32, cipher: some BlockCipher128
-    ) throws -> Token {
+    ) throws(CipherFailure) -> Token {
         precondition((0...maximumExponent).contains(exponent), "rotation exponent must be 0...15")
         let quantised = epochStart(time: time, exponent: exponent)
         var eidData = [UInt8](repeating: 0, count: 16)
@@ -63,7 +75,10 @@ public enum EphemeralIdentifier {
         eidData[14] = UInt8(truncatingIfNeeded: quantised >> 8)
         eidData[15] = UInt8(truncatingIfNeeded: quantised)
         let block = try cipher.encrypt(block: eidData, key: temporaryKey)
-        return try Token(kind: .eid, bytes: block.prefix(8))
+        guard block.count == 16 else { throw CipherFailure("the cipher returned \(block.count) bytes, not one 16-byte block") }
+        var packed: UInt64 = 0
+        for byte in block.prefix(8) { packed = packed << 8 | UInt64(byte) }
+        return Token(kind: .eid, packed: packed, count: 8)!   // 8 bytes always make an EID
     }
 
     /// The beacon time at which the epoch containing `time` began (its low K bits cleared).

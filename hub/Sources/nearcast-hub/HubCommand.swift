@@ -74,6 +74,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free one)")
     var listen: String = "127.0.0.1:8080"
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The listener page's directory (tools/build-web's output), served at /listen",
+        discussion: "Default: .build/web in the source checkout the hub runs from, or ../share/nearcast-hub/listener beside the executable."))
+    var listener: String?
+
     @OptionGroup var options: DatabaseOptions
 
     func run() async throws {
@@ -84,10 +89,22 @@ struct Serve: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = try options.logger()
+        let listenerFiles: ListenerFiles?
+        if let listener {
+            do { listenerFiles = try ListenerFiles(directory: listener) } catch { throw ValidationError("--listener \(error)") }
+        } else {
+            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            listenerFiles = ListenerFiles.find(fromExecutable: executable)
+        }
+        if let listenerFiles {
+            logger.info("nearcast-hub: the listener page (/listen) from \(listenerFiles.directory)")
+        } else {
+            logger.notice("nearcast-hub: no listener page to serve at /listen (build it with tools/build-web, or pass --listener DIR)")
+        }
         let database = try await options.open()
         let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger)
         logger.info("nearcast-hub: database \(database.location)")
-        let app = HubServer.application(hub, host: host, port: port) { bound in
+        let app = HubServer.application(hub, host: host, port: port, listener: listenerFiles) { bound in
             // One line a script can wait for: the address really bound (port 0 picks one).
             print("nearcast-hub: serving http://\(host):\(bound)")
             fflush(nil)   // all streams: stdout may be a pipe a test reads

@@ -1,0 +1,47 @@
+import HTTPTypes
+import Hummingbird
+
+/// The listener page: `GET /listen?key=API_KEY` and its files beside it (`/listener.js`,
+/// `/nearcast-modem.wasm`, ..., and `/decode.html`, which decodes a recording in the browser),
+/// and `/listener-hub.json`, which tells the page that this origin is its hub.
+///
+/// Every file is sent with the headers that make the page cross-origin isolated
+/// (`Cross-Origin-Opener-Policy: same-origin`, `Cross-Origin-Embedder-Policy: require-corp`):
+/// without them a browser gives the page no SharedArrayBuffer, which carries the microphone's
+/// samples from the AudioWorklet to the decoder's Worker.
+enum ListenerRoutes {
+    static let isolation: HTTPFields = [
+        HTTPField.Name("Cross-Origin-Opener-Policy")!: "same-origin",
+        HTTPField.Name("Cross-Origin-Embedder-Policy")!: "require-corp",
+        HTTPField.Name("Cross-Origin-Resource-Policy")!: "same-origin",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+    ]
+
+    static func add(to router: Router<BasicRequestContext>, _ listener: ListenerFiles?) {
+        guard let listener else {
+            router.get("/listen") { _, _ in
+                Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                         body: .init(byteBuffer: ByteBuffer(string: "This hub serves no listener page: build it with "
+                             + "tools/build-web, or start the hub with --listener DIR.\n")))
+            }
+            return
+        }
+        for (name, file) in listener.files {
+            let response = { @Sendable (_: Request, _: BasicRequestContext) -> Response in
+                var headers = isolation
+                headers[.contentType] = file.contentType
+                headers[.cacheControl] = "no-cache"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+            }
+            router.get(RouterPath("/" + name), use: response)
+            if name == "listen.html" { router.get("/listen", use: response) }
+        }
+        // Tells the page it came from a hub, so it asks this origin (a static copy has no such file).
+        router.get("/listener-hub.json") { _, _ in
+            var headers = isolation
+            headers[.contentType] = "application/json"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"servedByHub":true}"#)))
+        }
+    }
+}

@@ -1,0 +1,335 @@
+"""The listener page (web/, built by tools/build-web) in a real browser: Debian's Chromium,
+headless, driven through WebDriver, with a fake microphone fed from a WAV file.
+
+A simulated box publishes a message through a real hub; its audio, passed through one of the
+bench's rooms (`nearcast bench channel --condition room-a`), is the page's microphone. The page
+must decode it with the WebAssembly build of the box's own decoder, have the hub resolve it and
+show the message in `#heard`, and follow a change the presenter makes on the box's console. The
+decoder itself is compared with `nearcast decode` on the bench's conditions (decode.html).
+
+NEARCAST_WEB_DIR is the page's directory (default: .build/web at the repository's top)."""
+import array
+import base64
+import functools
+import http.server
+import json
+import math
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from hubtest import NEARCAST, Database, Hub, b64, chromium, console, create_project, have_chromium
+
+try:
+    from selenium.webdriver.common.by import By
+except ImportError:  # tools/install-deps installs it
+    pass
+
+WEB = os.environ.get("NEARCAST_WEB_DIR", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "web"))
+
+
+# --- WAV files ---------------------------------------------------------------------------------
+
+def read_wav(path):
+    """(rate, samples as floats) of a mono 16-bit PCM or 32-bit float WAV file."""
+    data = open(path, "rb").read()
+    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE", f"{path}: not a WAV file"
+    offset, fmt = 12, None
+    while offset + 8 <= len(data):
+        chunk, size = data[offset:offset + 4], struct.unpack_from("<I", data, offset + 4)[0]
+        body = data[offset + 8:offset + 8 + size]
+        if chunk == b"fmt ":
+            fmt = struct.unpack_from("<HHIIHH", body)
+        elif chunk == b"data":
+            tag, channels, rate, _, _, bits = fmt
+            assert channels == 1, f"{path}: {channels} channels"
+            samples = array.array("f" if (tag, bits) == (3, 32) else "h")
+            samples.frombytes(body[:len(body) - len(body) % samples.itemsize])
+            scale = 1.0 if samples.typecode == "f" else 1 / 32768
+            return rate, [s * scale for s in samples]
+        offset += 8 + size + (size & 1)
+    raise AssertionError(f"{path}: no data chunk")
+
+
+def write_pcm16(path, rate, samples):
+    """Chromium's fake microphone reads 16-bit PCM; louder than full scale is scaled down, not clipped."""
+    peak = max(1e-9, max(abs(s) for s in samples))
+    gain = min(1.0, 0.9 / peak)
+    pcm = array.array("h", (int(round(s * gain * 32767)) for s in samples))
+    with open(path, "wb") as f:
+        f.write(b"RIFF" + struct.pack("<I", 36 + 2 * len(pcm)) + b"WAVE")
+        f.write(b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, rate, 2 * rate, 2, 16))
+        f.write(b"data" + struct.pack("<I", 2 * len(pcm)) + pcm.tobytes())
+
+
+def through_room(source, target, condition="room-a", seed=2):
+    """`source` through one of the bench's channel conditions, as 16-bit PCM."""
+    received = target + ".float.wav"
+    subprocess.run([NEARCAST, "bench", "channel", "--condition", condition, "--seed", str(seed), source, received],
+                   check=True, capture_output=True)
+    rate, samples = read_wav(received)
+    write_pcm16(target, rate, samples)
+    os.remove(received)
+
+
+def native_decode(path):
+    result = subprocess.run([NEARCAST, "decode", path, "--json"], capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+# --- A static file server, for the page served somewhere other than the hub ----------------------
+
+class StaticPage:
+    """`directory` over HTTP on loopback, with the isolation headers the page needs."""
+
+    def __init__(self, directory):
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                              ".wasm": "application/wasm", ".js": "text/javascript"}
+
+            def end_headers(self):
+                self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+                self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+                super().end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=directory))
+        self.port = self.server.server_port
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# --- The page --------------------------------------------------------------------------------
+
+def fake_microphone(wav):
+    return ("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={wav}", "--autoplay-policy=no-user-gesture-required")
+
+
+def heard_lines(browser):
+    return [line for line in browser.find_element(By.ID, "heard").text.splitlines() if line.strip()]
+
+
+def wait_until(condition, timeout, what, browser=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    detail = ""
+    if browser is not None:
+        detail = (f"\nstate: {browser.find_element(By.ID, 'state').text!r}"
+                  f"\nheard: {heard_lines(browser)!r}\ntokens: {browser.find_element(By.ID, 'tokens').text!r}"
+                  f"\nconsole: {[entry['message'] for entry in browser.get_log('browser')]}")
+    raise AssertionError(f"{what} did not happen in {timeout} s{detail}")
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+class ListenerPageHearsTheBox(unittest.TestCase):
+    """One hub and one box's recording for every test: the box publishes `demo/slide Slide 1`
+    (an EID through the hub) and a direct token c0ffee, for 8 s."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp(prefix="nearcast-listener-")
+        cls.state = os.path.join(cls.work, "box")
+        cls.database = Database("sqlite")
+        cls.keys = create_project(cls.database.url, "demo")
+        cls.hub = Hub(cls.database.url, extra=("--listener", WEB))
+        cls.box = None
+        cls.run_box("--duration", "8").wait(timeout=60)
+        cls.microphone = os.path.join(cls.work, "room-a.wav")
+        through_room(os.path.join(cls.state, "audio.wav"), cls.microphone)
+        cls.native = native_decode(cls.microphone)
+
+    @classmethod
+    def run_box(cls, *extra):
+        log = open(os.path.join(cls.work, "box.log"), "a")
+        cls.box = subprocess.Popen(
+            [NEARCAST, "run", "--board", "sim", "--state-dir", cls.state, "--console", "none",
+             "--hub", f"http://127.0.0.1:{cls.hub.port}", "--hub-key", cls.keys["secretKey"],
+             "--publish", "message:demo/slide:Slide 1", "--publish", "direct:c0ffee", *extra],
+            stdout=log, stderr=subprocess.STDOUT)
+        return cls.box
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.box and cls.box.poll() is None:
+            cls.box.send_signal(signal.SIGTERM)
+            cls.box.wait(timeout=30)
+        cls.hub.stop()
+        cls.database.drop()
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def setUp(self):
+        self.browser = None
+
+    def tearDown(self):
+        if self.browser:
+            self.browser.quit()
+        if self._outcome.success is False:
+            print(self.hub.stderr()[-4000:])
+            with open(os.path.join(self.work, "box.log")) as f:
+                print(f.read()[-4000:])
+
+    def hub_lines(self):
+        """What the hub holds for the box now, as the page shows it (another test may have changed it)."""
+        status, listed = self.hub.get("/v1beta1/beacons", key=self.keys["secretKey"])
+        self.assertEqual(status, 200, listed)
+        name = listed["beacons"][0]["beaconName"]
+        status, attachments = self.hub.get(f"/v1beta1/{name}/attachments", key=self.keys["secretKey"])
+        self.assertEqual(status, 200, attachments)
+        return [f"{a['namespacedType']} {base64.b64decode(a['data']).decode()}" for a in attachments["attachments"]]
+
+    def open_page(self, url, microphone=None):
+        self.browser = chromium(*fake_microphone(microphone or self.microphone))
+        self.browser.get(url)
+        return self.browser
+
+    def test_the_recording_holds_the_box_s_eid_and_direct_token(self):
+        # What the page is fed, checked with the native decoder first (so a failure below is the page's).
+        kinds = {(t["kind"], t["payload"]) for t in self.native}
+        self.assertIn(("direct", "c0ffee"), kinds)
+        self.assertEqual(len([k for k in kinds if k[0] == "eid"]), 1, kinds)
+
+    def test_the_page_served_by_the_hub_shows_the_message_and_follows_the_presenter(self):
+        browser = self.open_page(f"http://127.0.0.1:{self.hub.port}/listen?key={self.keys['apiKey']}")
+        self.assertEqual(self.hub_lines(), ["demo/slide Slide 1"], "the box's message, as this test starts")
+        wait_until(lambda: heard_lines(browser) == ["demo/slide Slide 1"], 60, "the message showing", browser)
+        first_ms = float(browser.find_element(By.ID, "heard").get_attribute("data-first-message-ms"))
+        self.assertRegex(browser.find_element(By.ID, "state").text, r"^Listening at (48\.0|44\.1) kHz$")
+        self.assertGreater(float(browser.find_element(By.ID, "band-level").get_attribute("data-db")), -110)
+        wait_until(lambda: "direct c0ffee" in browser.find_element(By.ID, "tokens").text, 30, "the direct token", browser)
+        self.assertIn("not known to the hub", browser.find_element(By.ID, "tokens").text)
+
+        # The presenter moves to the next slide on the box's console: the box updates the hub,
+        # the hub's watch tells the page.
+        self.run_box()
+        wait_until(lambda: os.path.exists(os.path.join(self.state, "console.sock")), 30, "the box's console")
+        time.sleep(1)
+        changed = time.monotonic()
+        self.assertIn('demo/slide "Slide 2"', console(self.state, "publish message demo/slide Slide 2"))
+        wait_until(lambda: heard_lines(browser) == ["demo/slide Slide 2"], 30, "the page following the change", browser)
+        box_to_page = time.monotonic() - changed
+
+        # An operator adds a message through the hub's API: the watch alone carries it.
+        status, listed = self.hub.get("/v1beta1/beacons", key=self.keys["secretKey"])
+        self.assertEqual(status, 200, listed)
+        name = listed["beacons"][0]["beaconName"]
+        added = time.monotonic()
+        status, _ = self.hub.post(f"/v1beta1/{name}/attachments", {"namespacedType": "demo/note", "data": b64("Break at 15:00".encode())},
+                                  key=self.keys["secretKey"])
+        self.assertEqual(status, 200)
+        wait_until(lambda: "demo/note Break at 15:00" in heard_lines(browser), 10, "the operator's message", browser)
+        hub_to_page = time.monotonic() - added
+        stats = browser.find_element(By.ID, "stats")
+        print(f"\nlistener: first message {first_ms / 1000:.2f} s after the page opened; console change on the page "
+              f"after {box_to_page:.2f} s, hub change after {hub_to_page:.2f} s; decoder "
+              f"{stats.get_attribute('data-decode-ms-per-audio-second')} ms CPU per audio second "
+              f"over {stats.get_attribute('data-audio-seconds')} s")
+
+    def test_the_page_served_elsewhere_resolves_through_the_hub_named_in_its_address(self):
+        static = StaticPage(WEB)
+        try:
+            browser = self.open_page(f"http://127.0.0.1:{static.port}/listen.html?key={self.keys['apiKey']}"
+                                     f"&hub=http://127.0.0.1:{self.hub.port}")
+            expected = self.hub_lines()
+            wait_until(lambda: heard_lines(browser) == expected, 60, f"{expected} showing", browser)
+        finally:
+            static.stop()
+
+    def test_without_a_hub_the_page_shows_the_tokens_it_hears(self):
+        static = StaticPage(WEB)
+        try:
+            browser = self.open_page(f"http://127.0.0.1:{static.port}/listen.html")
+            wait_until(lambda: "direct c0ffee" in browser.find_element(By.ID, "tokens").text, 60, "the direct token", browser)
+            self.assertIn("no hub", browser.find_element(By.ID, "state").text)
+            self.assertEqual(heard_lines(browser), [])
+        finally:
+            static.stop()
+
+    def test_a_microphone_that_passes_nothing_in_the_band_is_reported(self):
+        tone = os.path.join(self.work, "tone-1khz.wav")
+        write_pcm16(tone, 48_000, [0.3 * math.sin(2 * math.pi * 1000 * i / 48_000) for i in range(48_000 * 2)])
+        browser = self.open_page(f"http://127.0.0.1:{self.hub.port}/listen?key={self.keys['apiKey']}", microphone=tone)
+        wait_until(lambda: "No sound reaches this page at 18.5–20 kHz" in browser.find_element(By.ID, "state").text, 30,
+                   "the silent-band warning", browser)
+        self.assertEqual(browser.find_element(By.ID, "state").get_attribute("data-state"), "problem")
+
+    def test_the_hub_serves_the_page_with_isolation_headers_and_refuses_unknown_files(self):
+        for path, kind in [("/listen?key=x", "text/html"), ("/listener-worker.js", "text/javascript"),
+                           ("/nearcast-modem.wasm", "application/wasm"), ("/decode.html", "text/html")]:
+            status, headers = self.hub.headers("GET", path)
+            self.assertEqual(status, 200, path)
+            self.assertTrue(headers["content-type"].startswith(kind), (path, headers))
+            self.assertEqual(headers["cross-origin-opener-policy"], "same-origin")
+            self.assertEqual(headers["cross-origin-embedder-policy"], "require-corp")
+        for path in ("/listen/../../etc/passwd", "/../web/page/listener.js", "/hubtest.py", "/listen.html/x"):
+            self.assertEqual(self.hub.headers("GET", path)[0], 404, path)
+        # A page served elsewhere may call the API: the preflight of getforobserved is answered.
+        status, headers = self.hub.headers("OPTIONS", "/v1beta1/beaconinfo:getforobserved",
+                                           {"Origin": "https://pages.example", "Access-Control-Request-Method": "POST",
+                                            "Access-Control-Request-Headers": "content-type"})
+        self.assertLess(status, 300)
+        self.assertEqual(headers.get("access-control-allow-origin"), "*")
+        self.assertIn("POST", headers.get("access-control-allow-methods", ""))
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+class BrowserDecoderMatchesTheNativeOne(unittest.TestCase):
+    """decode.html (the WebAssembly decoder in Chromium) against `nearcast decode` on the same
+    files: single bursts through the bench's conditions, at 48 and 44.1 kHz."""
+
+    conditions = ["clean", "white-28", "white-28-44k", "room-a", "room-a-44k", "room-b", "room-a-walking", "room-a-side"]
+
+    def test_the_browser_decodes_what_the_native_decoder_decodes(self):
+        work = tempfile.mkdtemp(prefix="nearcast-parity-")
+        static = StaticPage(WEB)
+        browser = chromium()
+        try:
+            browser.get(f"http://127.0.0.1:{static.port}/decode.html")
+            compared = found = 0
+            for index, condition in enumerate(self.conditions):
+                rate = 44_100 if condition.endswith("44k") else 48_000
+                for seed in (1, 2):
+                    token = f"{0x5EED0000 + 16 * index + seed:08x}{index:02x}{seed:02x}c0de"
+                    sent = os.path.join(work, f"{condition}-{seed}-sent.wav")
+                    received = os.path.join(work, f"{condition}-{seed}.wav")
+                    subprocess.run([NEARCAST, "encode", "--payload", token, "--kind", "eid", "--rate", str(rate), "--out", sent],
+                                   check=True, capture_output=True)
+                    subprocess.run([NEARCAST, "bench", "channel", "--condition", condition, "--seed", str(seed), sent, received],
+                                   check=True, capture_output=True)
+                    native = [json.dumps(t, separators=(",", ":")) for t in native_decode(received)]
+                    summary = browser.find_element(By.ID, "summary")
+                    browser.execute_script("arguments[0].removeAttribute('data-done')", summary)
+                    browser.find_element(By.ID, "file").send_keys(os.path.abspath(received))
+                    wait_until(lambda: summary.get_attribute("data-done"), 60, f"decoding {received}")
+                    self.assertIsNone(summary.get_attribute("data-error"), summary.text)
+                    lines = [line for line in browser.find_element(By.ID, "decoded").text.splitlines() if line]
+                    browser_tokens = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
+                    self.assertEqual(browser_tokens, native, f"{condition}, seed {seed}")
+                    compared += 1
+                    found += len(native)
+            self.assertGreaterEqual(found, compared - 2, "the conditions are ones the modem decodes, nearly always")
+        finally:
+            browser.quit()
+            static.stop()
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -159,6 +159,8 @@ def create_project(db_url: str, name: str) -> dict:
 class Hub:
     """`nearcast-hub serve` on a free loopback port, its stderr kept for failure messages."""
 
+    binary = HUB
+
     def __init__(self, db_url: str, cwd=None, port=0, extra=()):
         self.log = tempfile.NamedTemporaryFile(prefix="nearcast-hub-", suffix=".log", delete=False)
         self.process = subprocess.Popen([HUB, "serve", "--listen", f"127.0.0.1:{port}", "--db", db_url, *extra],

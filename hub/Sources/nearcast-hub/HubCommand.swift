@@ -69,14 +69,14 @@ struct HubFailure: Error, CustomStringConvertible {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve the API, watches and the status page.")
+    static let configuration = CommandConfiguration(abstract: "Serve the API, watches, the status page and the listener page.")
 
     @Option(name: .long, help: "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free one)")
     var listen: String = "127.0.0.1:8080"
 
     @Option(name: .long, help: ArgumentHelp(
         "The listener page's directory (tools/build-web's output), served at /listen",
-        discussion: "Default: .build/web in the source checkout the hub runs from, or ../share/nearcast-hub/listener beside the executable."))
+        discussion: "Default: ../share/nearcast-hub/listener beside the executable, or .build/web in the source checkout it runs from."))
     var listener: String?
 
     @OptionGroup var options: DatabaseOptions

@@ -43,14 +43,17 @@ def have_chromium() -> bool:
     return bool(shutil.which("chromium") and shutil.which("chromedriver"))
 
 
-def chromium(*flags):
-    """Headless Chromium through WebDriver, with `flags` added (a fake microphone, say)."""
+def chromium(*flags, prefs=None):
+    """Headless Chromium through WebDriver, with `flags` added (a fake microphone, say) and
+    profile `prefs` (a blocked microphone)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", *flags):
         options.add_argument(flag)
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 

@@ -107,14 +107,15 @@ def native_decode(path):
 class StaticPage:
     """`directory` over HTTP on loopback, with the isolation headers the page needs."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, isolated=True):
         class Handler(http.server.SimpleHTTPRequestHandler):
             extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".wasm": "application/wasm", ".js": "text/javascript"}
 
             def end_headers(self):
-                self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-                self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+                if isolated:
+                    self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+                    self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
                 super().end_headers()
 
             def log_message(self, *args):
@@ -319,6 +320,41 @@ class ListenerPageHearsTheBox(unittest.TestCase):
         self.assertLess(status, 300)
         self.assertEqual(headers.get("access-control-allow-origin"), "*")
         self.assertIn("POST", headers.get("access-control-allow-methods", ""))
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+class ListenerPageSaysWhyItIsNotListening(unittest.TestCase):
+    """Each reason the page cannot listen is said in words, and marked as a problem."""
+
+    def setUp(self):
+        self.browser = None
+        self.static = None
+
+    def tearDown(self):
+        if self.browser:
+            self.browser.quit()
+        if self.static:
+            self.static.stop()
+
+    def says(self, expected, *flags, prefs=None, isolated=True):
+        self.static = StaticPage(WEB, isolated=isolated)
+        self.browser = chromium(*flags, prefs=prefs)
+        self.browser.get(f"http://127.0.0.1:{self.static.port}/listen.html")
+        state = lambda: self.browser.find_element(By.ID, "state")  # noqa: E731
+        wait_until(lambda: expected in state().text, 20, f"the page saying {expected!r}", self.browser)
+        self.assertEqual(state().get_attribute("data-state"), "problem")
+
+    def test_a_denied_microphone(self):
+        self.says("Microphone permission was denied", "--use-fake-device-for-media-stream",
+                  prefs={"profile.default_content_setting_values.media_stream_mic": 2})
+
+    def test_no_microphone(self):
+        # Headless Chromium without a fake device has no audio input at all.
+        self.says("No microphone was found", "--use-fake-ui-for-media-stream")
+
+    def test_a_page_served_without_the_isolation_headers(self):
+        self.says("not cross-origin isolated", *fake_microphone("/dev/null"), isolated=False)
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")

@@ -1,7 +1,7 @@
 import NearcastCore
 
 // The listener's decoder: NearcastCore's `BurstDecoder`, unchanged, behind a small C ABI that
-// the page's Worker calls (web/page/decoder-worker.js). Nothing is imported from the page: the
+// the page's Worker calls (web/page/listener-worker.js, and decode.html). Nothing is imported from the page: the
 // module owns its memory, and the Worker reaches the input buffer and the results through the
 // addresses these functions return.
 //
@@ -9,7 +9,7 @@ import NearcastCore
 //
 // Built by tools/build-web with Embedded Swift for wasm32, linked with wasi-libc for malloc and
 // the maths functions, and importing nothing: the two libc functions that would reach WASI are
-// defined here instead: `putchar` (the Embedded runtime writes a fatal error's message with it)
+// defined here instead: `putchar` (the Embedded runtime writes a `fatalError` message with it)
 // and `arc4random_buf` (the seed of Swift's hashing), which draws on entropy the page hands over
 // with `nc_seed` (from `crypto.getRandomValues`).
 
@@ -66,6 +66,7 @@ nonisolated(unsafe) var listener: ListenerDecoder?
 @_expose(wasm, "nc_open") @_cdecl("nc_open")
 public func ncOpen(_ sampleRate: Int32) -> Int32 {
     listener = nil
+    messageLength = 0
     guard let decoder = try? BurstDecoder(sampleRate: Int(sampleRate)) else { return -1 }
     listener = ListenerDecoder(decoder: decoder)
     return 0
@@ -151,8 +152,9 @@ public func ncCandidates() -> Int32 { Int32(listener?.decoder.candidatesDecoded 
 @_expose(wasm, "nc_bursts_dropped") @_cdecl("nc_bursts_dropped")
 public func ncBurstsDropped() -> Int32 { Int32(listener?.dropped ?? 0) }
 
-/// The Embedded runtime's last words (a precondition's message) land here: after the trap the
-/// Worker reads them from memory and shows them, instead of a bare "unreachable".
+/// The Embedded runtime's last words land here: after a trap the page reads them from memory and
+/// shows them, instead of a bare "unreachable". Only `fatalError` writes a message in this
+/// -Osize build; a failed `precondition` traps without one, and the page says "unreachable".
 let messageCapacity = 1_024
 nonisolated(unsafe) let messageBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: messageCapacity)
 nonisolated(unsafe) var messageLength = 0

@@ -1,11 +1,12 @@
 // decode.html: a WAV file through the WebAssembly decoder, printed as `nearcast decode --json`
 // prints it, with the decoder's CPU time per second of audio.
-import { NearcastModem } from "./nearcast-modem.js";
+import { ModemTrap, NearcastModem } from "./nearcast-modem.js";
 import { readWAV } from "./wav.js";
 
 const summary = document.getElementById("summary");
 const decoded = document.getElementById("decoded");
-const modemReady = NearcastModem.load(new URL("nearcast-modem.wasm", import.meta.url));
+const moduleURL = new URL("nearcast-modem.wasm", import.meta.url);
+let modemReady = NearcastModem.load(moduleURL);
 
 /** One burst as `nearcast decode --json` prints it (the same fields, order and decimals). */
 export function jsonLine(burst) {
@@ -16,7 +17,7 @@ export function jsonLine(burst) {
 
 async function decodeFile(file) {
   summary.textContent = `decoding ${file.name}…`;
-  delete summary.dataset.done;
+  for (const field of ["done", "error", "tokens", "audioSeconds", "decodeMs"]) delete summary.dataset[field];
   decoded.textContent = "";
   try {
     const modem = await modemReady;
@@ -33,6 +34,8 @@ async function decodeFile(file) {
   } catch (error) {
     summary.textContent = `${file.name}: ${error.message}`;
     summary.dataset.error = error.message;
+    // A module that trapped is left in an unknown state: the next file gets a fresh instance.
+    if (error instanceof ModemTrap) modemReady = NearcastModem.load(moduleURL);
   }
   summary.dataset.done = "1";
 }

@@ -2,38 +2,46 @@
 // runs the box's WebAssembly decoder on it. It posts:
 //   {type: "ready"}                         the decoder is loaded and open
 //   {type: "burst", burst}                  a decoded token
-//   {type: "stats", ...}                    every second: decode CPU per audio second, overruns
+//   {type: "stats", ...}                    every second: decode CPU per audio second, gaps
 //   {type: "error", message}                the decoder could not start or stopped
 import { NearcastModem } from "./nearcast-modem.js";
 
 const pollMilliseconds = 20;
+const blockSamples = 4096;
 let decoder = null;
 let samples = null;
 let control = null;
 let read = 0;
 let block = null;
-let stats = { decodeMs: 0, audioSeconds: 0, overruns: 0, droppedSamples: 0 };
+const stats = { decodeMs: 0, audioSeconds: 0, gaps: 0, droppedSamples: 0 };
+
+/** Samples written and not yet read; when the writer is about to lap the reader (less than a
+ * quarter ring left), the reader skips to half a ring behind the writer and counts a gap: a
+ * burst that straddles it is lost, the next one is heard. */
+function available() {
+  const written = Atomics.load(control, 0);
+  let waiting = (written - read) | 0;
+  if (waiting > samples.length - samples.length / 4) {
+    stats.gaps += 1;
+    stats.droppedSamples += waiting - samples.length / 2;
+    read = (written - samples.length / 2) | 0;
+    waiting = samples.length / 2;
+  }
+  return waiting;
+}
 
 function drain() {
   if (!decoder) return;
-  const written = Atomics.load(control, 0);
-  let available = (written - read) | 0;
-  if (available > samples.length) {
-    // The Worker fell a whole ring behind (a busy phone): skip to the newest audio. A burst
-    // that straddles the gap is lost; the next one is heard.
-    stats.overruns += 1;
-    stats.droppedSamples += available - samples.length / 2;
-    read = (written - samples.length / 2) | 0;
-    available = samples.length / 2;
-  }
   const mask = samples.length - 1;
   const started = performance.now();
-  while (available > 0) {
-    const count = Math.min(available, block.length);
+  let waiting = available();
+  while (waiting > 0) {
+    const count = Math.min(waiting, blockSamples);
     for (let i = 0; i < count; i++) block[i] = samples[(read + i) & mask];
-    for (const burst of decoder.push(block.subarray(0, count))) postMessage({ type: "burst", burst });
     read = (read + count) | 0;
-    available -= count;
+    // Checked again after the copy: a block the writer overtook while it was copied is a gap.
+    waiting = available();
+    for (const burst of decoder.push(block.subarray(0, count))) postMessage({ type: "burst", burst });
     stats.audioSeconds += count / decoder.sampleRate;
   }
   stats.decodeMs += performance.now() - started;
@@ -48,14 +56,14 @@ onmessage = async (event) => {
     samples = new Float32Array(message.samples);
     control = new Int32Array(message.control);
     read = Atomics.load(control, 0);
-    block = new Float32Array(4096);
+    block = new Float32Array(blockSamples);
     postMessage({ type: "ready" });
     setInterval(() => {
       try {
         drain();
       } catch (error) {
-        postMessage({ type: "error", message: error.message });
         decoder = null;
+        postMessage({ type: "error", message: error.message });
       }
     }, pollMilliseconds);
     setInterval(() => {

@@ -12,22 +12,15 @@ const params = new URLSearchParams(location.search);
 const apiKey = params.get("key") || "";
 let hub = (params.get("hub") || "").replace(/\/+$/, "");
 
-/** Whether the page came from a hub: the hub serves listener-hub.json, a static server does not. */
-async function servedByHub() {
-  try {
-    const response = await fetch(new URL("listener-hub.json", location.href), { cache: "no-store" });
-    return response.ok && (await response.json()).servedByHub === true;
-  } catch {
-    return false;
-  }
-}
-
 /** The band the box sends in, and what counts as "no energy in it" (see README, "The listener page"). */
 const bandLow = 18_500;
 const bandHigh = 20_000;
 const silentBandDB = -110;        // per-bin level (dBFS) a real microphone's own noise stays above
 const silentBandSeconds = 5;      // how long the band must stay below it before the page says so
-const ringSeconds = 4;
+const ringSeconds = 4;            // at least; the ring's length is the next power of two
+const unknownRetryMs = 60_000;    // a token the hub did not know is asked again after this
+const failedRetryMs = 5_000;      // a lookup that failed (network, hub error) is tried again after this
+const watchRetryMs = 10_000;      // a watch the hub ended with an error is opened again after this
 
 const $ = (id) => document.getElementById(id);
 const stateLine = $("state");
@@ -35,19 +28,68 @@ const startButton = $("start");
 const heardList = $("heard");
 const tokenList = $("tokens");
 
-function setState(kind, text) {
+// --- What the page says about itself ------------------------------------------------------------
+// One line, from the most serious condition down: a fault that stops listening (kept until a
+// reload), then not listening yet (starting, waiting for a tap, audio suspended), then a
+// silent band, then a hub problem, then "Listening".
+
+const status = {
+  fault: null,          // why the page cannot listen; final
+  starting: "Starting…",
+  waitingForTap: false,
+  decoderReady: false,
+  suspended: false,
+  band: null,
+  hub: null,
+};
+
+function showStatus() {
+  let kind;
+  let text;
+  const rate = context ? `${(context.sampleRate / 1000).toFixed(1)} kHz` : "";
+  if (status.fault) {
+    [kind, text] = ["problem", status.fault];
+  } else if (status.starting) {
+    [kind, text] = ["starting", status.starting];
+  } else if (status.waitingForTap) {
+    [kind, text] = ["starting", "Tap Listen to start (the browser waits for a tap before it records audio)."];
+  } else if (!status.decoderReady) {
+    [kind, text] = ["starting", "Starting the decoder…"];
+  } else if (status.suspended) {
+    [kind, text] = ["problem", "The browser paused the audio (another app took it, or the page is in the background). Tap Listen to go on."];
+  } else if (status.band) {
+    [kind, text] = ["problem", `${status.band} (listening at ${rate})`];
+  } else if (status.hub) {
+    [kind, text] = ["problem", `Listening at ${rate}, but ${status.hub}`];
+  } else if (!hub || !apiKey) {
+    [kind, text] = ["listening", `Listening at ${rate}; tokens are shown as heard, not resolved `
+      + (hub ? "(no API key in the page's address: ?key=)" : "(no hub: ?hub=)")];
+  } else {
+    [kind, text] = ["listening", `Listening at ${rate}`];
+  }
   stateLine.dataset.state = kind;
   stateLine.textContent = text;
+  startButton.hidden = !(status.waitingForTap || (status.suspended && !status.fault));
+}
+
+function fail(text) {
+  status.fault = status.fault || text;
+  stopMicrophone();
+  showStatus();
+}
+
+function hubTrouble(text) {
+  status.hub = text;
+  showStatus();
 }
 
 // --- Messages: what the hub says the heard tokens stand for -------------------------------------
 
-/** beaconName -> {attachments: [{namespacedType, text}], source: EventSource} */
+/** beaconName -> {attachments: [{namespacedType, text}], source: EventSource|null} */
 const beacons = new Map();
-/** "kind:hex" -> {kind, hex, heard, note} */
+/** "kind:hex" -> {kind, hex, bytes, heard, note, beacon, retryAt} */
 const tokens = new Map();
 let firstMessageMs = null;
-let hubProblem = null;
 
 function textOf(base64) {
   const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
@@ -90,8 +132,21 @@ function renderTokens() {
 
 function setAttachments(beaconName, attachments) {
   const beacon = beacons.get(beaconName);
+  if (!beacon) return;
   beacon.attachments = (attachments || []).map((a) => ({ namespacedType: a.namespacedType, text: textOf(a.data) }));
   renderMessages();
+}
+
+/** Forgets a beacon: its lines go, and the tokens that named it are asked about again when heard. */
+function forgetBeacon(beaconName, note) {
+  const beacon = beacons.get(beaconName);
+  if (beacon && beacon.source) beacon.source.close();
+  beacons.delete(beaconName);
+  for (const token of tokens.values()) {
+    if (token.beacon === beaconName) Object.assign(token, { beacon: null, note, retryAt: performance.now() });
+  }
+  renderMessages();
+  renderTokens();
 }
 
 /** Follows a beacon's attachments: the hub sends them at once and again at every change. */
@@ -100,16 +155,19 @@ function watch(beaconName) {
   const source = new EventSource(url);
   source.addEventListener("attachments", (event) => {
     setAttachments(beaconName, JSON.parse(event.data).attachments);
-    if (hubProblem) { hubProblem = null; showListening(); }
+    if (status.hub) hubTrouble(null);
   });
-  source.addEventListener("deleted", () => {
-    source.close();
-    beacons.delete(beaconName);
-    renderMessages();
-  });
-  // EventSource reconnects by itself (a hub restarting); say so meanwhile.
+  source.addEventListener("deleted", () => forgetBeacon(beaconName, "removed from the hub"));
   source.onerror = () => {
-    if (source.readyState !== EventSource.CLOSED) { hubProblem = "reconnecting to the hub…"; showListening(); }
+    if (source.readyState === EventSource.CLOSED) {
+      // The hub refused the watch (an error status): the messages may be stale, so they go, and
+      // the beacon's tokens are looked up again when next heard.
+      forgetBeacon(beaconName, "the hub ended its watch");
+      hubTrouble("the hub refused to keep this page up to date");
+      setTimeout(() => { if (status.hub === "the hub refused to keep this page up to date") hubTrouble(null); }, watchRetryMs);
+    } else {
+      hubTrouble("reconnecting to the hub…");   // EventSource reconnects by itself
+    }
   };
   return source;
 }
@@ -123,8 +181,8 @@ async function hubError(response) {
   }
 }
 
-async function resolve(token, bytes) {
-  const id = btoa(String.fromCharCode(...bytes));
+async function resolve(token) {
+  const id = btoa(String.fromCharCode(...token.bytes));
   const body = {
     observations: [{ advertisedId: { type: token.kind === "eid" ? "EDDYSTONE_EID" : "EDDYSTONE", id } }],
     namespacedTypes: ["*"],
@@ -148,9 +206,9 @@ async function heard(burst) {
   if (token) {
     token.heard += 1;
     renderTokens();
-    if (!token.retryAt || performance.now() < token.retryAt) return;
+    if (token.retryAt === null || performance.now() < token.retryAt) return;
   } else {
-    token = { kind: burst.kind, hex: burst.hex, heard: 1, note: "" };
+    token = { kind: burst.kind, hex: burst.hex, bytes: burst.bytes, heard: 1, note: "", beacon: null, retryAt: null };
     tokens.set(id, token);
   }
   if (!hub || !apiKey) {
@@ -159,26 +217,27 @@ async function heard(burst) {
     return;
   }
   token.note = "asking the hub…";
-  token.retryAt = null;
+  token.retryAt = null;   // no second lookup while this one is under way
   renderTokens();
   try {
-    const beacon = await resolve(token, burst.bytes);
+    const beacon = await resolve(token);
     if (!beacon) {
       token.note = "not known to the hub";
+      token.retryAt = performance.now() + unknownRetryMs;
     } else {
       token.note = beacon.beaconName;
+      token.beacon = beacon.beaconName;
       if (!beacons.has(beacon.beaconName)) {
         beacons.set(beacon.beaconName, { attachments: [], source: null });
         setAttachments(beacon.beaconName, beacon.attachments);
         beacons.get(beacon.beaconName).source = watch(beacon.beaconName);
       }
     }
-    if (hubProblem) { hubProblem = null; showListening(); }
+    if (status.hub) hubTrouble(null);
   } catch (error) {
     token.note = "not resolved";
-    token.retryAt = performance.now() + 5_000;   // asked again when heard after this
-    hubProblem = error.message;
-    showListening();
+    token.retryAt = performance.now() + failedRetryMs;
+    hubTrouble(error.message);
   }
   renderTokens();
 }
@@ -186,18 +245,11 @@ async function heard(burst) {
 // --- Listening ----------------------------------------------------------------------------------
 
 let context = null;
+let stream = null;
 let bandQuietSince = null;
-let bandWarning = null;
 
-function showListening() {
-  if (!context) return;
-  const rate = `${(context.sampleRate / 1000).toFixed(1)} kHz`;
-  if (bandWarning) setState("problem", `${bandWarning} (listening at ${rate})`);
-  else if (hubProblem) setState("problem", `Listening at ${rate}, but ${hubProblem}`);
-  else if (!hub || !apiKey) {
-    setState("listening", `Listening at ${rate}; tokens are shown as heard, not resolved `
-      + (hub ? "(no API key in the page's address: ?key=)" : "(no hub: ?hub=)"));
-  } else setState("listening", `Listening at ${rate}`);
+function stopMicrophone() {
+  if (stream) for (const track of stream.getTracks()) track.stop();
 }
 
 /** Why the microphone could not be opened, in the user's words. */
@@ -226,24 +278,29 @@ function startBandMeter(source) {
   const low = Math.ceil(bandLow / binHz);
   const high = Math.min(bins.length - 1, Math.floor(bandHigh / binHz));
   setInterval(() => {
+    if (status.fault || context.state !== "running") {
+      bandQuietSince = null;   // no audio flows: the band is not judged
+      return;
+    }
     analyser.getFloatFrequencyData(bins);
     let power = 0;
     for (let i = low; i <= high; i++) power += 10 ** (bins[i] / 10);
     const level = 10 * Math.log10(power / (high - low + 1));
-    const shown = Number.isFinite(level) ? level : -Infinity;
-    $("band-level").value = Math.max(-130, shown);
-    $("band-db").textContent = Number.isFinite(shown) ? `${shown.toFixed(0)} dB` : "silent";
-    $("band-level").dataset.db = Number.isFinite(shown) ? shown.toFixed(1) : "-inf";
+    const meter = $("band-level");
+    meter.value = Number.isFinite(level) ? Math.max(-130, level) : -130;
+    meter.dataset.db = Number.isFinite(level) ? level.toFixed(1) : "-inf";
+    $("band-db").textContent = Number.isFinite(level) ? `${level.toFixed(0)} dB` : "silent";
     const now = performance.now();
-    if (!(shown > silentBandDB)) {
+    if (!(level > silentBandDB)) {
       bandQuietSince ??= now;
-      if (!bandWarning && now - bandQuietSince >= silentBandSeconds * 1000) {
-        bandWarning = "No sound reaches this page at 18.5–20 kHz: this microphone or browser seems to cut the band Nearcast uses, so it cannot hear the box here";
-        showListening();
+      if (!status.band && now - bandQuietSince >= silentBandSeconds * 1000) {
+        status.band = "No sound reaches this page at 18.5–20 kHz: this microphone or browser seems to cut the band "
+          + "Nearcast uses, so it cannot hear the box here";
+        showStatus();
       }
     } else {
       bandQuietSince = null;
-      if (bandWarning) { bandWarning = null; showListening(); }
+      if (status.band) { status.band = null; showStatus(); }
     }
   }, 200);
 }
@@ -254,15 +311,24 @@ function startDecoder(source) {
   const worker = new Worker(new URL("listener-worker.js", import.meta.url), { type: "module" });
   worker.onmessage = (event) => {
     const message = event.data;
-    if (message.type === "burst") heard(message.burst);
-    else if (message.type === "stats") showStats(message);
-    else if (message.type === "error") setState("problem", `The decoder stopped: ${message.message}`);
+    if (message.type === "burst") {
+      heard(message.burst).catch((error) => hubTrouble(error.message));
+    } else if (message.type === "ready") {
+      status.decoderReady = true;
+      showStatus();
+    } else if (message.type === "stats") {
+      showStats(message);
+    } else if (message.type === "error") {
+      fail(`The decoder stopped: ${message.message}. Reload the page to listen again.`);
+    }
   };
-  worker.onerror = (event) => setState("problem", `The decoder could not start: ${event.message || "a script failed to load"}`);
+  worker.onerror = (event) => fail(`The decoder could not start: ${event.message || "a script failed to load"}`);
   worker.postMessage({ type: "start", sampleRate: context.sampleRate, samples, control });
   return context.audioWorklet.addModule(new URL("listener-worklet.js", import.meta.url)).then(() => {
     const writer = new AudioWorkletNode(context, "nearcast-ring-writer", {
-      numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1], channelCount: 1, channelCountMode: "explicit",
+      numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1],
+      // The first channel as it is, like `nearcast decode`: not a mix of two microphones.
+      channelCount: 1, channelCountMode: "explicit", channelInterpretation: "discrete",
       processorOptions: { samples, control },
     });
     source.connect(writer);
@@ -273,70 +339,102 @@ function startDecoder(source) {
 function showStats(stats) {
   const perSecond = stats.audioSeconds > 0 ? stats.decodeMs / stats.audioSeconds : 0;
   Object.assign($("stats").dataset, {
-    decodeMsPerAudioSecond: perSecond.toFixed(3), audioSeconds: stats.audioSeconds.toFixed(1), overruns: stats.overruns,
+    decodeMsPerAudioSecond: perSecond.toFixed(3), audioSeconds: stats.audioSeconds.toFixed(1), gaps: stats.gaps,
   });
   $("stats").textContent = `Decoder: ${perSecond.toFixed(1)} ms of CPU per second of audio, `
     + `${stats.audioSeconds.toFixed(0)} s heard`
-    + (stats.overruns ? `, ${stats.overruns} gaps (the phone was too busy)` : "")
+    + (stats.gaps ? `, ${stats.gaps} gaps (the phone was too busy)` : "")
     + (firstMessageMs !== null ? `; first message ${(firstMessageMs / 1000).toFixed(1)} s after the page opened` : "");
 }
 
+/** An AudioContext at the microphone's own rate when the decoder can use it (no resampler in
+ * the way of 18.5-20 kHz), else at 48 kHz. */
+function makeContext(trackRate) {
+  const rate = trackRate === 44_100 || trackRate === 48_000 ? trackRate : 48_000;
+  try {
+    return new AudioContext({ sampleRate: rate, latencyHint: "playback" });
+  } catch {
+    return new AudioContext({ latencyHint: "playback" });   // a browser that cannot pick the rate
+  }
+}
+
 async function start() {
-  startButton.hidden = true;
   if (!window.crossOriginIsolated) {
-    setState("problem", "This page is not cross-origin isolated, so it cannot share audio with its decoder: "
+    fail("This page is not cross-origin isolated, so it cannot share audio with its decoder: "
       + "the server must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
     return;
   }
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    setState("problem", "This browser gives no microphone to this page (it must be opened over HTTPS).");
+    fail("This browser gives no microphone to this page (it must be opened over HTTPS).");
     return;
   }
   if (!window.AudioWorkletNode) {
-    setState("problem", "This browser lacks AudioWorklet, which the listener needs.");
+    fail("This browser lacks AudioWorklet, which the listener needs.");
     return;
   }
-  setState("starting", "Asking for the microphone…");
-  let stream;
+  status.starting = "Asking for the microphone…";
+  showStatus();
   try {
     stream = await navigator.mediaDevices.getUserMedia({
       audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1 },
     });
   } catch (error) {
-    setState("problem", microphoneProblem(error));
+    fail(microphoneProblem(error));
     return;
   }
-  try {
-    context = new AudioContext({ sampleRate: 48_000, latencyHint: "playback" });
-  } catch {
-    context = new AudioContext({ latencyHint: "playback" });   // a browser that cannot resample
+  const track = stream.getAudioTracks()[0];
+  const trackRate = (track.getSettings && track.getSettings().sampleRate) || 0;
+  if (trackRate && trackRate < 44_100) {
+    fail(`This microphone gives audio at ${trackRate} Hz, which cannot carry 18.5–20 kHz `
+      + "(the listener needs 44.1 or 48 kHz; a Bluetooth headset's microphone is often 16 kHz: use the phone's own).");
+    return;
   }
+  context = makeContext(trackRate);
   if (context.sampleRate !== 48_000 && context.sampleRate !== 44_100) {
-    setState("problem", `This browser gives audio at ${context.sampleRate} Hz, which cannot carry 18.5–20 kHz `
-      + "(the listener needs 44.1 or 48 kHz).");
+    fail(`This browser gives audio at ${context.sampleRate} Hz; the listener needs 44.1 or 48 kHz.`);
     return;
   }
-  const source = context.createMediaStreamSource(stream);
-  stream.getAudioTracks()[0].addEventListener("ended", () => {
-    setState("stopped", "The microphone was disconnected. Reload the page to listen again.");
-  });
+  let source;
+  try {
+    source = context.createMediaStreamSource(stream);
+  } catch (error) {
+    fail(`The browser cannot feed this microphone (${trackRate || "unknown"} Hz) to a ${context.sampleRate} Hz `
+      + `audio graph: ${error.message}`);
+    return;
+  }
+  track.addEventListener("ended", () => fail("The microphone was disconnected. Reload the page to listen again."));
   await startDecoder(source);
   startBandMeter(source);
+  status.starting = null;
+  context.onstatechange = () => {
+    status.suspended = context.state === "suspended" && !status.waitingForTap;
+    showStatus();
+  };
   if (context.state !== "running") await context.resume().catch(() => {});
-  if (context.state !== "running") {
-    setState("starting", "Tap Listen to start (the browser waits for a tap before it plays or records audio).");
-    startButton.hidden = false;
-    startButton.onclick = async () => {
-      await context.resume();
-      startButton.hidden = true;
-      showListening();
-    };
-    return;
-  }
-  showListening();
+  status.waitingForTap = context.state !== "running";
+  showStatus();
 }
 
+startButton.addEventListener("click", async () => {
+  if (!context) return;
+  await context.resume().catch(() => {});
+  status.waitingForTap = false;
+  status.suspended = context.state !== "running";
+  showStatus();
+});
+
 (async () => {
+  showStatus();
   if (!hub && location.protocol.startsWith("http") && await servedByHub()) hub = location.origin;
   await start();
-})().catch((error) => setState("problem", `The listener could not start: ${error.message}`));
+})().catch((error) => fail(`The listener could not start: ${error.message}`));
+
+/** Whether the page came from a hub: the hub serves listener-hub.json, a static server does not. */
+async function servedByHub() {
+  try {
+    const response = await fetch(new URL("listener-hub.json", location.href), { cache: "no-store" });
+    return response.ok && (await response.json()).servedByHub === true;
+  } catch {
+    return false;
+  }
+}

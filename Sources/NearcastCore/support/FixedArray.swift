@@ -29,6 +29,9 @@ public struct FixedArray<Storage, Element> {
         precondition(MemoryLayout<Storage>.stride % MemoryLayout<Element>.stride == 0
                      && MemoryLayout<Storage>.alignment % MemoryLayout<Element>.alignment == 0,
                      "FixedArray: Storage must be a homogeneous tuple of Element or of words")
+        // Words hold plain bytes only: a reference counted element must sit in a tuple of its own type.
+        precondition(MemoryLayout<Storage>.alignment == MemoryLayout<Element>.alignment || _isPOD(Element.self),
+                     "FixedArray: only a trivial Element may be stored in words")
         // The tuple is built in place from its elements, so no Storage value is ever needed first.
         storage = withUnsafeTemporaryAllocation(of: Storage.self, capacity: 1) { slot in
             let base = UnsafeMutableRawPointer(slot.baseAddress!)

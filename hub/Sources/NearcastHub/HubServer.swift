@@ -9,11 +9,7 @@ public enum HubServer {
     public static func router(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
-        // The listener page may be served from elsewhere and call this hub (`?hub=`): any origin
-        // may call the API. Nothing rides on cookies (keys are sent explicitly), so this opens
-        // nothing a script could not already do with the key.
-        router.add(middleware: CORSMiddleware(allowOrigin: .all, allowHeaders: [.contentType, RequestSupport.apiKeyHeader],
-                                              allowMethods: [.get, .post, .delete, .options], maxAge: .seconds(600)))
+        router.add(middleware: APICORSMiddleware())
         // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
         BeaconRoutes.add(to: router, hub)
         AttachmentRoutes.add(to: router, hub)

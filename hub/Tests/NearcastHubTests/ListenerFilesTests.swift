@@ -23,7 +23,8 @@ final class ListenerFilesTests: XCTestCase {
 
     func testThePageIsReadWithItsTypesAndNothingElse() throws {
         let page = root.appendingPathComponent("web")
-        for name in ["listen.html", "listener.js", "nearcast-modem.wasm", "listener.css", "notes.txt", ".env"] {
+        for name in ["listen.html", "listener.js", "nearcast-modem.wasm", "listener.css", "notes.txt", ".env",
+                     "x:y.js", "{a}.js", ".hidden.js"] {
             try write(name, in: page)
         }
         let files = try ListenerFiles(directory: page.path)
@@ -44,11 +45,15 @@ final class ListenerFilesTests: XCTestCase {
     }
 
     func testThePageIsFoundInTheCheckoutTheExecutableRunsFrom() throws {
-        // <checkout>/hub/.build/debug/nearcast-hub finds <checkout>/.build/web.
+        // <checkout>/hub/.build/debug/nearcast-hub finds <checkout>/.build/web, once the
+        // directory is a checkout (not any directory above that happens to hold .build/web).
         let web = root.appendingPathComponent(".build/web")
         for name in ListenerFiles.required { try write(name, in: web) }
         let executable = root.appendingPathComponent("hub/.build/debug/nearcast-hub")
         try write("nearcast-hub", in: executable.deletingLastPathComponent())
+        XCTAssertNil(ListenerFiles.find(fromExecutable: executable.path))
+        try write("Package.swift", in: root.appendingPathComponent("hub"))
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Sources/NearcastCore"), withIntermediateDirectories: true)
         XCTAssertEqual(ListenerFiles.find(fromExecutable: executable.path)?.directory, web.path)
         // Installed: <prefix>/bin/nearcast-hub finds <prefix>/share/nearcast-hub/listener first.
         let prefix = root.appendingPathComponent("usr")

@@ -31,7 +31,7 @@ public struct ListenerFiles: Sendable {
             throw ListenerFilesError("\(directory) is not a directory")
         }
         var files: [String: File] = [:]
-        for name in try manager.contentsOfDirectory(atPath: directory).sorted() {
+        for name in try manager.contentsOfDirectory(atPath: directory).sorted() where Self.isPlainName(name) {
             guard let dot = name.lastIndex(of: "."), let type = Self.contentTypes[String(name[name.index(after: dot)...])],
                   let data = manager.contents(atPath: directory + "/" + name) else { continue }
             files[name] = File(bytes: [UInt8](data), contentType: type)
@@ -44,14 +44,28 @@ public struct ListenerFiles: Sendable {
         self.files = files
     }
 
-    /// The page built in the source checkout the executable runs from (`.build/web` at the
-    /// repository's top, which `tools/build-web` writes) or installed beside it
-    /// (`../share/nearcast-hub/listener`), if either holds the page.
+    /// A name served as it is: letters, digits, dots, dashes and underscores (a route is made of
+    /// it, so nothing a router reads as a pattern), and not hidden.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.hasPrefix(".") && name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)
+        }
+    }
+
+    /// The page installed beside the executable (`../share/nearcast-hub/listener`), or built in
+    /// the Nearcast source checkout the executable runs from (`.build/web` at the repository's
+    /// top, which `tools/build-web` writes; a checkout is a directory with `hub/Package.swift`
+    /// and `Sources/NearcastCore`), if either holds the page.
     public static func find(fromExecutable executable: String) -> ListenerFiles? {
         var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         var candidates = [directory.appendingPathComponent("../share/nearcast-hub/listener").standardized.path]
+        let manager = FileManager.default
         while directory.path != "/" {
-            candidates.append(directory.appendingPathComponent(".build/web").path)
+            if manager.fileExists(atPath: directory.appendingPathComponent("hub/Package.swift").path),
+               manager.fileExists(atPath: directory.appendingPathComponent("Sources/NearcastCore").path) {
+                candidates.append(directory.appendingPathComponent(".build/web").path)
+                break
+            }
             directory.deleteLastPathComponent()
         }
         for candidate in candidates where FileManager.default.fileExists(atPath: candidate + "/listen.html") {

@@ -298,3 +298,14 @@ def console(state_dir, line, wait=1.0):
             except socket.timeout:
                 pass
         return out.decode(errors="replace")
+
+
+def start_sim_box(state_dir, hub_url, hub_key, publish, log_path, extra=()):
+    """`nearcast run --board sim` publishing `publish` through the hub at `hub_url`, its output
+    appended to `log_path`: the running process."""
+    arguments = [NEARCAST, "run", "--board", "sim", "--state-dir", state_dir, "--console", "none",
+                 "--hub", hub_url, "--hub-key", hub_key, *extra]
+    for spec in publish:
+        arguments += ["--publish", spec]
+    log = open(log_path, "a")
+    return subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, text=True)

@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from hubtest import NEARCAST, Database, Hub, console, create_project, free_port, unb64
+from hubtest import NEARCAST, Database, Hub, console, create_project, free_port, start_sim_box, unb64
 from tlsproxy import TLSProxy
 
 
@@ -44,14 +44,9 @@ class BoxPublishesThroughTheHub(unittest.TestCase):
         self.database.drop()
 
     def start_box(self, *publish, duration=None, extra=(), hub_url=None):
-        arguments = [NEARCAST, "run", "--board", "sim", "--state-dir", self.state, "--console", "none",
-                     "--hub", hub_url or f"http://127.0.0.1:{self.port}", "--hub-key", self.keys["secretKey"], *extra]
-        for spec in publish:
-            arguments += ["--publish", spec]
-        if duration:
-            arguments += ["--duration", str(duration)]
-        log = open(os.path.join(self.state, "box.log"), "a")
-        self.box = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, text=True)
+        self.box = start_sim_box(self.state, hub_url or f"http://127.0.0.1:{self.port}", self.keys["secretKey"], publish,
+                                 os.path.join(self.state, "box.log"),
+                                 extra=(*extra, *(["--duration", str(duration)] if duration else [])))
         return self.box
 
     def box_log(self):

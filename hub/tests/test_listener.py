@@ -24,7 +24,7 @@ import threading
 import time
 import unittest
 
-from hubtest import NEARCAST, Database, Hub, b64, chromium, console, create_project, have_chromium
+from hubtest import NEARCAST, Database, Hub, b64, chromium, console, create_project, have_chromium, start_sim_box
 
 try:
     from selenium.webdriver.common.by import By
@@ -177,12 +177,8 @@ class ListenerPageHearsTheBox(unittest.TestCase):
 
     @classmethod
     def run_box(cls, *extra):
-        log = open(os.path.join(cls.work, "box.log"), "a")
-        cls.box = subprocess.Popen(
-            [NEARCAST, "run", "--board", "sim", "--state-dir", cls.state, "--console", "none",
-             "--hub", f"http://127.0.0.1:{cls.hub.port}", "--hub-key", cls.keys["secretKey"],
-             "--publish", "message:demo/slide:Slide 1", "--publish", "direct:c0ffee", *extra],
-            stdout=log, stderr=subprocess.STDOUT)
+        cls.box = start_sim_box(cls.state, f"http://127.0.0.1:{cls.hub.port}", cls.keys["secretKey"],
+                                ["message:demo/slide:Slide 1", "direct:c0ffee"], os.path.join(cls.work, "box.log"), extra)
         return cls.box
 
     @classmethod

@@ -103,16 +103,18 @@ final class DaemonState {
         let replaced = publications.firstIndex { Self.namespacedType(of: $0.request) == type }
         let waiting = pendingMessages.firstIndex { Self.namespacedType(of: $0.request) == type }
         let id = replaced.map { publications[$0].id } ?? waiting.map { pendingMessages[$0].id } ?? messageID()
-        guard manager.hubIdentity != nil else {
+        func retireReplaced() {
             if let replaced { publications.remove(at: replaced).publication.unpublish() }
             if let waiting { pendingMessages.remove(at: waiting) }
+        }
+        guard manager.hubIdentity != nil else {
+            retireReplaced()
             pendingMessages.append((id, request))
             return id
         }
         let publication = try manager.publish(request.message, strategy: request.strategy, at: Int64(position))
         manager.setStrategy(effectiveStrategy(of: request), for: publication)
-        if let replaced { publications.remove(at: replaced).publication.unpublish() }
-        if let waiting { pendingMessages.remove(at: waiting) }
+        retireReplaced()
         publications.append(Entry(id: id, request: request, publication: publication))
         return id
     }

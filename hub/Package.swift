@@ -28,11 +28,15 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        // libqrencode (Debian's libqrencode-dev): the join address's QR code for Present.
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"])]),
         // The hub: storage (one schema, SQLite or PostgreSQL), the Eddystone registration and
         // resolution, the HTTP API, watches and the operators' page.
         .target(
             name: "NearcastHub",
             dependencies: [
+                "CQRencode",
                 .product(name: "NearcastCore", package: "nearcast"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -2,32 +2,62 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// The hub's HTTP application: the API, watches, the operators' page, health and metrics.
+/// The hub's HTTP application: the API, watches, Present, the operators' page, health and
+/// metrics, and the listener and presenter pages.
 public enum HubServer {
     /// The router with every route, for `serve` and for tests that drive it without a socket.
-    /// `listener` is the listener page's files (`/listen`), nil when the hub serves none.
-    public static func router(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    /// `listener` is the pages' files (`/listen`, `/present`), nil when the hub serves none.
+    ///
+    /// Routes come in three groups by the key they need: none (`eidparams`, the pages, joining by
+    /// sight), any of the project's keys (`KeyMiddleware(.read)`: getforobserved, watches,
+    /// following a show, reacting) and the secret key (`KeyMiddleware(.manage)`).
+    public static func router(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
+        let router = Router(context: HubRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: APICORSMiddleware())
         // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
-        BeaconRoutes.add(to: router, hub)
-        AttachmentRoutes.add(to: router, hub)
-        ObservationRoutes.add(to: router, hub)
-        WatchRoutes.add(to: router, hub)
+        let readers = router.group().add(middleware: KeyMiddleware(hub: hub, need: .read))
+        let managers = router.group().add(middleware: KeyMiddleware(hub: hub, need: .manage))
+        BeaconRoutes.add(to: managers, hub)
+        AttachmentRoutes.add(to: managers, hub)
+        ObservationRoutes.add(open: router, readers: readers, hub)
+        WatchRoutes.add(to: readers, hub)
+        DeckRoutes.add(managers: managers, readers: readers, hub)
+        ShowRoutes.add(managers: managers, readers: readers, hub)
+        ReactionRoutes.add(open: router, managers: managers, readers: readers, hub)
+        PresenceRoutes.add(open: router, hub)
         StatusRoutes.add(to: router, hub)
         ListenerRoutes.add(to: router, listener)
         return router
     }
 
-    /// The application listening on `host:port`, with the PostgreSQL change listener running
-    /// beside it when the database is PostgreSQL.
+    /// The application listening on `host:port`, with Present's batching and, when the database
+    /// is PostgreSQL, the change listeners running beside it.
     public static func application(_ hub: HubServices, host: String, port: Int, listener: ListenerFiles? = nil,
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
-        var services: [any Service] = []
+        var services: [any Service] = [PresentService(hub: hub)]
         if hub.database.isPostgres {
-            services.append(PostgresChangeListener(database: hub.database, feed: hub.feed, logger: hub.logger))
+            let feed = hub.feed, showFeed = hub.showFeed
+            services.append(PostgresChangeListener(
+                database: hub.database, channel: ChangeNotifier.attachmentsChannel, logger: hub.logger,
+                connected: { feed.publishAll() },
+                received: { payload in
+                    guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
+                    feed.publish(project: project, beaconName: beaconName)
+                },
+                stopped: { feed.finishAll() }))
+            services.append(PostgresChangeListener(
+                database: hub.database, channel: ChangeNotifier.showsChannel, logger: hub.logger,
+                connected: { showFeed.changedAll() },
+                received: { payload in
+                    guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
+                    showFeed.changed(project: project, beaconName: beaconName)
+                },
+                stopped: { showFeed.finishAll() }))
+            services.append(PostgresChangeListener(
+                database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
+                connected: {}, received: { PresentService.deliver(reactionPayload: $0, to: showFeed) }, stopped: {}))
         }
         return Application(
             router: router(hub, listener: listener),

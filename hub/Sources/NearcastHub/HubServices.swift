@@ -1,15 +1,19 @@
+import Foundation
+import Hummingbird
 import Logging
 import Metrics
+import NIOCore
 import Prometheus
 
 /// Everything a request handler uses, made once at start: the stores over the one database, the
-/// service key, the resolver cache and the watch feed.
+/// clock, the service key, the resolver cache, the watch and show feeds, and Present's parts.
 public struct HubServices: Sendable {
     /// The rotation exponents a beacon may register with. Below 2^5 s a beacon's window would
     /// hold hundreds of EIDs; 15 is the Eddystone maximum.
     static let exponents = 5...15
 
     public let database: HubDatabase
+    public let clock: HubClock
     public let projects: ProjectStore
     let beacons: BeaconStore
     let attachments: AttachmentStore
@@ -18,25 +22,60 @@ public struct HubServices: Sendable {
     public let feed: ChangeFeed
     let metricsRegistry: PrometheusCollectorRegistry?
     let logger: Logger
+    // Present.
+    let decks: DeckStore
+    let shows: ShowStore
+    let choices: ReactionChoicesStore
+    let presence: Presence
+    public let showFeed: ShowFeed
+    let reactionDesk: ReactionDesk
+    let renderer: DeckRenderer
+    let images: DeckImageCache
+    let showCache: ShowCache
+    let followerReports: FollowerReports
+    /// This process among the instances sharing a database (its follower counts' row).
+    let instanceID: String
 
     /// Loads (or, on the first start, makes) the service key; the schema is already current.
     public static func make(database: HubDatabase, metricsRegistry: PrometheusCollectorRegistry? = nil,
-                            logger: Logger) async throws -> HubServices {
+                            logger: Logger, clock: HubClock = .system) async throws -> HubServices {
         let feed = ChangeFeed()
-        let notifier = ChangeNotifier(isPostgres: database.isPostgres, feed: feed)
+        let showFeed = ShowFeed()
+        let notifier = ChangeNotifier(channel: ChangeNotifier.attachmentsChannel, isPostgres: database.isPostgres) {
+            feed.publish(project: $0, beaconName: $1)
+        }
+        let showNotifier = ChangeNotifier(channel: ChangeNotifier.showsChannel, isPostgres: database.isPostgres) {
+            showFeed.changed(project: $0, beaconName: $1)
+        }
         let beacons = BeaconStore(database: database, notifier: notifier)
-        return HubServices(
-            database: database, projects: ProjectStore(database: database), beacons: beacons,
-            attachments: AttachmentStore(database: database, notifier: notifier),
-            serviceKey: try await ServiceKey.load(from: database),
-            resolverCache: EIDResolverCache(store: beacons, logger: logger), feed: feed,
-            metricsRegistry: metricsRegistry, logger: logger)
+        let serviceKey = try await ServiceKey.load(from: database)
+        let shows = ShowStore(database: database, notifier: showNotifier, clock: clock)
+        let choices = ReactionChoicesStore(database: database)
+        let hub = HubServices(
+            database: database, clock: clock, projects: ProjectStore(database: database, clock: clock), beacons: beacons,
+            attachments: AttachmentStore(database: database, notifier: notifier, clock: clock),
+            serviceKey: serviceKey, resolverCache: EIDResolverCache(store: beacons, logger: logger), feed: feed,
+            metricsRegistry: metricsRegistry, logger: logger,
+            decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
+            presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),
+            renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
+            followerReports: FollowerReports(),
+            instanceID: UUID().uuidString)
+        showFeed.setRefresh { key in await hub.sendShow(key) }
+        return hub
     }
 
     /// The caller's project and rights; 401 without a key, 403 with an unknown one or a public
-    /// key where the secret one is needed.
+    /// key (or a pass) where the secret one is needed.
     func access(_ request: Request, manage: Bool) async throws -> ProjectStore.Access {
         guard let key = RequestSupport.key(of: request) else { throw APIError.unauthenticated }
+        if key.hasPrefix(Presence.passPrefix) {
+            guard let pass = presence.verify(pass: key, nowMs: clock.nowMs()) else {
+                throw APIError(.forbidden, "the pass is not valid or has expired: scan the code on the presenter's screen again")
+            }
+            if manage { throw APIError(.forbidden, "this call needs the project's secret key; a pass only reads") }
+            return .pass(project: pass.project, beaconName: pass.beaconName, expiresMs: pass.expiresMs)
+        }
         guard let access = try await projects.access(forKey: key) else { throw APIError.wrongKey }
         if manage && !access.canManage {
             throw APIError(.forbidden, "this call needs the project's secret key; the public API key only reads")
@@ -45,4 +84,6 @@ public struct HubServices: Sendable {
     }
 }
 
-import Hummingbird
+extension ShowFeed.Key {
+    init(_ show: ShowStore.Show) { self.init(project: show.project, beaconName: show.beaconName) }
+}

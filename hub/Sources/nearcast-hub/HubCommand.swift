@@ -14,7 +14,7 @@ struct HubCommand: AsyncParsableCommand {
         abstract: "The Nearcast hub: turns heard tokens into the messages a box publishes.",
         discussion: "SQLite by default (nearcast-hub.sqlite in the working directory, made on first start); "
             + "PostgreSQL with --db postgres://USER@HOST/DATABASE for several instances.",
-        subcommands: [Serve.self, ProjectCommand.self])
+        subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self])
 }
 
 /// `--db` and `--log-level`, shared by every subcommand.
@@ -157,6 +157,87 @@ struct ProjectCommand: AsyncParsableCommand {
             let names = try await ProjectStore(database: database).names()
             await database.close()
             for name in names { print(name) }
+        }
+    }
+}
+
+struct DeckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deck", abstract: "Add, list and remove a project's decks (PDF slides for Present).",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render a PDF's pages and store it as a deck; prints {\"deck\": \"ID\", \"pages\": N}.",
+            discussion: "Limits: 50 MB, 300 pages, 120 s of rendering; an encrypted PDF is refused.")
+
+        @Argument(help: "The PDF file.")
+        var file: String
+
+        @Option(name: .long, help: "The project the deck belongs to.")
+        var project: String
+
+        @Option(name: .long, help: "The deck's title (default: the file's name).")
+        var title: String?
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let database = try await options.open()
+            do {
+                let created = try await DeckLibrary(database: database).add(file: file, project: project, title: title)
+                await database.close()
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(created), as: UTF8.self))
+            } catch let error as APIError {
+                await database.close()
+                throw HubFailure(message: "deck add \(file): \(error.message)")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a project's decks as JSON ({\"decks\": [...]}, newest first).")
+
+        @Option(name: .long, help: "The project.")
+        var project: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let database = try await options.open()
+            do {
+                let text = try await DeckLibrary(database: database).listJSON(project: project)
+                await database.close()
+                print(text)
+            } catch let error as APIError {
+                await database.close()
+                throw HubFailure(message: error.message)
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a deck (and end any show of it).")
+
+        @Argument(help: "The deck's id.")
+        var deck: String
+
+        @Option(name: .long, help: "The project.")
+        var project: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let database = try await options.open()
+            do {
+                try await DeckLibrary(database: database).remove(deckID: deck, project: project)
+                await database.close()
+            } catch let error as APIError {
+                await database.close()
+                throw HubFailure(message: error.message)
+            }
         }
     }
 }

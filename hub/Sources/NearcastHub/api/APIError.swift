@@ -11,11 +11,20 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     public let status: HTTPResponse.Status
     public let message: String
     public let field: String?
+    /// For a 429: how long to wait, sent as Retry-After.
+    public var retryAfterSeconds: Int?
 
     public init(_ status: HTTPResponse.Status, _ message: String, field: String? = nil) {
         self.status = status
         self.message = message
         self.field = field
+    }
+
+    /// A 429: past a rate limit, with how long to wait.
+    public static func tooMany(_ message: String, retryAfter seconds: Int) -> APIError {
+        var error = APIError(.tooManyRequests, message)
+        error.retryAfterSeconds = seconds
+        return error
     }
 
     public static func invalid(_ field: String, _ message: String) -> APIError {
@@ -36,6 +45,7 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         case 403: return "PERMISSION_DENIED"
         case 404: return "NOT_FOUND"
         case 409: return "ALREADY_EXISTS"
+        case 429: return "RESOURCE_EXHAUSTED"
         case 503: return "UNAVAILABLE"
         default: return status.code >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"
         }
@@ -45,8 +55,9 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         var error: [String: Any] = ["code": Int(status.code), "message": message, "status": canonicalStatus]
         if let field { error["field"] = field }
         let body = try JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
+        if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 

@@ -120,3 +120,13 @@ public struct CreatedProject: Codable, Sendable {
     public var apiKey: String
     public var secretKey: String
 }
+
+// The API's answers are encoded by the framework (HubRequestContext's encoder).
+import Hummingbird
+extension BeaconJSON: ResponseEncodable {}
+extension BeaconListJSON: ResponseEncodable {}
+extension AttachmentJSON: ResponseEncodable {}
+extension AttachmentListJSON: ResponseEncodable {}
+extension DeletedJSON: ResponseEncodable {}
+extension GetForObservedResponse: ResponseEncodable {}
+extension EIDParamsJSON: ResponseEncodable {}

@@ -1,12 +1,13 @@
 import Hummingbird
 
-/// A beacon's attachments: add, list, delete one, delete by type. All need the secret key.
+/// A beacon's attachments: add, list, delete one, delete by type. All need the secret key
+/// (`router` is the group behind `KeyMiddleware(.manage)`).
 enum AttachmentRoutes {
-    static func add(to router: Router<BasicRequestContext>, _ hub: HubServices) {
+    static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
         router.post("/v1beta1/beacons/:beacon/attachments") { request, context in
-            let access = try await hub.access(request, manage: true)
+            let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            let body = try await RequestSupport.decode(AttachmentJSON.self, from: request)
+            let body = try await request.decode(as: AttachmentJSON.self, context: context)
             try NamespacedType.validate(body.namespacedType, project: access.project, field: "namespacedType")
             let data = try Base64Field.decode(body.data, field: "data")
             guard data.count <= AttachmentStore.maximumDataBytes else {
@@ -15,27 +16,27 @@ enum AttachmentRoutes {
             let record = try await hub.attachments.add(project: access.project, beaconName: name,
                                                        namespacedType: body.namespacedType, data: Base64Field.encode(data))
             hub.logger.info("attachments: \(access.project) added \(body.namespacedType) (\(data.count) bytes) to \(name)")
-            return try RequestSupport.json(record.json)
+            return record.json
         }
         router.get("/v1beta1/beacons/:beacon/attachments") { request, context in
-            let access = try await hub.access(request, manage: true)
+            let access = try context.caller()
             let filter = try filter(request)
             let records = try await hub.attachments.list(project: access.project, beaconName: try RequestSupport.beaconName(context),
                                                          filter: filter)
-            return try RequestSupport.json(AttachmentListJSON(attachments: records.map(\.json)))
+            return AttachmentListJSON(attachments: records.map(\.json))
         }
         router.delete("/v1beta1/beacons/:beacon/attachments/:attachment") { request, context in
-            let access = try await hub.access(request, manage: true)
+            let access = try context.caller()
             let id = context.parameters.get("attachment") ?? ""
             _ = try await hub.attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
                                                  attachmentID: id)
-            return try RequestSupport.json([String: String]())
+            return EmptyJSON()
         }
         router.post("/v1beta1/beacons/:beacon/attachments:batchDelete") { request, context in
-            let access = try await hub.access(request, manage: true)
+            let access = try context.caller()
             let count = try await hub.attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
                                                          attachmentID: nil, filter: try filter(request))
-            return try RequestSupport.json(DeletedJSON(numDeleted: count))
+            return DeletedJSON(numDeleted: count)
         }
     }
 

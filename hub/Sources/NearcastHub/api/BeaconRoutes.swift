@@ -3,45 +3,45 @@ import Hummingbird
 import NearcastCore
 
 /// Registering, listing, reading and deleting beacons, and the box's heartbeat. All need the
-/// project's secret key.
+/// project's secret key (`router` is the group behind `KeyMiddleware(.manage)`).
 enum BeaconRoutes {
-    static func add(to router: Router<BasicRequestContext>, _ hub: HubServices) {
-        router.post("/v1beta1/beacons:register") { request, _ in
-            let access = try await hub.access(request, manage: true)
-            let body = try await RequestSupport.decode(RegisterBeaconRequest.self, from: request)
+    static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+        router.post("/v1beta1/beacons:register") { request, context in
+            let access = try context.caller()
+            let body = try await request.decode(as: RegisterBeaconRequest.self, context: context)
             let record = try makeRecord(body, project: access.project, hub: hub)
             let stored = try await hub.beacons.register(record)
             hub.logger.info("beacons: \(access.project) registered \(stored.beaconName)")
-            return try RequestSupport.json(json(stored), status: .ok)
+            return json(stored)
         }
-        router.get("/v1beta1/beacons") { request, _ in
-            let access = try await hub.access(request, manage: true)
+        router.get("/v1beta1/beacons") { _, context in
+            let access = try context.caller()
             let records = try await hub.beacons.list(project: access.project)
-            return try RequestSupport.json(BeaconListJSON(beacons: records.map(json)))
+            return BeaconListJSON(beacons: records.map(json))
         }
-        router.get("/v1beta1/beacons/:beacon") { request, context in
-            let access = try await hub.access(request, manage: true)
+        router.get("/v1beta1/beacons/:beacon") { _, context in
+            let access = try context.caller()
             let record = try await hub.beacons.get(project: access.project, beaconName: try RequestSupport.beaconName(context))
-            return try RequestSupport.json(json(record))
+            return json(record)
         }
-        router.delete("/v1beta1/beacons/:beacon") { request, context in
-            let access = try await hub.access(request, manage: true)
+        router.delete("/v1beta1/beacons/:beacon") { _, context in
+            let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
             try await hub.beacons.delete(project: access.project, beaconName: name)
             hub.logger.info("beacons: \(access.project) deleted \(name)")
-            return try RequestSupport.json([String: String]())
+            return EmptyJSON()
         }
         router.post("/v1beta1/beacons/:beacon/heartbeat") { request, context in
-            let access = try await hub.access(request, manage: true)
+            let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            let heartbeat = try await RequestSupport.decode(Heartbeat.self, from: request)
+            let heartbeat = try await request.decode(as: Heartbeat.self, context: context)
             try validate(heartbeat)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
             try await hub.beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
-                                                  clockValue: heartbeat.clockValue.map(UInt32.init), atMs: HubClock.nowMs())
-            return try RequestSupport.json([String: String]())
+                                                  clockValue: heartbeat.clockValue.map(UInt32.init), atMs: hub.clock.nowMs())
+            return EmptyJSON()
         }
     }
 
@@ -54,7 +54,7 @@ enum BeaconRoutes {
         if let description = body.description, description.count > 1_000 {
             throw APIError.invalid("description", "is longer than 1000 characters")
         }
-        let now = HubClock.nowMs()
+        let now = hub.clock.nowMs()
         switch kind {
         case .uid:
             let id = try Base64Field.decode(body.advertisedId.id, field: "advertisedId.id")

@@ -1,9 +1,7 @@
-import Foundation
-import NIOCore
 import HTTPTypes
 import Hummingbird
 
-/// What every route needs from a request: its key, its JSON body, its beacon name; and JSON out.
+/// What routes read from a request: its key and its beacon name.
 enum RequestSupport {
     /// Bodies larger than this are refused before they are read: an attachment's 100 KiB of
     /// data is about 137 KB in base64, plus its type.
@@ -16,29 +14,6 @@ enum RequestSupport {
         if let header = request.headers[apiKeyHeader], !header.isEmpty { return header }
         if let query = request.uri.queryParameters["key"], !query.isEmpty { return String(query) }
         return nil
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maximumBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "the body is larger than \(maximumBodyBytes / 1024) KiB", field: "(body)")
-        }
-        guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "a JSON body is needed", field: "(body)") }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
-        } catch let error as DecodingError {
-            throw APIError.from(error)
-        }
-    }
-
-    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// `beacons/N!hex` from the route's `:beacon` (`N!hex`); anything else is a 400.

@@ -17,7 +17,7 @@ enum ListenerRoutes {
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
     ]
 
-    static func add(to router: Router<BasicRequestContext>, _ listener: ListenerFiles?) {
+    static func add(to router: Router<HubRequestContext>, _ listener: ListenerFiles?) {
         guard let listener else {
             router.get("/listen") { _, _ in
                 Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -27,7 +27,7 @@ enum ListenerRoutes {
             return
         }
         for (name, file) in listener.files {
-            let response = { @Sendable (_: Request, _: BasicRequestContext) -> Response in
+            let response = { @Sendable (_: Request, _: HubRequestContext) -> Response in
                 var headers = isolation
                 headers[.contentType] = file.contentType
                 headers[.cacheControl] = "no-cache"
@@ -35,6 +35,7 @@ enum ListenerRoutes {
             }
             router.get(RouterPath("/" + name), use: response)
             if name == "listen.html" { router.get("/listen", use: response) }
+            if name == "present.html" { router.get("/present", use: response) }
         }
         // Tells the page it came from a hub, so it asks this origin (a static copy has no such file).
         router.get("/listener-hub.json") { _, _ in

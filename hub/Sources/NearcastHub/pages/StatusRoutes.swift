@@ -3,7 +3,7 @@ import Hummingbird
 /// The operators' page (`GET /`), `GET /healthz` (a load balancer's check: the database answers)
 /// and `GET /metrics` (Prometheus).
 enum StatusRoutes {
-    static func add(to router: Router<BasicRequestContext>, _ hub: HubServices) {
+    static func add(to router: Router<HubRequestContext>, _ hub: HubServices) {
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
                      body: .init(byteBuffer: ByteBuffer(string: StatusPage.html)))
@@ -16,10 +16,8 @@ enum StatusRoutes {
                 hub.logger.error("healthz: the database does not answer: \(HubDatabase.describe(error))")
                 throw APIError(.serviceUnavailable, "the database does not answer")
             }
-            return try RequestSupport.json([
-                "status": "ok", "database": hub.database.isPostgres ? "postgres" : "sqlite",
-                "watches": String(hub.feed.watchCount), "eidTableEntries": String(await hub.resolverCache.tableSize),
-            ])
+            return HealthJSON(status: "ok", database: hub.database.isPostgres ? "postgres" : "sqlite",
+                              watches: String(hub.feed.watchCount), eidTableEntries: String(await hub.resolverCache.tableSize))
         }
         router.get("/metrics") { _, _ in
             guard let registry = hub.metricsRegistry else { throw APIError.notFound("/metrics") }
@@ -29,4 +27,12 @@ enum StatusRoutes {
                             body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
     }
+}
+
+/// `GET /healthz`'s answer (the values as text, as it always answered).
+struct HealthJSON: ResponseEncodable {
+    var status: String
+    var database: String
+    var watches: String
+    var eidTableEntries: String
 }

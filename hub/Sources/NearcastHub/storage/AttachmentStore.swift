@@ -22,12 +22,13 @@ struct AttachmentStore: Sendable {
 
     let database: HubDatabase
     let notifier: ChangeNotifier
+    let clock: HubClock
 
     func add(project: String, beaconName: String, namespacedType: String, data: String) async throws -> Record {
         var generator = SystemRandomNumberGenerator()
         let id = Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8)
         let record = Record(beaconName: beaconName, attachmentID: id, namespacedType: namespacedType, data: data,
-                            createdMs: HubClock.nowMs())
+                            createdMs: clock.nowMs())
         try await database.transaction { db in
             // The counter first: its row lock orders this after any delete of the beacon that
             // is committing, so the check below sees it.

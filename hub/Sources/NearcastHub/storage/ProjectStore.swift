@@ -7,17 +7,24 @@ import SQLKit
 /// hashes: they carry 192 bits of entropy, so a plain hash is as good as a slow one here.
 public struct ProjectStore: Sendable {
     let database: HubDatabase
+    let clock: HubClock
 
-    public init(database: HubDatabase) { self.database = database }
+    public init(database: HubDatabase, clock: HubClock = .system) {
+        self.database = database
+        self.clock = clock
+    }
 
     /// What a key grants.
     enum Access: Equatable, Sendable {
         case read(project: String)
         case manage(project: String)
+        /// A pass for the code on a presenter's screen: reads like the public key, and proves
+        /// its holder was in the room of `beaconName` lately.
+        case pass(project: String, beaconName: String, expiresMs: Int64)
 
         var project: String {
             switch self {
-            case .read(let project), .manage(let project): return project
+            case .read(let project), .manage(let project), .pass(let project, _, _): return project
             }
         }
         var canManage: Bool { if case .manage = self { return true } else { return false } }
@@ -45,7 +52,7 @@ public struct ProjectStore: Sendable {
             guard existing == nil else { throw APIError(.conflict, "project \(name) already exists", field: "project") }
             try await db.raw("""
                 INSERT INTO projects (name, api_key_hash, secret_key_hash, created_ms)
-                VALUES (\(bind: name), \(bind: apiHash), \(bind: secretHash), \(bind: HubClock.nowMs()))
+                VALUES (\(bind: name), \(bind: apiHash), \(bind: secretHash), \(bind: clock.nowMs()))
                 """).run()
         }
         return created

@@ -71,6 +71,65 @@ enum SchemaMigrations {
                 FOREIGN KEY (project, beacon_name) REFERENCES beacons (project, beacon_name))
             """,
         ]),
+        Migration(version: 2, summary: "Present: decks and their page images, shows, reactions' choices, followers", statements: [
+            // A deck's pages are rendered once, at upload; images are base64 JPEG text, like
+            // every other value here, so both dialects store and return them alike.
+            """
+            CREATE TABLE decks (
+                project TEXT NOT NULL REFERENCES projects (name),
+                deck_id TEXT NOT NULL,
+                title TEXT NOT NULL,
+                pages BIGINT NOT NULL,
+                bytes BIGINT NOT NULL,
+                width BIGINT NOT NULL,
+                height BIGINT NOT NULL,
+                created_ms BIGINT NOT NULL,
+                PRIMARY KEY (project, deck_id))
+            """,
+            """
+            CREATE TABLE deck_pages (
+                project TEXT NOT NULL,
+                deck_id TEXT NOT NULL,
+                page BIGINT NOT NULL,
+                full_image TEXT NOT NULL,
+                thumb_image TEXT NOT NULL,
+                PRIMARY KEY (project, deck_id, page),
+                FOREIGN KEY (project, deck_id) REFERENCES decks (project, deck_id) ON DELETE CASCADE)
+            """,
+            // One show per beacon: the deck on it, the live page, the furthest page shown (what
+            // the public key may see), and the reactions counted so far (JSON {"value": count}).
+            """
+            CREATE TABLE shows (
+                project TEXT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                deck_id TEXT NOT NULL,
+                page BIGINT NOT NULL,
+                shown_up_to BIGINT NOT NULL,
+                started_ms BIGINT NOT NULL,
+                updated_ms BIGINT NOT NULL,
+                counts TEXT NOT NULL,
+                PRIMARY KEY (project, beacon_name),
+                FOREIGN KEY (project, deck_id) REFERENCES decks (project, deck_id) ON DELETE CASCADE)
+            """,
+            """
+            CREATE TABLE reaction_choices (
+                project TEXT PRIMARY KEY REFERENCES projects (name),
+                enabled BIGINT NOT NULL,
+                emoji TEXT NOT NULL,
+                images TEXT NOT NULL)
+            """,
+            // Each instance's count of phones following each show, refreshed every few seconds;
+            // a show's followers are the sum over instances heard from recently.
+            """
+            CREATE TABLE show_followers (
+                instance TEXT NOT NULL,
+                project TEXT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                followers BIGINT NOT NULL,
+                updated_ms BIGINT NOT NULL,
+                PRIMARY KEY (instance, project, beacon_name))
+            """,
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
@@ -101,7 +160,7 @@ enum SchemaMigrations {
                 }
                 try await db.raw("""
                     INSERT INTO hub_migrations (version, summary, applied_ms)
-                    VALUES (\(bind: migration.version), \(bind: migration.summary), \(bind: HubClock.nowMs()))
+                    VALUES (\(bind: migration.version), \(bind: migration.summary), \(bind: HubClock.system.nowMs()))
                     """).run()
                 logger.info("database: applied migration \(migration.version) (\(migration.summary))")
             }

@@ -1,24 +1,42 @@
 import SQLKit
 
 /// How a write tells watchers: NOTIFY inside the transaction on PostgreSQL (delivered to every
-/// instance when, and only if, it commits), or a local signal after commit on SQLite.
+/// instance when, and only if, it commits), or a local signal after commit on SQLite. One
+/// notifier per channel: attachments (`nearcast_changes`) and shows (`nearcast_shows`).
 struct ChangeNotifier: Sendable {
-    static let channel = "nearcast_changes"
+    static let attachmentsChannel = "nearcast_changes"
+    static let showsChannel = "nearcast_shows"
+    /// Batches of reactions for the presenters' streams, whichever instance they are on.
+    static let reactionsChannel = "nearcast_reactions"
 
+    let channel: String
     let isPostgres: Bool
-    let feed: ChangeFeed
+    /// This instance's watchers of (project, beacon name).
+    let signal: @Sendable (_ project: String, _ beaconName: String) -> Void
 
     /// Call inside the writing transaction.
     func announce(_ db: any SQLDatabase, project: String, beaconName: String) async throws {
         guard isPostgres else { return }
         try await db.raw("""
-            SELECT pg_notify(\(bind: Self.channel), \(bind: ChangeFeed.payload(project: project, beaconName: beaconName)))
+            SELECT pg_notify(\(bind: channel), \(bind: ChangeFeed.payload(project: project, beaconName: beaconName)))
             """).run()
     }
 
     /// Call after the transaction committed.
     func committed(project: String, beaconName: String) {
         guard !isPostgres else { return }
-        feed.publish(project: project, beaconName: beaconName)
+        signal(project, beaconName)
+    }
+}
+
+extension ChangeNotifier {
+    /// Announces a change that was committed without a transaction of its own here (a deck's
+    /// deletion that ended shows): NOTIFY on PostgreSQL, the local signal on SQLite.
+    func announceOutsideTransaction(_ database: HubDatabase, project: String, beaconName: String) async throws {
+        if isPostgres {
+            try await database.read { db in try await announce(db, project: project, beaconName: beaconName) }
+        } else {
+            signal(project, beaconName)
+        }
     }
 }

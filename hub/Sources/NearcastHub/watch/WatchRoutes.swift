@@ -13,10 +13,10 @@ import ServiceLifecycle
 enum WatchRoutes {
     static let keepAliveSeconds: UInt64 = 15
 
-    static func add(to router: Router<BasicRequestContext>, _ hub: HubServices) {
+    static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
         let watches = Gauge(label: "nearcast_hub_watches")
         router.get("/v1beta1/beacons/:beacon/attachments:watch") { request, context in
-            let access = try await hub.access(request, manage: false)
+            let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
             let filter = try AttachmentRoutes.filter(request)
             // Subscribe before the first read, so no change falls between the two.

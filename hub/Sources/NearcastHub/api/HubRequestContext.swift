@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The context every hub route runs in: who called (set by `KeyMiddleware` on the route groups
+/// that need a key) and the framework's JSON coding in the API's shapes, so a handler takes a
+/// decoded request type and returns an encodable response type.
+public struct HubRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The caller's project and rights; nil on the routes that need no key.
+    var access: ProjectStore.Access?
+    /// The client's address (a reaction without a phone id is limited by it).
+    let remoteAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+
+    public var requestDecoder: APIRequestDecoder { APIRequestDecoder() }
+    public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }
+    /// JSON bodies; a deck's PDF is read by its own route, with its own limit.
+    public var maxUploadSize: Int { RequestSupport.maximumBodyBytes }
+
+    /// The caller, on a route behind `KeyMiddleware` (a 401 anywhere else: a route that forgot it
+    /// refuses rather than serving everyone).
+    func caller() throws(APIError) -> ProjectStore.Access {
+        guard let access else { throw APIError.unauthenticated }
+        return access
+    }
+}
+
+/// Request bodies as JSON: a body over the context's limit is a 413, an empty one a 400, and a
+/// decoding failure a 400 naming the field by its JSON path.
+public struct APIRequestDecoder: RequestDecoder {
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "the body is larger than \(context.maxUploadSize / 1024) KiB", field: "(body)")
+        }
+        guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "a JSON body is needed", field: "(body)") }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw APIError.from(error)
+        }
+    }
+}
+
+/// Response bodies as JSON with sorted keys (stable for clients and tests) and unescaped slashes
+/// (beacon names hold them).
+public struct APIResponseEncoder: ResponseEncoder {
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// `{}`: what a delete answers.
+struct EmptyJSON: ResponseEncodable {}

@@ -1,0 +1,26 @@
+import Hummingbird
+
+/// The key check, once for a group of routes: reads `X-Api-Key` (or `?key=`), finds its project
+/// and puts the caller in the context; 401 without a key, 403 with an unknown one or with a
+/// public key (or pass) where the secret key is needed.
+struct KeyMiddleware: RouterMiddleware {
+    typealias Context = HubRequestContext
+
+    /// What the routes behind it need.
+    enum Need: Sendable {
+        /// The public key, a pass or the secret key.
+        case read
+        /// The secret key.
+        case manage
+    }
+
+    let hub: HubServices
+    let need: Need
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.access = try await hub.access(request, manage: need == .manage)
+        return try await next(request, context)
+    }
+}

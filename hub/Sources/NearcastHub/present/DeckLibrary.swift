@@ -1,0 +1,46 @@
+import Foundation
+
+/// Decks for the command line (`nearcast-hub deck ...`): the same checks, rendering and storage
+/// as `POST /v1/decks`, against the database directly.
+public struct DeckLibrary: Sendable {
+    let store: DeckStore
+    let projects: ProjectStore
+    let renderer = DeckRenderer()
+
+    public init(database: HubDatabase) {
+        store = DeckStore(database: database, clock: .system)
+        projects = ProjectStore(database: database)
+    }
+
+    /// Renders and stores a PDF file; throws an `APIError` naming what is wrong.
+    public func add(file path: String, project: String, title: String?) async throws -> CreatedDeckJSON {
+        try await requireProject(project)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw APIError(.badRequest, "\(path): cannot read the file")
+        }
+        guard data.count <= renderer.limits.maximumBytes else {
+            throw APIError(.contentTooLarge, "\(path) is \(data.count) bytes; a deck may be at most \(renderer.limits.maximumBytes / 1024 / 1024) MB")
+        }
+        let rendered = try await renderer.render([UInt8](data))
+        let name = title ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let deck = try await store.add(project: project, title: String(name.prefix(200)), sourceBytes: data.count, rendered: rendered)
+        return CreatedDeckJSON(deck: deck.deckID, pages: deck.pages)
+    }
+
+    /// The project's decks as the API lists them, as JSON text.
+    public func listJSON(project: String) async throws -> String {
+        try await requireProject(project)
+        return String(decoding: try HubServices.encode(DeckListJSON(decks: try await store.list(project: project).map(\.json))), as: UTF8.self)
+    }
+
+    public func remove(deckID: String, project: String) async throws {
+        try await requireProject(project)
+        _ = try await store.delete(project: project, deckID: deckID)
+    }
+
+    private func requireProject(_ project: String) async throws {
+        guard try await projects.names().contains(project) else {
+            throw APIError(.notFound, "project \(project) not found (nearcast-hub project list shows the projects)")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Decks: upload (a PDF body), list, read, delete (the secret key), and page images (any key;
+/// the public key and passes only pages a show has shown).
+enum DeckRoutes {
+    static func add(managers: RouterGroup<HubRequestContext>, readers: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+        managers.post("/v1/decks") { request, context in
+            let access = try context.caller()
+            guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/pdf") else {
+                throw APIError(.unsupportedMediaType, "send the deck as Content-Type: application/pdf, the PDF file as the body",
+                               field: "Content-Type")
+            }
+            let title = try Self.title(request)
+            let limit = hub.renderer.limits.maximumBytes
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: limit)
+            } catch is NIOTooManyBytesError {
+                throw APIError(.contentTooLarge, "the PDF is larger than \(limit / 1024 / 1024) MB, the limit for a deck", field: "(body)")
+            }
+            let pdf = [UInt8](body.readableBytesView)
+            let started = ContinuousClock.now
+            let rendered = try await hub.renderer.render(pdf)
+            let deck = try await hub.decks.add(project: access.project, title: title ?? "Deck", sourceBytes: pdf.count, rendered: rendered)
+            hub.logger.info("decks: \(access.project) added \(deck.deckID) (\(deck.pages) pages, \(pdf.count) bytes, rendered in \(ContinuousClock.now - started))")
+            return EditedResponse(status: .created, response: CreatedDeckJSON(deck: deck.deckID, pages: deck.pages))
+        }
+        managers.get("/v1/decks") { _, context in
+            DeckListJSON(decks: try await hub.decks.list(project: try context.caller().project).map(\.json))
+        }
+        managers.get("/v1/decks/:deck") { _, context in
+            try await hub.decks.get(project: try context.caller().project, deckID: try deckID(context)).json
+        }
+        managers.delete("/v1/decks/:deck") { _, context in
+            let project = try context.caller().project, id = try deckID(context)
+            let ended = try await hub.decks.delete(project: project, deckID: id)
+            await hub.images.remove(project: project, deckID: id)
+            for beacon in ended {
+                // Its shows ended with it: tell their streams (every instance, on PostgreSQL).
+                try await hub.shows.notifier.announceOutsideTransaction(hub.database, project: project, beaconName: beacon)
+            }
+            hub.logger.info("decks: \(project) deleted \(id)")
+            return EmptyJSON()
+        }
+        readers.get("/v1/decks/:deck/pages/:page") { request, context in
+            let access = try context.caller()
+            let id = try deckID(context)
+            guard let page = context.parameters.get("page", as: Int.self), page >= 1 else {
+                throw APIError.invalid("page", "'\(context.parameters.get("page") ?? "")' is not a page number (1, 2, ...)")
+            }
+            let size: DeckStore.ImageSize
+            switch request.uri.queryParameters["size"].map(String.init) {
+            case nil, "full": size = .full
+            case "thumb": size = .thumb
+            case let other?: throw APIError.invalid("size", "'\(other)' must be full or thumb")
+            }
+            if !access.canManage {
+                // The audience sees a page only once the presenter has shown it.
+                guard try await hub.decks.pageWasShown(project: access.project, deckID: id, page: page) else {
+                    throw APIError(.forbidden, "page \(page) of deck \(id) has not been shown yet")
+                }
+            }
+            let key = DeckImageCache.Key(project: access.project, deckID: id, page: page, size: size)
+            guard let image = try await hub.images.image(key, load: {
+                try await hub.decks.image(project: access.project, deckID: id, page: page, size: size)
+            }) else { throw APIError.notFound("page \(page) of deck \(id)") }
+            let etag = "\"\(id)-\(page)-\(size.rawValue)\""
+            var headers: HTTPFields = [.contentType: "image/jpeg", .eTag: etag,
+                                       // A deck never changes (a new upload is a new id).
+                                       .cacheControl: "private, max-age=31536000, immutable",
+                                       HTTPField.Name("Cross-Origin-Resource-Policy")!: "same-site"]
+            if request.headers[.ifNoneMatch] == etag {
+                return Response(status: .notModified, headers: headers)
+            }
+            headers[.contentLength] = String(image.count)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image)))
+        }
+    }
+
+    static func deckID(_ context: HubRequestContext) throws(APIError) -> String {
+        let id = context.parameters.get("deck") ?? ""
+        guard id.count == 16, id.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw APIError.invalid("deck", "'\(id)' is not a deck id (16 lowercase hex digits)")
+        }
+        return id
+    }
+
+    private static func title(_ request: Request) throws(APIError) -> String? {
+        guard let title = request.uri.queryParameters["title"].map(String.init), !title.isEmpty else { return nil }
+        guard title.count <= 200 else { throw APIError.invalid("title", "is longer than 200 characters") }
+        return title
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import NearcastCore
+import SQLKit
+
+/// A project's decks and their rendered pages, in the database (so every hub instance on one
+/// PostgreSQL serves the same deck). A deck never changes: a new upload is a new deck.
+struct DeckStore: Sendable {
+    /// A deck as listed.
+    struct Deck: Sendable {
+        var deckID: String
+        var title: String
+        var pages: Int
+        var bytes: Int
+        var width: Int
+        var height: Int
+        var createdMs: Int64
+
+        var json: DeckJSON {
+            DeckJSON(deck: deckID, title: title, pages: pages, bytes: bytes, width: width, height: height,
+                     createdTime: HubClock.timestamp(ms: createdMs))
+        }
+    }
+
+    /// Which of a page's two images.
+    enum ImageSize: String, Sendable {
+        case full
+        case thumb
+    }
+
+    let database: HubDatabase
+    let clock: HubClock
+
+    /// Stores a rendered deck and every page in one transaction: all of it, or (on any error)
+    /// nothing.
+    func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> Deck {
+        var generator = SystemRandomNumberGenerator()
+        let deck = Deck(deckID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8),
+                        title: title, pages: rendered.pages.count, bytes: sourceBytes,
+                        width: rendered.width, height: rendered.height, createdMs: clock.nowMs())
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO decks (project, deck_id, title, pages, bytes, width, height, created_ms)
+                VALUES (\(bind: project), \(bind: deck.deckID), \(bind: deck.title), \(bind: deck.pages), \(bind: deck.bytes),
+                        \(bind: deck.width), \(bind: deck.height), \(bind: deck.createdMs))
+                """).run()
+            for (index, page) in rendered.pages.enumerated() {
+                try await db.raw("""
+                    INSERT INTO deck_pages (project, deck_id, page, full_image, thumb_image)
+                    VALUES (\(bind: project), \(bind: deck.deckID), \(bind: index + 1),
+                            \(bind: Data(page.full).base64EncodedString()), \(bind: Data(page.thumbnail).base64EncodedString()))
+                    """).run()
+            }
+        }
+        return deck
+    }
+
+    /// The project's decks, newest first.
+    func list(project: String) async throws -> [Deck] {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: Self.columns) FROM decks WHERE project = \(bind: project) ORDER BY created_ms DESC, deck_id
+                """).all().map(Self.deck(row:))
+        }
+    }
+
+    func get(project: String, deckID: String) async throws -> Deck {
+        let found = try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: Self.columns) FROM decks WHERE project = \(bind: project) AND deck_id = \(bind: deckID)
+                """).first().map(Self.deck(row:))
+        }
+        guard let found else { throw APIError.notFound("deck \(deckID)") }
+        return found
+    }
+
+    /// Deletes a deck, its pages and any show of it; returns the beacons whose show ended.
+    func delete(project: String, deckID: String) async throws -> [String] {
+        try await database.transaction { db in
+            guard try await db.raw("SELECT deck_id FROM decks WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").first() != nil
+            else { throw APIError.notFound("deck \(deckID)") }
+            let shows = try await db.raw("SELECT beacon_name FROM shows WHERE project = \(bind: project) AND deck_id = \(bind: deckID)")
+                .all().map { try $0.decode(column: "beacon_name", as: String.self) }
+            try await db.raw("DELETE FROM shows WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
+            try await db.raw("DELETE FROM deck_pages WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
+            try await db.raw("DELETE FROM decks WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
+            return shows
+        }
+    }
+
+    /// A page's image, JPEG bytes; nil when the deck or page does not exist.
+    func image(project: String, deckID: String, page: Int, size: ImageSize) async throws -> [UInt8]? {
+        let column = size == .full ? "full_image" : "thumb_image"
+        let text = try await database.read { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: column) AS image FROM deck_pages
+                WHERE project = \(bind: project) AND deck_id = \(bind: deckID) AND page = \(bind: page)
+                """).first().map { try $0.decode(column: "image", as: String.self) }
+        }
+        return text.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
+    }
+
+    /// Whether the public key may see `page` of a deck: a show of the project has shown it.
+    func pageWasShown(project: String, deckID: String, page: Int) async throws -> Bool {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT beacon_name FROM shows
+                WHERE project = \(bind: project) AND deck_id = \(bind: deckID) AND shown_up_to >= \(bind: page)
+                """).first() != nil
+        }
+    }
+
+    private static let columns = "deck_id, title, pages, bytes, width, height, created_ms"
+
+    private static func deck(row: any SQLRow) throws -> Deck {
+        Deck(deckID: try row.decode(column: "deck_id", as: String.self), title: try row.decode(column: "title", as: String.self),
+             pages: try row.decode(column: "pages", as: Int.self), bytes: try row.decode(column: "bytes", as: Int.self),
+             width: try row.decode(column: "width", as: Int.self), height: try row.decode(column: "height", as: Int.self),
+             createdMs: try row.decode(column: "created_ms", as: Int64.self))
+    }
+}

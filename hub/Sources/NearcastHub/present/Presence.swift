@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import NearcastCore
+
+/// Proof of presence by sight: the code on the presenter's screen, and the pass a phone gets for
+/// it.
+///
+/// The code is 6 characters (Crockford base32, 30 bits) of an HMAC over the beacon's name and its
+/// current EID, so it changes exactly when the EID does and only someone who sees the screen (or
+/// hears the box) knows the current one. A code of the current rotation period or the one
+/// before is accepted, as a heard EID is. The pass is the phone's proof for the next
+/// `passMinutes`: its project, beacon and expiry, signed. Both keys are derived from the service
+/// key, which lives in the database, so every instance agrees.
+struct Presence: Sendable {
+    static let passPrefix = "ncpass_"
+    static let passMilliseconds: Int64 = 10 * 60_000
+    static let codeLength = 6
+    /// Crockford's base32: no I, L, O or U, so a typed code is not misread.
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+    private let key: SymmetricKey
+
+    init(serviceKey: ServiceKey) {
+        key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: serviceKey.privateKey.rawRepresentation),
+                                     info: Data("nearcast presence v1".utf8), outputByteCount: 32)
+    }
+
+    /// A beacon's code in one rotation period.
+    struct Code: Sendable, Equatable {
+        var code: String
+        /// 0 for the current period, 1 for the one before.
+        var epochsBehind: Int64
+        /// When the period ends, in hub time.
+        var expiresMs: Int64
+    }
+
+    /// The beacon's codes for its current rotation period and the one before, by its clock.
+    func codes(for beacon: ShowStore.LiveBeacon, nowMs: Int64) throws -> [Code] {
+        guard let identityKey = try? Hex.parse(beacon.identityKeyHex), identityKey.count == 16 else { return [] }
+        let period = Int64(1) << Int64(beacon.exponent)
+        let beaconTime = beacon.clockValue + (nowMs - beacon.clockAtMs) / 1000
+        guard beaconTime >= 0 else { return [] }
+        let epochStart = beaconTime / period * period
+        var codes: [Code] = []
+        for behind in Int64(0)...1 {
+            let start = epochStart - behind * period
+            guard start >= 0, let time = UInt32(exactly: start) else { continue }
+            let eid = try EphemeralIdentifier.compute(identityKey: identityKey, exponent: beacon.exponent, time: time,
+                                                      cipher: SwiftCryptoAES128())
+            let expiresMs = beacon.clockAtMs + (start + period - beacon.clockValue) * 1000
+            codes.append(Code(code: code(beaconName: beacon.beaconName, eid: eid.bytes), epochsBehind: behind, expiresMs: expiresMs))
+        }
+        return codes
+    }
+
+    func code(beaconName: String, eid: [UInt8]) -> String {
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: Data(("code\n" + beaconName + "\n").utf8) + Data(eid), using: key))
+        let bits = UInt32(mac[0]) << 24 | UInt32(mac[1]) << 16 | UInt32(mac[2]) << 8 | UInt32(mac[3])
+        return String((0..<Self.codeLength).map { Self.alphabet[Int((bits >> UInt32(27 - 5 * $0)) & 31)] })
+    }
+
+    /// A typed code as the hub compares it: upper case, without spaces and dashes, with the
+    /// letters Crockford's base32 reads as digits (O as 0, I and L as 1).
+    static func normalise(_ typed: String) -> String {
+        String(typed.uppercased().compactMap { character -> Character? in
+            switch character {
+            case " ", "-": return nil
+            case "O": return "0"
+            case "I", "L": return "1"
+            default: return character
+            }
+        })
+    }
+
+    /// What a pass grants.
+    struct Pass: Sendable, Equatable {
+        var project: String
+        var beaconName: String
+        var expiresMs: Int64
+    }
+
+    func pass(_ pass: Pass) -> String {
+        let payload = Data("\(pass.project)\n\(pass.beaconName)\n\(pass.expiresMs)".utf8)
+        let mac = Data(HMAC<SHA256>.authenticationCode(for: Data("pass\n".utf8) + payload, using: key)).prefix(16)
+        return Self.passPrefix + Self.base64URL(payload) + "." + Self.base64URL(mac)
+    }
+
+    /// The pass a text stands for, if it is genuine and not expired at `nowMs`.
+    func verify(pass text: String, nowMs: Int64) -> Pass? {
+        guard text.hasPrefix(Self.passPrefix) else { return nil }
+        let parts = text.dropFirst(Self.passPrefix.count).split(separator: ".")
+        guard parts.count == 2, let payload = Self.unbase64URL(String(parts[0])), let mac = Self.unbase64URL(String(parts[1])),
+              mac.count == 16 else { return nil }
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: Data("pass\n".utf8) + payload, using: key)).prefix(16)
+        // Constant time: a forged pass learns nothing from how long the refusal took.
+        guard expected.count == mac.count, zip(expected, mac).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { return nil }
+        let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard fields.count == 3, let expires = Int64(fields[2]), expires > nowMs else { return nil }
+        return Pass(project: String(fields[0]), beaconName: String(fields[1]), expiresMs: expires)
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func unbase64URL(_ text: String) -> Data? {
+        var normal = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while normal.count % 4 != 0 { normal += "=" }
+        return Data(base64Encoded: normal)
+    }
+}

@@ -1,0 +1,106 @@
+import Hummingbird
+
+// The JSON bodies of Present's API (`/v1/...`, see docs/present-api.md). Times are RFC 3339 text
+// as in the rest of the API, with milliseconds beside them where a page compares times.
+
+/// A deck as listed: its pages and page 1's image size (the slides' aspect).
+struct DeckJSON: ResponseEncodable, Sendable {
+    var deck: String
+    var title: String
+    var pages: Int
+    var bytes: Int
+    var width: Int
+    var height: Int
+    var createdTime: String
+}
+
+struct DeckListJSON: ResponseEncodable, Sendable {
+    var decks: [DeckJSON]
+}
+
+/// What an upload answers (and `nearcast-hub deck add` prints).
+public struct CreatedDeckJSON: ResponseEncodable, Sendable {
+    public var deck: String
+    public var pages: Int
+}
+
+/// `PUT /v1/shows/BEACON`'s body.
+struct ShowUpdate: Codable, Sendable {
+    var deck: String
+    var page: Int?
+}
+
+/// A show. The presenter's fields (`followers` ... `rotationPeriodSeconds`) are only sent to
+/// the secret key.
+struct ShowJSON: ResponseEncodable, Sendable, Equatable {
+    var beaconName: String
+    var deck: String
+    var title: String
+    var pages: Int
+    var width: Int
+    var height: Int
+    var page: Int
+    var shownUpTo: Int
+    var startedTime: String
+    var startedMs: Int64
+    var reactions: ReactionChoicesJSON
+    var followers: Int?
+    var code: String?
+    var codeExpiresTime: String?
+    var codeExpiresMs: Int64?
+    var joinPath: String?
+    var counts: [String: Int]?
+    var rotationPeriodSeconds: Int?
+}
+
+/// The reactions a project offers.
+struct ReactionChoicesJSON: ResponseEncodable, Sendable, Equatable {
+    struct Choice: Codable, Sendable, Equatable {
+        var value: String
+        /// `emoji` or `image`.
+        var kind: String
+        var url: String?
+    }
+    var enabled: Bool
+    var choices: [Choice]
+}
+
+/// `PUT /v1/reactions/choices`' body.
+struct ReactionChoicesUpdate: Codable, Sendable {
+    struct Image: Codable, Sendable {
+        var name: String
+        var png: String
+    }
+    var enabled: Bool?
+    var emoji: [String]?
+    var images: [Image]?
+}
+
+/// `POST /v1/reactions`' body.
+struct ReactionRequest: Codable, Sendable {
+    var observed: AdvertisedID
+    var reaction: String
+    var phone: String?
+}
+
+/// A batch of reactions as a presenter's stream carries it.
+struct ReactionBatchJSON: Codable, Sendable {
+    struct Reaction: Codable, Sendable {
+        var value: String
+        var time: Int64
+    }
+    var reactions: [Reaction]
+    var counts: [String: Int]
+}
+
+/// `POST /v1/presence`' body and answer.
+struct PresenceRequest: Codable, Sendable {
+    var code: String
+}
+
+struct PresenceJSON: ResponseEncodable, Sendable {
+    var pass: String
+    var beaconName: String
+    var expiresTime: String
+    var expiresMs: Int64
+}

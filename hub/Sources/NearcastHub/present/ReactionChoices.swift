@@ -1,0 +1,88 @@
+import Foundation
+import SQLKit
+
+/// A project's reactions: whether they are on, the emoji the audience page offers, and the
+/// project's own small images. A project that set none has the defaults.
+struct ReactionChoices: Sendable, Equatable {
+    var enabled: Bool
+    var emoji: [String]
+    /// Image name -> PNG bytes.
+    var images: [String: [UInt8]]
+
+    static let defaults = ReactionChoices(enabled: true, emoji: ["👏", "❤️", "😂", "😮", "🎉", "👍"], images: [:])
+    static let maximumEmoji = 12
+    static let maximumImages = 6
+    static let maximumImageBytes = 32 * 1024
+
+    /// Whether `value` is one of the choices (an emoji, or an image's name).
+    func offers(_ value: String) -> Bool { emoji.contains(value) || images[value] != nil }
+
+    var json: ReactionChoicesJSON {
+        ReactionChoicesJSON(enabled: enabled, choices: emoji.map { .init(value: $0, kind: "emoji", url: nil) }
+            + images.keys.sorted().map { .init(value: $0, kind: "image", url: "/v1/reactions/images/\($0)") })
+    }
+
+    /// Checks a presenter's new choices; a 400 names the bad one.
+    static func validated(_ body: ReactionChoicesUpdate) throws(APIError) -> ReactionChoices {
+        let emoji = body.emoji ?? defaults.emoji
+        guard (1...maximumEmoji).contains(emoji.count) || (emoji.isEmpty && !(body.images ?? []).isEmpty) else {
+            throw APIError.invalid("emoji", "lists \(emoji.count); give 1-\(maximumEmoji)")
+        }
+        for (index, value) in emoji.enumerated() {
+            // An emoji is one grapheme (a flag or a family is several scalars, still one character).
+            guard value.count == 1, value.unicodeScalars.contains(where: { $0.properties.isEmoji && $0.value > 0x7F }) else {
+                throw APIError.invalid("emoji[\(index)]", "'\(value)' is not one emoji")
+            }
+        }
+        guard Set(emoji).count == emoji.count else { throw APIError.invalid("emoji", "lists an emoji twice") }
+        var images: [String: [UInt8]] = [:]
+        let list = body.images ?? []
+        guard list.count <= maximumImages else { throw APIError.invalid("images", "lists \(list.count); at most \(maximumImages)") }
+        for (index, image) in list.enumerated() {
+            let field = "images[\(index)]"
+            guard (1...32).contains(image.name.count),
+                  image.name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+            else { throw APIError.invalid(field + ".name", "'\(image.name)' must be 1-32 lowercase letters, digits or dashes") }
+            guard images[image.name] == nil else { throw APIError.invalid(field + ".name", "'\(image.name)' is used twice") }
+            let png = try Base64Field.decode(image.png, field: field + ".png")
+            guard png.count <= maximumImageBytes else {
+                throw APIError.invalid(field + ".png", "is \(png.count) bytes; an image may be at most \(maximumImageBytes / 1024) KiB")
+            }
+            guard png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+                throw APIError.invalid(field + ".png", "is not a PNG image")
+            }
+            images[image.name] = png
+        }
+        return ReactionChoices(enabled: body.enabled ?? true, emoji: emoji, images: images)
+    }
+}
+
+/// Where each project's choices are kept.
+struct ReactionChoicesStore: Sendable {
+    let database: HubDatabase
+
+    func get(project: String) async throws -> ReactionChoices {
+        try await database.read { db in
+            guard let row = try await db.raw("SELECT enabled, emoji, images FROM reaction_choices WHERE project = \(bind: project)").first()
+            else { return .defaults }
+            let emoji = (try? JSONDecoder().decode([String].self, from: Data(try row.decode(column: "emoji", as: String.self).utf8))) ?? []
+            let images = (try? JSONDecoder().decode([String: String].self, from: Data(try row.decode(column: "images", as: String.self).utf8))) ?? [:]
+            return ReactionChoices(enabled: try row.decode(column: "enabled", as: Int.self) != 0, emoji: emoji,
+                                   images: images.compactMapValues { Data(base64Encoded: $0).map { [UInt8]($0) } })
+        }
+    }
+
+    func set(project: String, _ choices: ReactionChoices) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let emoji = String(decoding: try encoder.encode(choices.emoji), as: UTF8.self)
+        let images = String(decoding: try encoder.encode(choices.images.mapValues { Data($0).base64EncodedString() }), as: UTF8.self)
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO reaction_choices (project, enabled, emoji, images)
+                VALUES (\(bind: project), \(bind: choices.enabled ? 1 : 0), \(bind: emoji), \(bind: images))
+                ON CONFLICT (project) DO UPDATE SET enabled = excluded.enabled, emoji = excluded.emoji, images = excluded.images
+                """).run()
+        }
+    }
+}

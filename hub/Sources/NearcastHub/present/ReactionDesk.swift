@@ -1,0 +1,81 @@
+/// Where accepted reactions wait for their batch, and the rate limits that keep one phone (or a
+/// flood on one beacon) from drowning the presenter.
+///
+/// Limits are token buckets: per phone (the anonymous id the page keeps, so the phones of a venue
+/// behind one address are each limited on their own) and per beacon (what all phones together
+/// may send). They are per instance: behind a load balancer each instance allows its share.
+actor ReactionDesk {
+    /// The limits (the README lists them).
+    struct Limits: Sendable {
+        var perPhonePerSecond = 4.0
+        var perPhoneBurst = 12.0
+        var perBeaconPerSecond = 2_000.0
+        var perBeaconBurst = 2_000.0
+    }
+
+    /// One accepted reaction waiting for its batch.
+    struct Waiting: Sendable {
+        var value: String
+        var timeMs: Int64
+    }
+
+    /// A token bucket: `tokens` refill at `rate` a second up to `burst`.
+    struct Bucket: Sendable {
+        var tokens: Double
+        var lastMs: Int64
+
+        /// Takes one token; nil when taken, else the seconds until one is there.
+        mutating func take(rate: Double, burst: Double, nowMs: Int64) -> Double? {
+            tokens = min(burst, tokens + Double(max(0, nowMs - lastMs)) / 1000 * rate)
+            lastMs = nowMs
+            guard tokens >= 1 else { return (1 - tokens) / rate }
+            tokens -= 1
+            return nil
+        }
+    }
+
+    let limits: Limits
+    private var phones: [String: Bucket] = [:]
+    private var beacons: [ShowFeed.Key: Bucket] = [:]
+    private var waiting: [ShowFeed.Key: [Waiting]] = [:]
+
+    init(limits: Limits = Limits()) { self.limits = limits }
+
+    /// Admits one reaction from `phone` to the show, or says how long to wait (seconds, rounded
+    /// up: Retry-After takes whole seconds).
+    func admit(_ value: String, to key: ShowFeed.Key, phone: String, nowMs: Int64) -> Int? {
+        let phoneKey = key.project + "\n" + phone
+        var phoneBucket = phones[phoneKey] ?? Bucket(tokens: limits.perPhoneBurst, lastMs: nowMs)
+        var beaconBucket = beacons[key] ?? Bucket(tokens: limits.perBeaconBurst, lastMs: nowMs)
+        // Look before taking: a refused reaction costs neither bucket.
+        var phoneProbe = phoneBucket, beaconProbe = beaconBucket
+        let phoneWait = phoneProbe.take(rate: limits.perPhonePerSecond, burst: limits.perPhoneBurst, nowMs: nowMs)
+        let beaconWait = beaconProbe.take(rate: limits.perBeaconPerSecond, burst: limits.perBeaconBurst, nowMs: nowMs)
+        if let wait = [phoneWait, beaconWait].compactMap({ $0 }).max() {
+            return max(1, Int(wait.rounded(.up)))
+        }
+        _ = phoneBucket.take(rate: limits.perPhonePerSecond, burst: limits.perPhoneBurst, nowMs: nowMs)
+        _ = beaconBucket.take(rate: limits.perBeaconPerSecond, burst: limits.perBeaconBurst, nowMs: nowMs)
+        phones[phoneKey] = phoneBucket
+        beacons[key] = beaconBucket
+        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs))
+        return nil
+    }
+
+    /// Everything waiting, by show; the desk is empty after.
+    func takeWaiting() -> [ShowFeed.Key: [Waiting]] {
+        defer { waiting = [:] }
+        return waiting
+    }
+
+    /// Forgets buckets that have refilled (idle long enough), so memory follows the phones that
+    /// are reacting, not every phone ever seen.
+    func prune(nowMs: Int64) {
+        let phoneIdleMs = Int64(limits.perPhoneBurst / limits.perPhonePerSecond * 1000)
+        phones = phones.filter { nowMs - $0.value.lastMs < phoneIdleMs }
+        let beaconIdleMs = Int64(limits.perBeaconBurst / limits.perBeaconPerSecond * 1000) + 1000
+        beacons = beacons.filter { nowMs - $0.value.lastMs < beaconIdleMs }
+    }
+
+    var trackedPhones: Int { phones.count }
+}

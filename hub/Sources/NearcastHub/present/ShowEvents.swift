@@ -1,0 +1,61 @@
+import Foundation
+import NIOCore
+
+/// A show as the API shows it, to followers and to presenters, and its fan-out to the streams.
+extension HubServices {
+    /// The show's JSON; the presenter's fields only when `presenter` (the secret key).
+    func showJSON(_ show: ShowStore.Show, presenter: Bool) async throws -> ShowJSON {
+        let deck = try await decks.get(project: show.project, deckID: show.deckID)
+        let choices = try await self.choices.get(project: show.project)
+        var json = ShowJSON(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
+                            width: deck.width, height: deck.height, page: show.page, shownUpTo: show.shownUpTo,
+                            startedTime: HubClock.timestamp(ms: show.startedMs), startedMs: show.startedMs,
+                            reactions: choices.json)
+        guard presenter else { return json }
+        json.followers = try await shows.followers(project: show.project, beaconName: show.beaconName)
+            + (try await localFollowersNotYetRecorded(show))
+        json.counts = show.counts
+        if let beacon = try await shows.liveBeacon(project: show.project, beaconName: show.beaconName),
+           let current = try presence.codes(for: beacon, nowMs: clock.nowMs()).first(where: { $0.epochsBehind == 0 }) {
+            json.code = current.code
+            json.codeExpiresMs = current.expiresMs
+            json.codeExpiresTime = HubClock.timestamp(ms: current.expiresMs)
+            json.joinPath = "/j/" + current.code
+            json.rotationPeriodSeconds = 1 << beacon.exponent
+        }
+        return json
+    }
+
+    /// Followers on this instance that its last report to the database does not include yet
+    /// (a phone that joined in the last few seconds), so a presenter sees them at once.
+    private func localFollowersNotYetRecorded(_ show: ShowStore.Show) async throws -> Int {
+        let key = ShowFeed.Key(show)
+        let local = showFeed.followersByShow()[key] ?? 0
+        let recorded = await followerReports.lastReported(key)
+        return max(0, local - recorded)
+    }
+
+    /// Reads a show and sends it to this instance's streams (`ShowFeed`'s refresh).
+    func sendShow(_ key: ShowFeed.Key) async {
+        do {
+            guard let show = try await shows.get(project: key.project, beaconName: key.beaconName) else {
+                showFeed.end(key)
+                return
+            }
+            let follower = try await showJSON(show, presenter: false)
+            let presenter = try await showJSON(show, presenter: true)
+            showFeed.send(key, follower: ShowFeed.event("show", json: try Self.encode(follower)),
+                          presenter: ShowFeed.event("show", json: try Self.encode(presenter)))
+        } catch let error as APIError where error.status == .notFound {
+            showFeed.end(key)   // its deck was deleted
+        } catch {
+            logger.warning("shows: reading \(key.beaconName)'s show failed: \(HubDatabase.describe(error))")
+        }
+    }
+
+    static func encode(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Metrics
+import NIOCore
+
+/// Shows: start or move (`PUT`), read, end, follow (`/events`, Server-Sent Events) and the join
+/// address as a QR code.
+enum ShowRoutes {
+    static func add(managers: RouterGroup<HubRequestContext>, readers: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+        let followersGauge = Gauge(label: "nearcast_hub_show_followers")
+        managers.put("/v1/shows/:beacon") { request, context in
+            let access = try context.caller()
+            let name = try RequestSupport.beaconName(context)
+            let body = try await request.decode(as: ShowUpdate.self, context: context)
+            guard body.deck.count == 16, body.deck.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+                throw APIError.invalid("deck", "'\(body.deck)' is not a deck id (16 lowercase hex digits)")
+            }
+            let show = try await hub.shows.put(project: access.project, beaconName: name, deckID: body.deck, page: body.page ?? 1)
+            return try await hub.showJSON(show, presenter: true)
+        }
+        managers.delete("/v1/shows/:beacon") { _, context in
+            let access = try context.caller()
+            let name = try RequestSupport.beaconName(context)
+            guard try await hub.shows.delete(project: access.project, beaconName: name) else {
+                throw APIError.notFound("a show on \(name)")
+            }
+            hub.logger.info("shows: \(access.project) ended the show on \(name)")
+            return EmptyJSON()
+        }
+        managers.get("/v1/shows/:beacon/qr.svg") { request, context in
+            let access = try context.caller()
+            let name = try RequestSupport.beaconName(context)
+            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
+                throw APIError.notFound("a show on \(name)")
+            }
+            let json = try await hub.showJSON(show, presenter: true)
+            guard let joinPath = json.joinPath else {
+                throw APIError(.conflict, "\(name) is not an EID beacon, so its show has no sight code to join by")
+            }
+            let base = try joinBase(request)
+            guard let svg = QRCodeSVG.svg(for: base + joinPath) else {
+                throw APIError.invalid("base", "the join address is too long for a QR code")
+            }
+            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: svg)))
+        }
+        readers.get("/v1/shows/:beacon") { _, context in
+            let access = try context.caller()
+            let name = try RequestSupport.beaconName(context)
+            try checkPass(access, beaconName: name)
+            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
+                throw APIError.notFound("a show on \(name)")
+            }
+            return try await hub.showJSON(show, presenter: access.canManage)
+        }
+        readers.get("/v1/shows/:beacon/events") { _, context in
+            let access = try context.caller()
+            let name = try RequestSupport.beaconName(context)
+            try checkPass(access, beaconName: name)
+            let key = ShowFeed.Key(project: access.project, beaconName: name)
+            let role: ShowFeed.Role = access.canManage ? .presenter : .follower
+            // Subscribe before the first read, so no change falls between the two.
+            let (events, continuation) = hub.showFeed.subscribe(key, role: role)
+            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
+                continuation.finish()
+                throw APIError.notFound("a show on \(name)")
+            }
+            continuation.yield(ShowFeed.event("show", json: try HubServices.encode(try await hub.showJSON(show, presenter: access.canManage))))
+            followersGauge.record(hub.showFeed.followerCount)
+            return Response(status: .ok,
+                            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
+                                      HTTPField.Name("X-Accel-Buffering")!: "no"],
+                            body: ResponseBody(asyncSequence: events))
+        }
+    }
+
+    /// A pass follows only the show it was given for.
+    static func checkPass(_ access: ProjectStore.Access, beaconName: String) throws(APIError) {
+        if case .pass(_, let passBeacon, _) = access, passBeacon != beaconName {
+            throw APIError(.forbidden, "this pass is for \(passBeacon)'s show, not \(beaconName)'s")
+        }
+    }
+
+    /// Where phones reach this hub: `?base=` (the presenter page's own origin), else the
+    /// request's Host, over https unless a proxy said otherwise.
+    static func joinBase(_ request: Request) throws(APIError) -> String {
+        if let base = request.uri.queryParameters["base"].map(String.init), !base.isEmpty {
+            guard base.count <= 200, base.hasPrefix("https://") || base.hasPrefix("http://"),
+                  !base.contains(where: { $0.isWhitespace || $0 == "#" || $0 == "?" })
+            else { throw APIError.invalid("base", "'\(base)' must be an http:// or https:// address without a query") }
+            return base.hasSuffix("/") ? String(base.dropLast()) : base
+        }
+        let host = request.head.authority ?? "localhost"
+        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? request.head.scheme ?? "http"
+        return "\(scheme)://\(host)"
+    }
+}

@@ -68,6 +68,7 @@ let package = Package(
             dependencies: [
                 "NearcastHub",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ],

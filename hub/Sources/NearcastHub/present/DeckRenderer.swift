@@ -50,7 +50,7 @@ struct DeckRenderer: Sendable {
         }
         // A PDF starts with %PDF- within its first kilobyte.
         guard Self.startsLikePDF(pdf) else {
-            throw APIError(.badRequest, "the body is not a PDF (it does not start with %PDF-)", field: "(body)")
+            throw APIError(.badRequest, "this is not a PDF (it does not start with %PDF-)", field: "(body)")
         }
         for tool in [tools.pdfinfo, tools.pdftoppm, tools.prlimit] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw APIError(.serviceUnavailable, "this hub cannot render decks: \(tool) is missing (install poppler-utils)")

@@ -1,0 +1,186 @@
+import Crypto
+import Foundation
+import NearcastCore
+@testable import NearcastHub
+import XCTest
+
+/// Present's pure parts: Google's timestamps, sight codes and passes, the rate limits, the
+/// reaction choices, JPEG sizes, and the renderer's refusals through the real poppler.
+final class PresentUnitTests: XCTestCase {
+    func testGoogleTimestampsAndMillisecondsParse() {
+        XCTAssertEqual(HubClock.parseMs("2014-10-02T15:01:23.045123456Z"), 1_412_262_083_045)
+        XCTAssertEqual(HubClock.parseMs("2014-10-02T15:01:23Z"), 1_412_262_083_000)
+        XCTAssertEqual(HubClock.parseMs("2014-10-02T17:01:23.5+02:00"), 1_412_262_083_500)
+        XCTAssertEqual(HubClock.parseMs("1970-01-01T00:00:00Z"), 0)
+        XCTAssertEqual(HubClock.parseMs("2000-02-29T00:00:00Z"), 951_782_400_000)
+        XCTAssertEqual(HubClock.parseMs("1412262083045"), 1_412_262_083_045)
+        for bad in ["", "yesterday", "2014-10-02", "2014-13-02T15:01:23Z", "2014-10-02T15:01:23", "2014-10-02T15:01:23.Z",
+                    "2014-10-02T15:01:23Zjunk", "2014-10-02T25:01:23Z"] {
+            XCTAssertNil(HubClock.parseMs(bad), bad)
+        }
+    }
+
+    private func presence() -> Presence {
+        Presence(serviceKey: ServiceKey(privateKey: Curve25519.KeyAgreement.PrivateKey()))
+    }
+
+    private func beacon(exponent: Int = 7, clock: Int64 = 1_000_000, atMs: Int64 = 5_000_000) -> ShowStore.LiveBeacon {
+        ShowStore.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677",
+                             identityKeyHex: "000102030405060708090a0b0c0d0e0f", exponent: exponent, clockValue: clock, clockAtMs: atMs)
+    }
+
+    /// The code changes exactly when the beacon's EID does, and the one before stays valid for a
+    /// period.
+    func testSightCodesFollowTheRotation() throws {
+        let presence = presence(), box = beacon()
+        // Beacon time 1,000,000 is 1,000,000 mod 128 = 64 s into its period.
+        let now = try presence.codes(for: box, nowMs: 5_000_000)
+        XCTAssertEqual(now.map(\.epochsBehind), [0, 1])
+        XCTAssertEqual(now[0].expiresMs, 5_000_000 + 64_000)
+        XCTAssertTrue(now.allSatisfy { $0.code.count == 6 && $0.code.allSatisfy { Presence.alphabet.contains($0) } })
+        let sameEpoch = try presence.codes(for: box, nowMs: 5_000_000 + 63_000)
+        XCTAssertEqual(sameEpoch[0].code, now[0].code)
+        let next = try presence.codes(for: box, nowMs: 5_000_000 + 64_000)
+        XCTAssertNotEqual(next[0].code, now[0].code)
+        XCTAssertEqual(next[1].code, now[0].code, "the code of the period before is still offered")
+        let key = try Hex.parse(box.identityKeyHex)
+        let eid = try EphemeralIdentifier.compute(identityKey: key, exponent: 7, time: 1_000_000 - 64, cipher: SwiftCryptoAES128())
+        XCTAssertEqual(presence.code(beaconName: box.beaconName, eid: eid.bytes), now[0].code, "derived from the current EID")
+        XCTAssertNotEqual(try self.presence().codes(for: box, nowMs: 5_000_000)[0].code, now[0].code,
+                          "another hub's key gives another code")
+        XCTAssertEqual(Presence.normalise(" nng-1a9 "), "NNG1A9")
+        XCTAssertEqual(Presence.normalise("oil"), "011")
+    }
+
+    func testPassesAreSignedAndExpire() {
+        let presence = presence()
+        let pass = Presence.Pass(project: "demo", beaconName: "beacons/4!00", expiresMs: 10_000)
+        let text = presence.pass(pass)
+        XCTAssertTrue(text.hasPrefix("ncpass_"))
+        XCTAssertEqual(presence.verify(pass: text, nowMs: 9_999), pass)
+        XCTAssertNil(presence.verify(pass: text, nowMs: 10_000), "expired")
+        XCTAssertNil(self.presence().verify(pass: text, nowMs: 0), "another hub's key")
+        let forged = Presence.passPrefix + Presence.base64URL(Data("other\nbeacons/4!00\n10000".utf8)) + "."
+            + text.split(separator: ".")[1]
+        XCTAssertNil(presence.verify(pass: forged, nowMs: 0), "a changed payload")
+        XCTAssertNil(presence.verify(pass: "ncpass_x", nowMs: 0))
+    }
+
+    func testRateLimitsArePerPhoneAndPerBeacon() async {
+        let desk = ReactionDesk(limits: .init(perPhonePerSecond: 4, perPhoneBurst: 12, perBeaconPerSecond: 100, perBeaconBurst: 20))
+        let show = ShowFeed.Key(project: "demo", beaconName: "beacons/4!00")
+        var admitted = 0
+        for _ in 0..<15 where await desk.admit("👏", to: show, phone: "a", nowMs: 0) == nil { admitted += 1 }
+        XCTAssertEqual(admitted, 12, "a phone's burst")
+        let wait = await desk.admit("👏", to: show, phone: "a", nowMs: 0)
+        XCTAssertEqual(wait, 1)
+        let other = await desk.admit("👏", to: show, phone: "b", nowMs: 0)
+        XCTAssertNil(other, "another phone behind the same address is not held back")
+        // The beacon's burst (20) is spent by many phones at once: 13 went above, 7 are left.
+        var beaconAdmitted = 0
+        for phone in 0..<30 where await desk.admit("👏", to: show, phone: "p\(phone)", nowMs: 0) == nil { beaconAdmitted += 1 }
+        XCTAssertEqual(beaconAdmitted, 7)
+        let refilled = await desk.admit("👏", to: show, phone: "a", nowMs: 250)
+        XCTAssertNil(refilled, "one token back for the phone after a quarter of a second, and 25 for the beacon")
+        let waiting = await desk.takeWaiting()
+        XCTAssertEqual(waiting[show]?.count, 12 + 1 + 7 + 1)
+        let empty = await desk.takeWaiting()
+        XCTAssertTrue(empty.isEmpty)
+        await desk.prune(nowMs: 60_000)
+        let tracked = await desk.trackedPhones
+        XCTAssertEqual(tracked, 0, "idle phones are forgotten")
+    }
+
+    func testReactionChoicesAreChecked() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
+        let good = try ReactionChoices.validated(.init(enabled: true, emoji: ["👏", "🇫🇷", "👍🏽"],
+                                                       images: [.init(name: "logo", png: Data(png).base64EncodedString())]))
+        XCTAssertTrue(good.offers("🇫🇷") && good.offers("logo") && !good.offers("x"))
+        XCTAssertEqual(good.json.choices.last?.url, "/v1/reactions/images/logo")
+        func field(_ update: ReactionChoicesUpdate) -> String? {
+            do { _ = try ReactionChoices.validated(update); return nil } catch { return error.field }
+        }
+        XCTAssertEqual(field(.init(emoji: ["a"])), "emoji[0]")
+        XCTAssertEqual(field(.init(emoji: ["👏👏"])), "emoji[0]")
+        XCTAssertEqual(field(.init(emoji: ["👏", "👏"])), "emoji")
+        XCTAssertEqual(field(.init(emoji: Array(repeating: "👏", count: 13))), "emoji")
+        XCTAssertEqual(field(.init(images: [.init(name: "Logo", png: "")])), "images[0].name")
+        XCTAssertEqual(field(.init(images: [.init(name: "logo", png: "aGVsbG8=")])), "images[0].png")
+        XCTAssertEqual(ReactionChoices.defaults.emoji.count, 6)
+    }
+
+    func testJPEGSizeReadsTheFrameHeader() {
+        // SOI, an APP0 segment, then SOF0 with height 450 and width 800.
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00,
+                             0xFF, 0xC0, 0x00, 0x11, 0x08, 0x01, 0xC2, 0x03, 0x20, 0x03]
+        XCTAssertEqual(JPEGSize.read(jpeg)?.width, 800)
+        XCTAssertEqual(JPEGSize.read(jpeg)?.height, 450)
+        XCTAssertNil(JPEGSize.read([0x89, 0x50]))
+    }
+
+    /// The renderer through the real poppler: a good PDF renders every page at both sizes; bad
+    /// ones are 4xx errors that say what is wrong.
+    func testTheRendererRendersAndRefuses() async throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftoppm"), "poppler-utils is not installed")
+        let renderer = DeckRenderer()
+        let pdf = TestPDF.make(pages: 2)
+        let rendered = try await renderer.render(pdf)
+        XCTAssertEqual(rendered.pages.count, 2)
+        XCTAssertEqual(rendered.width, 1600)
+        XCTAssertEqual(rendered.height, 900)
+        XCTAssertEqual(JPEGSize.read(rendered.pages[1].thumbnail)?.width, 320)
+
+        func refusal(_ bytes: [UInt8], limits: DeckRenderer.Limits = .init()) async -> APIError? {
+            do {
+                _ = try await DeckRenderer(limits: limits).render(bytes)
+                return nil
+            } catch {
+                return error as? APIError
+            }
+        }
+        let notPDF = await refusal(Array("hello".utf8))
+        XCTAssertEqual(notPDF?.status, .badRequest)
+        XCTAssertTrue(notPDF?.message.contains("not a PDF") == true, "\(String(describing: notPDF))")
+        let broken = await refusal(Array(pdf.prefix(200)))
+        XCTAssertEqual(broken?.status, .badRequest)
+        XCTAssertTrue(broken?.message.contains("cannot be read") == true, "\(String(describing: broken))")
+        let empty = await refusal(TestPDF.make(pages: 0))
+        XCTAssertTrue(empty?.message.contains("no pages") == true || empty?.message.contains("cannot be read") == true,
+                      "\(String(describing: empty))")
+        var few = DeckRenderer.Limits()
+        few.maximumPages = 1
+        let tooMany = await refusal(pdf, limits: few)
+        XCTAssertEqual(tooMany?.status, .contentTooLarge)
+        XCTAssertTrue(tooMany?.message.contains("at most 1") == true)
+        var small = DeckRenderer.Limits()
+        small.maximumBytes = 100
+        let tooBig = await refusal(pdf, limits: small)
+        XCTAssertEqual(tooBig?.status, .contentTooLarge)
+    }
+}
+
+/// A small real PDF: `pages` pages of 800 x 450 points, each with its number in large type.
+enum TestPDF {
+    static func make(pages: Int) -> [UInt8] {
+        var objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+                       "<< /Type /Pages /Kids [\((0..<pages).map { "\(3 + $0 * 2) 0 R" }.joined(separator: " "))] /Count \(pages) >>"]
+        let font = 3 + pages * 2
+        for page in 0..<pages {
+            let content = "BT /F1 120 Tf 250 180 Td (\(page + 1)) Tj ET"
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 800 450] /Contents \(4 + page * 2) 0 R /Resources << /Font << /F1 \(font) 0 R >> >> >>")
+            objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
+        }
+        objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        var out = Array("%PDF-1.4\n".utf8)
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(out.count)
+            out += Array("\(index + 1) 0 obj\n\(object)\nendobj\n".utf8)
+        }
+        let xref = out.count
+        out += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
+        for offset in offsets { out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8) }
+        out += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        return out
+    }
+}

@@ -33,6 +33,7 @@ public struct HubServices: Sendable {
     let images: DeckImageCache
     let showCache: ShowCache
     let followerReports: FollowerReports
+    let keyCache: KeyCache
     /// This process among the instances sharing a database (its follower counts' row).
     let instanceID: String
 
@@ -59,7 +60,7 @@ public struct HubServices: Sendable {
             decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
             presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),
             renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
-            followerReports: FollowerReports(),
+            followerReports: FollowerReports(), keyCache: KeyCache(),
             instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await hub.sendShow(key) }
         return hub
@@ -76,7 +77,15 @@ public struct HubServices: Sendable {
             if manage { throw APIError(.forbidden, "this call needs the project's secret key; a pass only reads") }
             return .pass(project: pass.project, beaconName: pass.beaconName, expiresMs: pass.expiresMs)
         }
-        guard let access = try await projects.access(forKey: key) else { throw APIError.wrongKey }
+        let hash = ProjectStore.hash(key), now = clock.nowMs()
+        let access: ProjectStore.Access?
+        if let cached = keyCache.lookup(hash, nowMs: now) {
+            access = cached
+        } else {
+            access = try await projects.access(forHash: hash)
+            keyCache.store(hash, access, nowMs: now)
+        }
+        guard let access else { throw APIError.wrongKey }
         if manage && !access.canManage {
             throw APIError(.forbidden, "this call needs the project's secret key; the public API key only reads")
         }

@@ -68,8 +68,12 @@ public struct ProjectStore: Sendable {
 
     /// Who a key belongs to, and what it may do; nil for a key no project has.
     func access(forKey key: String) async throws -> Access? {
-        let hash = Self.hash(key)
-        return try await database.read { db in
+        try await access(forHash: Self.hash(key))
+    }
+
+    /// Who the key with this SHA-256 hash belongs to.
+    func access(forHash hash: String) async throws -> Access? {
+        try await database.read { db in
             guard let row = try await db.raw("""
                 SELECT name, api_key_hash, secret_key_hash FROM projects
                 WHERE api_key_hash = \(bind: hash) OR secret_key_hash = \(bind: hash)

@@ -14,7 +14,7 @@ struct HubCommand: AsyncParsableCommand {
         abstract: "The Nearcast hub: turns heard tokens into the messages a box publishes.",
         discussion: "SQLite by default (nearcast-hub.sqlite in the working directory, made on first start); "
             + "PostgreSQL with --db postgres://USER@HOST/DATABASE for several instances.",
-        subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self])
+        subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self, ReactionsCommand.self])
 }
 
 /// `--db` and `--log-level`, shared by every subcommand.
@@ -234,6 +234,79 @@ struct DeckCommand: AsyncParsableCommand {
             do {
                 try await DeckLibrary(database: database).remove(deckID: deck, project: project)
                 await database.close()
+            } catch let error as APIError {
+                await database.close()
+                throw HubFailure(message: error.message)
+            }
+        }
+    }
+}
+
+struct ReactionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reactions", abstract: "Show or set the reactions a project's audience may send.",
+        subcommands: [Show.self, Set.self])
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the project's reactions as JSON.")
+
+        @Option(name: .long, help: "The project.")
+        var project: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let database = try await options.open()
+            do {
+                let text = try await ReactionLibrary(database: database).showJSON(project: project)
+                await database.close()
+                print(text)
+            } catch let error as APIError {
+                await database.close()
+                throw HubFailure(message: error.message)
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the project's reactions; prints them as JSON.",
+            discussion: "Up to 12 emoji and 6 PNG images of at most 32 KiB each. What is not given is kept.")
+
+        @Option(name: .long, help: "The project.")
+        var project: String
+
+        @Option(name: .long, help: "The emoji offered, comma-separated (\"👏,❤️,😂\").")
+        var emoji: String?
+
+        @Option(name: .long, help: "An image choice, NAME=FILE.png (repeat for several; given at all, it replaces the images).")
+        var image: [String] = []
+
+        @Flag(name: .long, help: "Switch reactions off.")
+        var off = false
+
+        @Flag(name: .long, help: "Switch reactions on.")
+        var on = false
+
+        @OptionGroup var options: DatabaseOptions
+
+        func validate() throws {
+            if off && on { throw ValidationError("--on and --off together: give one") }
+            for spec in image where !spec.contains("=") { throw ValidationError("--image \(spec): use NAME=FILE.png") }
+        }
+
+        func run() async throws {
+            let database = try await options.open()
+            let images = image.isEmpty ? nil : image.map { spec -> (name: String, file: String) in
+                let parts = spec.split(separator: "=", maxSplits: 1)
+                return (String(parts[0]), String(parts[1]))
+            }
+            let emojiList = emoji.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            do {
+                let text = try await ReactionLibrary(database: database).set(
+                    project: project, enabled: off ? false : (on ? true : nil), emoji: emojiList, images: images)
+                await database.close()
+                print(text)
             } catch let error as APIError {
                 await database.close()
                 throw HubFailure(message: error.message)

@@ -44,3 +44,47 @@ public struct DeckLibrary: Sendable {
         }
     }
 }
+
+/// A project's reaction choices for the command line (`nearcast-hub reactions ...`), checked as
+/// `PUT /v1/reactions/choices` checks them.
+public struct ReactionLibrary: Sendable {
+    let store: ReactionChoicesStore
+    let projects: ProjectStore
+
+    public init(database: HubDatabase) {
+        store = ReactionChoicesStore(database: database)
+        projects = ProjectStore(database: database)
+    }
+
+    /// Sets the choices: `emoji` nil keeps the current ones, `images` (name, PNG file) nil keeps
+    /// the current images; returns them as JSON text.
+    public func set(project: String, enabled: Bool?, emoji: [String]?, images: [(name: String, file: String)]?) async throws -> String {
+        try await requireProject(project)
+        let current = try await store.get(project: project)
+        var update = ReactionChoicesUpdate(enabled: enabled ?? current.enabled, emoji: emoji ?? current.emoji)
+        if let images {
+            update.images = try images.map { image in
+                guard let data = FileManager.default.contents(atPath: image.file) else {
+                    throw APIError(.badRequest, "\(image.file): cannot read the file")
+                }
+                return .init(name: image.name, png: data.base64EncodedString())
+            }
+        } else {
+            update.images = current.images.map { .init(name: $0.key, png: Data($0.value).base64EncodedString()) }
+        }
+        let choices = try ReactionChoices.validated(update)
+        try await store.set(project: project, choices)
+        return String(decoding: try HubServices.encode(choices.json), as: UTF8.self)
+    }
+
+    public func showJSON(project: String) async throws -> String {
+        try await requireProject(project)
+        return String(decoding: try HubServices.encode(try await store.get(project: project).json), as: UTF8.self)
+    }
+
+    private func requireProject(_ project: String) async throws {
+        guard try await projects.names().contains(project) else {
+            throw APIError(.notFound, "project \(project) not found (nearcast-hub project list shows the projects)")
+        }
+    }
+}

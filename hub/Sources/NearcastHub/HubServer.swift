@@ -39,22 +39,19 @@ public enum HubServer {
         var services: [any Service] = [PresentService(hub: hub)]
         if hub.database.isPostgres {
             let feed = hub.feed, showFeed = hub.showFeed
-            services.append(PostgresChangeListener(
-                database: hub.database, channel: ChangeNotifier.attachmentsChannel, logger: hub.logger,
-                connected: { feed.publishAll() },
-                received: { payload in
-                    guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
-                    feed.publish(project: project, beaconName: beaconName)
-                },
-                stopped: { feed.finishAll() }))
-            services.append(PostgresChangeListener(
-                database: hub.database, channel: ChangeNotifier.showsChannel, logger: hub.logger,
-                connected: { showFeed.changedAll() },
-                received: { payload in
-                    guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
-                    showFeed.changed(project: project, beaconName: beaconName)
-                },
-                stopped: { showFeed.finishAll() }))
+            /// A listener whose payloads name a beacon's changes (`project\nbeacon name`).
+            func beaconChanges(_ channel: String, connected: @escaping @Sendable () -> Void, changed: @escaping @Sendable (String, String) -> Void,
+                               stopped: @escaping @Sendable () -> Void) -> PostgresChangeListener {
+                PostgresChangeListener(database: hub.database, channel: channel, logger: hub.logger, connected: connected,
+                                       received: { payload in
+                                           guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
+                                           changed(project, beaconName)
+                                       }, stopped: stopped)
+            }
+            services.append(beaconChanges(ChangeNotifier.attachmentsChannel, connected: { feed.publishAll() },
+                                          changed: { feed.publish(project: $0, beaconName: $1) }, stopped: { feed.finishAll() }))
+            services.append(beaconChanges(ChangeNotifier.showsChannel, connected: { showFeed.changedAll() },
+                                          changed: { showFeed.changed(project: $0, beaconName: $1) }, stopped: { showFeed.finishAll() }))
             services.append(PostgresChangeListener(
                 database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
                 connected: {}, received: { PresentService.deliver(reactionPayload: $0, to: showFeed) }, stopped: {}))

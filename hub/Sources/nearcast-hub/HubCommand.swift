@@ -48,6 +48,24 @@ struct DatabaseOptions: ParsableArguments {
         return logger
     }
 
+    /// Runs `body` with the database open and closes it after, however `body` ends; an
+    /// `APIError` (a refusal: a bad file, an unknown project) becomes one line on stderr and exit
+    /// status 1, prefixed with `context`.
+    func withDatabase<R>(context: String = "", _ body: (HubDatabase) async throws -> R) async throws -> R {
+        let database = try await open()
+        do {
+            let result = try await body(database)
+            await database.close()
+            return result
+        } catch let error as APIError {
+            await database.close()
+            throw HubFailure(message: context + error.message)
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
     func open() async throws -> HubDatabase {
         let location = try location()
         do {
@@ -133,17 +151,10 @@ struct ProjectCommand: AsyncParsableCommand {
         @OptionGroup var options: DatabaseOptions
 
         func run() async throws {
-            let database = try await options.open()
-            do {
-                let created = try await ProjectStore(database: database).create(name: name)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(created), as: UTF8.self))
-            } catch let error as APIError {
-                await database.close()
-                throw HubFailure(message: error.message)
-            }
-            await database.close()
+            let created = try await options.withDatabase { try await ProjectStore(database: $0).create(name: name) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(created), as: UTF8.self))
         }
     }
 
@@ -183,17 +194,12 @@ struct DeckCommand: AsyncParsableCommand {
         @OptionGroup var options: DatabaseOptions
 
         func run() async throws {
-            let database = try await options.open()
-            do {
-                let created = try await DeckLibrary(database: database).add(file: file, project: project, title: title)
-                await database.close()
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(created), as: UTF8.self))
-            } catch let error as APIError {
-                await database.close()
-                throw HubFailure(message: "deck add \(file): \(error.message)")
+            let created = try await options.withDatabase(context: "deck add \(file): ") {
+                try await DeckLibrary(database: $0).add(file: file, project: project, title: title)
             }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(created), as: UTF8.self))
         }
     }
 
@@ -206,15 +212,7 @@ struct DeckCommand: AsyncParsableCommand {
         @OptionGroup var options: DatabaseOptions
 
         func run() async throws {
-            let database = try await options.open()
-            do {
-                let text = try await DeckLibrary(database: database).listJSON(project: project)
-                await database.close()
-                print(text)
-            } catch let error as APIError {
-                await database.close()
-                throw HubFailure(message: error.message)
-            }
+            print(try await options.withDatabase { try await DeckLibrary(database: $0).listJSON(project: project) })
         }
     }
 
@@ -230,14 +228,7 @@ struct DeckCommand: AsyncParsableCommand {
         @OptionGroup var options: DatabaseOptions
 
         func run() async throws {
-            let database = try await options.open()
-            do {
-                try await DeckLibrary(database: database).remove(deckID: deck, project: project)
-                await database.close()
-            } catch let error as APIError {
-                await database.close()
-                throw HubFailure(message: error.message)
-            }
+            try await options.withDatabase { try await DeckLibrary(database: $0).remove(deckID: deck, project: project) }
         }
     }
 }
@@ -256,15 +247,7 @@ struct ReactionsCommand: AsyncParsableCommand {
         @OptionGroup var options: DatabaseOptions
 
         func run() async throws {
-            let database = try await options.open()
-            do {
-                let text = try await ReactionLibrary(database: database).showJSON(project: project)
-                await database.close()
-                print(text)
-            } catch let error as APIError {
-                await database.close()
-                throw HubFailure(message: error.message)
-            }
+            print(try await options.withDatabase { try await ReactionLibrary(database: $0).showJSON(project: project) })
         }
     }
 
@@ -296,21 +279,15 @@ struct ReactionsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let database = try await options.open()
             let images = image.isEmpty ? nil : image.map { spec -> (name: String, file: String) in
                 let parts = spec.split(separator: "=", maxSplits: 1)
                 return (String(parts[0]), String(parts[1]))
             }
             let emojiList = emoji.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-            do {
-                let text = try await ReactionLibrary(database: database).set(
-                    project: project, enabled: off ? false : (on ? true : nil), emoji: emojiList, images: images)
-                await database.close()
-                print(text)
-            } catch let error as APIError {
-                await database.close()
-                throw HubFailure(message: error.message)
-            }
+            print(try await options.withDatabase {
+                try await ReactionLibrary(database: $0).set(project: project, enabled: off ? false : (on ? true : nil),
+                                                            emoji: emojiList, images: images)
+            })
         }
     }
 }

@@ -104,6 +104,7 @@ struct Serve: AsyncParsableCommand {
               (0...65_535).contains(port), colon > listen.startIndex
         else { throw ValidationError("--listen \(listen): use HOST:PORT, as in 127.0.0.1:8080") }
         let host = String(listen[..<colon])
+        Self.raiseOpenFileLimit()
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = try options.logger()
@@ -135,6 +136,24 @@ struct Serve: AsyncParsableCommand {
         }
         await database.close()
     }
+}
+
+extension Serve {
+    /// Every phone following a show holds a connection open: the soft limit on open files
+    /// (often 1,024) goes up to the hard limit, as servers do, so a room of phones is not refused
+    /// for want of descriptors.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+    }
+
+    #if canImport(Glibc)
+    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
+    #endif
 }
 
 struct ProjectCommand: AsyncParsableCommand {

@@ -3,10 +3,15 @@
 // (beaconinfo:getforobserved with the project's public API key) and their messages followed live
 // (attachments:watch). The page says whether it is listening and, when not, why.
 //
+// When the heard box carries a presentation (Nearcast Present), listener-show.js shows it and
+// its reaction bar.
+//
 // URL parameters: key (the project's public API key), hub (the hub's address). A hub serving the
 // page answers `listener-hub.json` beside it, so there the page uses its own origin; served
 // anywhere else without `hub=`, it has no hub. Without a key or a hub, heard tokens are shown
 // as hex.
+
+import { heardBeacon, listeningFailed, startShows } from "./listener-show.js";
 
 const params = new URLSearchParams(location.search);
 const apiKey = params.get("key") || "";
@@ -75,6 +80,7 @@ function showStatus() {
 function fail(text) {
   status.fault = status.fault || text;
   stopMicrophone();
+  listeningFailed();
   showStatus();
 }
 
@@ -206,6 +212,7 @@ async function heard(burst) {
   if (token) {
     token.heard += 1;
     renderTokens();
+    if (token.beacon) heardBeacon(token.beacon, burst);
     if (token.retryAt === null || performance.now() < token.retryAt) return;
   } else {
     token = { kind: burst.kind, hex: burst.hex, bytes: burst.bytes, heard: 1, note: "", beacon: null, retryAt: null };
@@ -227,6 +234,7 @@ async function heard(burst) {
     } else {
       token.note = beacon.beaconName;
       token.beacon = beacon.beaconName;
+      heardBeacon(beacon.beaconName, burst);
       if (!beacons.has(beacon.beaconName)) {
         beacons.set(beacon.beaconName, { attachments: [], source: null });
         setAttachments(beacon.beaconName, beacon.attachments);
@@ -426,6 +434,7 @@ startButton.addEventListener("click", async () => {
 (async () => {
   showStatus();
   if (!hub && location.protocol.startsWith("http") && await servedByHub()) hub = location.origin;
+  startShows(hub, apiKey);
   await start();
 })().catch((error) => fail(`The listener could not start: ${error.message}`));
 

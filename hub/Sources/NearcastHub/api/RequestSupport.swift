@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -18,7 +19,9 @@ enum RequestSupport {
 
     /// `beacons/N!hex` from the route's `:beacon` (`N!hex`); anything else is a 400.
     static func beaconName(_ context: some RequestContext) throws -> String {
-        let id = context.parameters.get("beacon") ?? ""
+        // A client that escapes the "!" (`4%214f…`, as encodeURIComponent-style encoders may) means the same.
+        let raw = context.parameters.get("beacon") ?? ""
+        let id = raw.removingPercentEncoding ?? raw
         let parts = id.split(separator: "!", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == "3" || parts[0] == "4", !parts[1].isEmpty, parts[1].count <= 32,
               parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase })

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 import NIOCore
+import ServiceLifecycle
 
 /// Shows: start or move (`PUT`), read, end, follow (`/events`, Server-Sent Events) and the join
 /// address as a QR code.
@@ -71,7 +72,9 @@ enum ShowRoutes {
             return Response(status: .ok,
                             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
                                       HTTPField.Name("X-Accel-Buffering")!: "no"],
-                            body: ResponseBody(asyncSequence: events))
+                            // Ends at the server's graceful shutdown, like an attachment watch: the
+                            // server waits for open streams before the services behind it stop.
+                            body: ResponseBody(asyncSequence: events.cancelOnGracefulShutdown()))
         }
     }
 

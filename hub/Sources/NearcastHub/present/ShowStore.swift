@@ -155,12 +155,13 @@ struct ShowStore: Sendable {
         }
     }
 
-    /// The phones following a show across every instance that reported lately.
+    /// The phones following a show across every instance that reported lately. (PostgreSQL's
+    /// SUM of a BIGINT is a NUMERIC, hence the cast back.)
     func followers(project: String, beaconName: String) async throws -> Int {
         let since = clock.nowMs() - Self.followersFreshMs
         return try await database.read { db in
             try await db.raw("""
-                SELECT COALESCE(SUM(followers), 0) AS total FROM show_followers
+                SELECT CAST(COALESCE(SUM(followers), 0) AS BIGINT) AS total FROM show_followers
                 WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND updated_ms >= \(bind: since)
                 """).first()?.decode(column: "total", as: Int.self) ?? 0
         }

@@ -237,41 +237,81 @@ class Hub:
         return unb64(params["serviceEcdhPublicKey"])
 
     def watch(self, beacon_name: str, key: str, namespaced_type=None):
-        return Watch(self.port, beacon_name, key, namespaced_type)
+        """An attachments:watch: `next()` gives ("attachments", {...}) events."""
+        query = {"namespacedType": namespaced_type} if namespaced_type else {}
+        return EventStream(self.port, f"/v1beta1/{beacon_name}/attachments:watch", key, query=query)
+
+    def show_events(self, beacon_id: str, key: str, in_header=False):
+        """A show's events (`beacon_id` as in /v1/shows/4!hex)."""
+        return EventStream(self.port, f"/v1/shows/{beacon_id}/events", key, in_header=in_header)
 
 
-class Watch:
-    """An SSE watch read on a thread: `next(timeout)` is the next `attachments` event's list."""
+class EventStream:
+    """Server-Sent Events read on a thread: (event, data as JSON) pairs in a queue, comments
+    skipped, ("closed", None) when the stream ends; an attachments:watch or a show's events. The
+    key goes in `?key=` (as an EventSource sends it) or, with `in_header`, in X-Api-Key (as the
+    presenter's page sends it)."""
 
-    def __init__(self, port, beacon_name, key, namespaced_type=None):
-        query = {"key": key}
-        if namespaced_type:
-            query["namespacedType"] = namespaced_type
-        path = "/v1beta1/" + beacon_name + "/attachments:watch?" + urllib.parse.urlencode(query)
+    def __init__(self, port: int, path: str, key: str, in_header=False, query=None):
+        headers = {}
+        query = dict(query or {})
+        if in_header:
+            headers["X-Api-Key"] = key
+        else:
+            query["key"] = key
+        if query:
+            path += "?" + urllib.parse.urlencode(query)
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.connection.request("GET", path)
+        self.connection.request("GET", path, headers=headers)
         self.response = self.connection.getresponse()
         self.status = self.response.status
+        self.content_type = self.response.getheader("Content-Type", "")
         self.events = queue.Queue()
+        self.seen = []
         if self.status == 200:
             threading.Thread(target=self._read, daemon=True).start()
+        else:
+            self.body = self.response.read()
 
     def _read(self):
-        event = None
+        event, data = None, []
         try:
             for raw in self.response:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    event = line[7:]
-                elif line.startswith("data: "):
-                    self.events.put((event, json.loads(line[6:])))
+                line = raw.decode().rstrip("\r\n")
+                if line == "":
+                    if event or data:
+                        self.events.put((event or "message", json.loads("\n".join(data)) if data else None))
+                    event, data = None, []
+                elif line.startswith(":"):
+                    continue
+                elif line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[6:] if line.startswith("data: ") else line[5:])
         except Exception:
             pass
         self.events.put(("closed", None))
 
     def next(self, timeout=5.0):
-        event, data = self.events.get(timeout=timeout)
-        return event, data
+        try:
+            item = self.events.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no event within {timeout} s; before: {self.seen[-5:]}") from None
+        self.seen.append(item)
+        return item
+
+    def until(self, name: str, where=lambda data: True, timeout=5.0):
+        """The data of the first `name` event that `where` accepts, skipping others."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"no matching '{name}' event within {timeout} s; last: {self.seen[-5:]}")
+            event, data = self.next(timeout=remaining)
+            if event == name and where(data):
+                return data
+            if event == "closed":
+                raise AssertionError(f"the stream closed before a matching '{name}' event; last: {self.seen[-5:]}")
 
     def close(self):
         try:
@@ -279,6 +319,30 @@ class Watch:
         except Exception:
             pass
         self.connection.close()
+
+
+class ProjectOnAHub:
+    """A test mixin: a database of `database_kind` ("sqlite" or "postgres") with a project
+    "demo" (`keys`, `secret`, `public`) and a hub serving it, made for each test and removed
+    after it (the hub's log printed when the test failed)."""
+
+    database_kind = None
+
+    def setUp(self):
+        self.database = Database(self.database_kind)
+        self.keys = create_project(self.database.url, "demo")
+        self.secret = self.keys["secretKey"]
+        self.public = self.keys["apiKey"]
+        self.hub = Hub(self.database.url)
+        self.hubs = [self.hub]
+
+    def tearDown(self):
+        failed = self._outcome.success is False
+        for hub in self.hubs:
+            hub.stop()
+            if failed:
+                print(hub.stderr())
+        self.database.drop()
 
 
 def console(state_dir, line, wait=1.0):
@@ -309,3 +373,50 @@ def start_sim_box(state_dir, hub_url, hub_key, publish, log_path, extra=()):
         arguments += ["--publish", spec]
     log = open(log_path, "a")
     return subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, text=True)
+
+
+def pdf_deck(pages: int, title: str = "Nearcast demo", width: int = 960, height: int = 540) -> bytes:
+    """A real PDF of `pages` pages (16:9 landscape unless `width` and `height` say), each with a coloured band and its number in
+    large type (so a screenshot shows which slide is up), written object by object with a correct
+    cross-reference table: what poppler renders without complaint."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", None,
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>"]
+    kids = []
+    for page in range(1, pages + 1):
+        hue = [(0.04, 0.49, 0.35), (0.16, 0.35, 0.72), (0.72, 0.33, 0.10), (0.45, 0.22, 0.62)][(page - 1) % 4]
+        text = f"{title}: slide {page} of {pages}".replace("(", "[").replace(")", "]")
+        stream = (f"{hue[0]} {hue[1]} {hue[2]} rg 0 {height - 160} {width} 160 re f "
+                  f"BT /F1 96 Tf 1 1 1 rg 60 {height - 120} Td ({page}) Tj ET "
+                  f"BT /F1 28 Tf 0.1 0.1 0.1 rg 60 {height - 240} Td ({text}) Tj ET").encode()
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        content = len(objects)
+        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Contents %d 0 R "
+                       b"/Resources << /Font << /F1 3 0 R >> >> >>" % (width, height, content))
+        kids.append(len(objects))
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), pages)
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def upload_deck(port: int, secret_key: str, pdf: bytes, title: str = None):
+    """POST /v1/decks with a PDF body (Hub.request sends JSON): (status, answer)."""
+    path = "/v1/decks" + (f"?title={urllib.parse.quote(title)}" if title else "")
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=180)
+    try:
+        connection.request("POST", path, body=pdf, headers={"X-Api-Key": secret_key, "Content-Type": "application/pdf"})
+        response = connection.getresponse()
+        data = response.read()
+        try:
+            return response.status, json.loads(data)
+        except ValueError:
+            return response.status, data.decode(errors="replace")
+    finally:
+        connection.close()

@@ -5,25 +5,10 @@ import subprocess
 import time
 import unittest
 
-from hubtest import HUB, Beacon, Database, Hub, b64, create_project, unb64
+from hubtest import HUB, Beacon, Hub, ProjectOnAHub, b64, create_project, unb64
 
 
-class APITests:
-    database_kind = None
-
-    def setUp(self):
-        self.database = Database(self.database_kind)
-        self.keys = create_project(self.database.url, "demo")
-        self.secret = self.keys["secretKey"]
-        self.public = self.keys["apiKey"]
-        self.hub = Hub(self.database.url)
-
-    def tearDown(self):
-        self.hub.stop()
-        if self._outcome.success is False:
-            print(self.hub.stderr())
-        self.database.drop()
-
+class APITests(ProjectOnAHub):
     # --- helpers ---
     def register_uid(self, uid=b"\x01\x02\x03\x04\x05\x06\x07\x08", key=None, description="stage door"):
         status, body = self.hub.post("/v1beta1/beacons:register",

@@ -1,0 +1,690 @@
+"""Present (docs/present-api.md) through real HTTP against real `nearcast-hub serve` processes, on
+SQLite and on a real PostgreSQL (SQLitePresentTests, PostgresPresentTests):
+
+- decks: a PDF made here (one big page number per page, Helvetica) uploaded with the secret key,
+  listed, its pages served as JPEG (1600 px full, 320 px thumbnails, ETag, immutable), deleted;
+  the same through `nearcast-hub deck add/list/remove`; every refusal (wrong key, wrong type, not
+  a PDF, a damaged one, an encrypted one, no pages, an empty body) in the API's error shape, with
+  nothing stored;
+- shows on an EID beacon (exponent 7): starting, moving, page gating for the public key
+  (`shownUpTo`), a new deck starting again, ending; their Server-Sent Events (`show`, `ended`,
+  follower counts), which end when the hub stops (SIGTERM) as attachment watches do;
+- reactions: proof of presence by a heard EID (current, or refused when old), the presenter's
+  `reactions` events, values outside the choices, the per-phone rate limit (429, Retry-After),
+  switching reactions off, image choices;
+- proof of presence by sight: the code, `POST /v1/presence`, `/j/CODE`, the pass as a key and as
+  proof; the join address's QR code;
+- getforobserved taking Google's Timestamp (RFC 3339 with nanoseconds) in `timestampMs`;
+- on PostgreSQL only: two instances on one database, a show changed through one reaching a
+  follower on the other, and a reaction posted through one reaching the presenter on the other.
+"""
+import datetime
+import http.client
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.parse
+import zlib
+
+from hubtest import HUB, Beacon, EventStream, Hub, ProjectOnAHub, b64, pdf_deck
+
+# A beacon clock at the start of a 128 s rotation period (2^7 * 39062): registered with it, the
+# beacon's EID, and the show's sight code, stay the same for 128 s, longer than any test here.
+EPOCH_ALIGNED_CLOCK = 128 * 39_062
+
+
+# --- files made here ---
+
+def make_png(width: int = 8, height: int = 8, rgb=(230, 40, 40)) -> bytes:
+    """A small valid PNG: one colour, 8-bit RGB."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def jpeg_size(data: bytes):
+    """(width, height) from a JPEG's start-of-frame marker (SOF0-SOF15 but DHT, JPG and DAC)."""
+    assert data[:2] == b"\xff\xd8", "not a JPEG: no SOI marker"
+    index = 2
+    while index + 9 < len(data):
+        assert data[index] == 0xFF, f"JPEG marker expected at {index}"
+        marker = data[index + 1]
+        if marker == 0xFF:
+            index += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            index += 2
+            continue
+        length = int.from_bytes(data[index + 2:index + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height = int.from_bytes(data[index + 5:index + 7], "big")
+            width = int.from_bytes(data[index + 7:index + 9], "big")
+            return width, height
+        index += 2 + length
+    raise AssertionError("no start-of-frame marker in the JPEG")
+
+
+def rfc3339_now(offset_minutes: int = 0) -> str:
+    """Now as Google's Timestamp: RFC 3339 with nine fraction digits, `Z` or a numeric offset."""
+    nanos = time.time_ns()
+    zone = datetime.timezone(datetime.timedelta(minutes=offset_minutes))
+    moment = datetime.datetime.fromtimestamp(nanos // 1_000_000_000, tz=zone)
+    suffix = "Z" if offset_minutes == 0 else moment.strftime("%z")[:3] + ":" + moment.strftime("%z")[3:]
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + ".%09d" % (nanos % 1_000_000_000) + suffix
+
+
+# --- HTTP ---
+
+class Answer:
+    """One response: status, headers (lower-case names), raw body, and the body as JSON."""
+
+    def __init__(self, status, headers, data):
+        self.status = status
+        self.headers = headers
+        self.data = data
+
+    @property
+    def json(self):
+        return json.loads(self.data)
+
+    def __repr__(self):
+        return f"<{self.status} {self.headers.get('content-type')} {self.data[:300]!r}>"
+
+
+def call(hub: Hub, method: str, path: str, body=None, key=None, raw=None, content_type=None, headers=None) -> Answer:
+    """One request with the body and Content-Type given (Hub.request always says JSON), keeping
+    the response's bytes and headers."""
+    connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=60)
+    sent = dict(headers or {})
+    if key:
+        sent["X-Api-Key"] = key
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    if data is not None or content_type:
+        sent["Content-Type"] = content_type or "application/json"
+    connection.request(method, path, body=data, headers=sent)
+    response = connection.getresponse()
+    payload = response.read()
+    connection.close()
+    return Answer(response.status, {name.lower(): value for name, value in response.getheaders()}, payload)
+
+
+def poll(read, accept, timeout=15.0, every=0.25):
+    """`read()` until `accept` takes its value (returned) or `timeout` passes (the last value is
+    returned, for the assertion to show)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if accept(value) or time.monotonic() >= deadline:
+            return value
+        time.sleep(every)
+
+
+class PresentTests(ProjectOnAHub):
+    def setUp(self):
+        super().setUp()
+        self.streams = []
+        self.folder = tempfile.mkdtemp(prefix="nearcast-present-test-")
+
+    def tearDown(self):
+        for stream in self.streams:
+            stream.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        super().tearDown()
+
+    # --- helpers ---
+    def assertError(self, answer: Answer, status: int, field=None):
+        """A refusal in the Proximity Beacon API's shape: {"error": {"code", "message", "status"}}."""
+        self.assertEqual(answer.status, status, answer)
+        self.assertIn("json", answer.headers.get("content-type", ""), answer)
+        error = answer.json["error"]
+        self.assertEqual(error["code"], status, answer)
+        self.assertTrue(error["message"], answer)
+        self.assertTrue(isinstance(error["status"], str) and error["status"], answer)
+        if field:
+            self.assertEqual(error.get("field"), field, answer)
+        return error
+
+    def upload(self, pdf: bytes, key=None, content_type="application/pdf", query="", hub=None) -> Answer:
+        return call(hub or self.hub, "POST", "/v1/decks" + query, raw=pdf, key=key or self.secret, content_type=content_type)
+
+    def add_deck(self, pages=3, title=None) -> str:
+        answer = self.upload(pdf_deck(pages), query=("?" + urllib.parse.urlencode({"title": title})) if title else "")
+        self.assertEqual(answer.status, 201, answer)
+        self.assertEqual(answer.json["pages"], pages)
+        return answer.json["deck"]
+
+    def decks(self, hub=None):
+        answer = call(hub or self.hub, "GET", "/v1/decks", key=self.secret)
+        self.assertEqual(answer.status, 200, answer)
+        return answer.json["decks"]
+
+    def register_eid(self, hub=None) -> Beacon:
+        hub = hub or self.hub
+        beacon = Beacon(hub.service_public_key(), exponent=7, clock=EPOCH_ALIGNED_CLOCK)
+        answer = call(hub, "POST", "/v1beta1/beacons:register", beacon.registration("main hall"), key=self.secret)
+        self.assertEqual(answer.status, 200, answer)
+        self.assertEqual(answer.json["beaconName"], beacon.name())
+        return beacon
+
+    @staticmethod
+    def beacon_id(beacon: Beacon) -> str:
+        """`4!hex`: the beacon's name without `beacons/`, as the show routes take it."""
+        return beacon.name()[len("beacons/"):]
+
+    def put_show(self, beacon, deck, page, hub=None) -> dict:
+        answer = call(hub or self.hub, "PUT", f"/v1/shows/{self.beacon_id(beacon)}", {"deck": deck, "page": page}, key=self.secret)
+        self.assertEqual(answer.status, 200, answer)
+        return answer.json
+
+    def get_show(self, beacon, key=None, hub=None) -> Answer:
+        return call(hub or self.hub, "GET", f"/v1/shows/{self.beacon_id(beacon)}", key=key or self.secret)
+
+    def page(self, deck, number, key=None, size=None, hub=None) -> Answer:
+        query = f"?size={size}" if size else ""
+        return call(hub or self.hub, "GET", f"/v1/decks/{deck}/pages/{number}{query}", key=key or self.secret)
+
+    def stream(self, beacon, key, in_header=False, hub=None) -> EventStream:
+        stream = (hub or self.hub).show_events(self.beacon_id(beacon), key, in_header=in_header)
+        self.streams.append(stream)
+        return stream
+
+    def react(self, observed, reaction="👏", phone="phone-1", key=None, hub=None) -> Answer:
+        body = {"observed": observed, "reaction": reaction}
+        if phone is not None:
+            body["phone"] = phone
+        return call(hub or self.hub, "POST", "/v1/reactions", body, key=key or self.public)
+
+    @staticmethod
+    def heard(beacon, at=None) -> dict:
+        return {"type": "EDDYSTONE_EID", "id": b64(beacon.eid(at))}
+
+    def running_show(self, pages=3):
+        """An EID beacon with a show of a new `pages`-page deck at page 1: (beacon, deck, show)."""
+        beacon = self.register_eid()
+        deck = self.add_deck(pages)
+        return beacon, deck, self.put_show(beacon, deck, 1)
+
+    def hub_cli(self, *arguments):
+        return subprocess.run([HUB, *arguments, "--db", self.database.url], capture_output=True, text=True, timeout=120)
+
+    # --- decks ---
+    def test_an_uploaded_deck_is_listed_served_as_jpeg_pages_and_deleted(self):
+        pdf = pdf_deck(3, width=612, height=792)   # US Letter, portrait
+        answer = self.upload(pdf, query="?title=Quarterly%20review")
+        self.assertEqual(answer.status, 201, answer)
+        self.assertEqual(set(answer.json), {"deck", "pages"})
+        self.assertEqual(answer.json["pages"], 3)
+        deck = answer.json["deck"]
+        self.assertRegex(deck, r"^[0-9a-f]{16}$")
+
+        [listed] = self.decks()
+        self.assertEqual((listed["deck"], listed["title"], listed["pages"], listed["bytes"]), (deck, "Quarterly review", 3, len(pdf)))
+        self.assertIn("createdTime", listed)
+        single = call(self.hub, "GET", f"/v1/decks/{deck}", key=self.secret)
+        self.assertEqual((single.status, single.json), (200, listed))
+
+        full = self.page(deck, 1)
+        self.assertEqual(full.status, 200, full)
+        self.assertEqual(full.headers["content-type"], "image/jpeg")
+        self.assertEqual(full.data[:2], b"\xff\xd8", "JPEG magic bytes")
+        width, height = jpeg_size(full.data)
+        self.assertEqual(max(width, height), 1600, "a full page is 1600 px on its long side")
+        self.assertEqual(height, 1600, "a portrait page's long side is its height")
+        self.assertAlmostEqual(width / height, 612 / 792, delta=0.01)
+        self.assertEqual((listed["width"], listed["height"]), (width, height), "the list gives page 1's full size")
+        self.assertIn("immutable", full.headers["cache-control"])
+        etag = full.headers.get("etag")
+        self.assertTrue(etag, full.headers)
+        again = call(self.hub, "GET", f"/v1/decks/{deck}/pages/1", key=self.secret, headers={"If-None-Match": etag})
+        self.assertEqual(again.status, 304, again)
+
+        thumb = self.page(deck, 1, size="thumb")
+        self.assertEqual((thumb.status, thumb.headers["content-type"]), (200, "image/jpeg"), thumb)
+        self.assertEqual(max(jpeg_size(thumb.data)), 320, "a thumbnail is 320 px on its long side")
+        self.assertNotEqual(thumb.headers.get("etag"), etag, "the two sizes are different images")
+        self.assertIn("immutable", thumb.headers["cache-control"])
+
+        pages = [self.page(deck, number).data for number in (1, 2, 3)]
+        self.assertEqual(len(set(pages)), 3, "every page is its own image")
+        self.assertError(self.page(deck, 4), 404)
+        self.assertError(self.page(deck, 0), 400, "page")
+        self.assertError(self.page(deck, 1, size="huge"), 400, "size")
+
+        deleted = call(self.hub, "DELETE", f"/v1/decks/{deck}", key=self.secret)
+        self.assertEqual((deleted.status, deleted.json), (200, {}))
+        self.assertError(call(self.hub, "GET", f"/v1/decks/{deck}", key=self.secret), 404)
+        self.assertError(self.page(deck, 1), 404)
+        self.assertError(call(self.hub, "DELETE", f"/v1/decks/{deck}", key=self.secret), 404)
+        self.assertEqual(self.decks(), [])
+
+    def test_the_deck_command_adds_lists_and_removes_decks_and_names_a_bad_file(self):
+        path = os.path.join(self.folder, "Launch plan.pdf")
+        with open(path, "wb") as f:
+            f.write(pdf_deck(2))
+        added = self.hub_cli("deck", "add", path, "--project", "demo")
+        self.assertEqual(added.returncode, 0, added.stderr)
+        created = json.loads(added.stdout)
+        self.assertEqual(set(created), {"deck", "pages"})
+        self.assertEqual(created["pages"], 2)
+
+        listed = self.hub_cli("deck", "list", "--project", "demo")
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        [entry] = json.loads(listed.stdout)["decks"]
+        self.assertEqual((entry["deck"], entry["pages"], entry["title"]), (created["deck"], 2, "Launch plan"))
+        # The serving hub sees it: one database.
+        self.assertEqual([d["deck"] for d in self.decks()], [created["deck"]])
+        self.assertEqual(self.page(created["deck"], 2).status, 200)
+
+        removed = self.hub_cli("deck", "remove", created["deck"], "--project", "demo")
+        self.assertEqual(removed.returncode, 0, removed.stderr)
+        self.assertEqual(json.loads(self.hub_cli("deck", "list", "--project", "demo").stdout), {"decks": []})
+        self.assertEqual(self.decks(), [])
+
+        missing = os.path.join(self.folder, "no-such-deck.pdf")
+        text = os.path.join(self.folder, "notes.pdf")
+        with open(text, "w") as f:
+            f.write("these are my speaker notes, not a PDF\n")
+        for bad in (missing, text):
+            with self.subTest(file=os.path.basename(bad)):
+                refused = self.hub_cli("deck", "add", bad, "--project", "demo")
+                self.assertNotEqual(refused.returncode, 0)
+                self.assertEqual(refused.stdout, "")
+                lines = refused.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, refused.stderr)
+                self.assertIn(bad, lines[0])
+        self.assertEqual(self.decks(), [], "nothing stored by the refused files")
+
+    def test_uploads_that_are_not_readable_pdfs_or_lack_the_secret_key_are_refused_and_nothing_is_stored(self):
+        pdf = pdf_deck(2)
+        self.assertError(self.upload(pdf, key=self.public), 403)
+        self.assertError(call(self.hub, "POST", "/v1/decks", raw=pdf, content_type="application/pdf"), 401)
+        wrong_type = self.upload(pdf, content_type="application/octet-stream")
+        self.assertTrue(400 <= wrong_type.status < 500, wrong_type)
+        self.assertError(wrong_type, wrong_type.status)
+        self.assertError(self.upload(b"these are my speaker notes, not a PDF\n" * 10), 400)
+        self.assertError(self.upload(b"%PDF-1.7\n" + bytes((i * 37 + 11) % 256 for i in range(4000))), 400)
+        self.assertError(self.upload(pdf[:60]), 400)
+        self.assertError(self.upload(pdf_deck(0)), 400)
+        self.assertError(self.upload(b""), 400)
+        self.assertEqual(self.decks(), [], "nothing was stored by the refused uploads")
+
+    def test_an_encrypted_pdf_is_refused(self):
+        if not shutil.which("qpdf"):
+            self.skipTest("qpdf is not installed (tools/install-deps installs it)")
+        plain = os.path.join(self.folder, "plain.pdf")
+        with open(plain, "wb") as f:
+            f.write(pdf_deck(2))
+        for name, arguments in [("user-password", ["user", "owner", "256"]), ("owner-password-only", ["", "owner", "256"])]:
+            with self.subTest(encryption=name):
+                encrypted = os.path.join(self.folder, name + ".pdf")
+                subprocess.run(["qpdf", "--encrypt", *arguments, "--", plain, encrypted], check=True, capture_output=True)
+                with open(encrypted, "rb") as f:
+                    error = self.assertError(self.upload(f.read()), 400)
+                self.assertIn("encrypted", error["message"])
+        self.assertEqual(self.decks(), [])
+
+    # --- shows ---
+    def test_a_show_starts_moves_gates_pages_for_the_public_key_restarts_with_a_new_deck_and_ends(self):
+        beacon = self.register_eid()
+        deck = self.add_deck(4, title="Keynote")
+        other_deck = self.add_deck(2)
+        beacon_id = self.beacon_id(beacon)
+        # Before any show the audience sees no page.
+        self.assertError(self.page(deck, 1, key=self.public), 403)
+        self.assertError(self.get_show(beacon, key=self.public), 404)
+
+        show = self.put_show(beacon, deck, 1)
+        self.assertEqual((show["beaconName"], show["deck"], show["title"], show["pages"], show["page"], show["shownUpTo"]),
+                         (beacon.name(), deck, "Keynote", 4, 1, 1))
+        public = self.get_show(beacon, key=self.public)
+        self.assertEqual(public.status, 200, public)
+        for field in ("beaconName", "deck", "title", "pages", "page", "shownUpTo", "startedTime", "reactions"):
+            self.assertIn(field, public.json)
+        self.assertEqual((public.json["page"], public.json["shownUpTo"]), (1, 1))
+        for presenter_only in ("code", "codeExpiresTime", "joinPath", "counts", "rotationPeriodSeconds"):
+            self.assertNotIn(presenter_only, public.json, "the public key does not get the presenter's fields")
+        self.assertEqual(public.json["reactions"]["enabled"], True)
+
+        presenter = self.get_show(beacon)
+        self.assertEqual(presenter.status, 200, presenter)
+        self.assertRegex(presenter.json["code"], r"^[0-9A-HJKMNP-TV-Z]{6}$")
+        self.assertEqual(presenter.json["joinPath"], "/j/" + presenter.json["code"])
+        self.assertEqual(presenter.json["counts"], {})
+        self.assertEqual(presenter.json["rotationPeriodSeconds"], 128)
+        self.assertIn("codeExpiresTime", presenter.json)
+
+        # Page gating: the audience gets only pages shown.
+        self.assertEqual(self.page(deck, 1, key=self.public).status, 200)
+        self.assertEqual(self.page(deck, 1, key=self.public, size="thumb").status, 200)
+        self.assertError(self.page(deck, 3, key=self.public), 403)
+        self.assertEqual(self.page(deck, 3).status, 200, "the secret key sees every page")
+        moved = self.put_show(beacon, deck, 3)
+        self.assertEqual((moved["page"], moved["shownUpTo"]), (3, 3))
+        self.assertEqual(self.page(deck, 3, key=self.public).status, 200)
+        self.assertEqual(self.page(deck, 2, key=self.public).status, 200)
+        self.assertError(self.page(deck, 4, key=self.public), 403)
+        back = self.put_show(beacon, deck, 2)
+        self.assertEqual((back["page"], back["shownUpTo"]), (2, 3), "going back keeps what was shown")
+        self.assertEqual(self.page(deck, 3, key=self.public).status, 200)
+        self.assertEqual(self.get_show(beacon, key=self.public).json["shownUpTo"], 3)
+
+        for page in (0, 5, -1):
+            with self.subTest(page=page):
+                self.assertError(call(self.hub, "PUT", f"/v1/shows/{beacon_id}", {"deck": deck, "page": page}, key=self.secret),
+                                 400, "page")
+        self.assertError(call(self.hub, "PUT", f"/v1/shows/{beacon_id}", {"deck": "0" * 16, "page": 1}, key=self.secret), 404)
+        self.assertError(call(self.hub, "PUT", f"/v1/shows/{beacon_id}", {"deck": deck, "page": 1}, key=self.public), 403)
+        self.assertError(call(self.hub, "PUT", "/v1/shows/4!00112233445566778899aabbccddeeff", {"deck": deck, "page": 1},
+                              key=self.secret), 404)
+        self.assertEqual(self.get_show(beacon).json["page"], 2, "the refused moves changed nothing")
+
+        fresh = self.put_show(beacon, other_deck, 1)
+        self.assertEqual((fresh["deck"], fresh["pages"], fresh["page"], fresh["shownUpTo"]), (other_deck, 2, 1, 1),
+                         "a different deck starts a new show")
+        self.assertError(self.page(other_deck, 2, key=self.public), 403)
+
+        self.assertError(call(self.hub, "DELETE", f"/v1/shows/{beacon_id}", key=self.public), 403)
+        ended = call(self.hub, "DELETE", f"/v1/shows/{beacon_id}", key=self.secret)
+        self.assertEqual((ended.status, ended.json), (200, {}))
+        self.assertError(self.get_show(beacon), 404)
+        self.assertError(self.get_show(beacon, key=self.public), 404)
+        self.assertError(call(self.hub, "DELETE", f"/v1/shows/{beacon_id}", key=self.secret), 404)
+
+    def test_a_follower_stream_gets_the_show_its_changes_and_its_end_and_counts_as_a_follower(self):
+        beacon, deck, _ = self.running_show(pages=3)
+        self.assertEqual(self.hub.show_events("4!00112233445566778899aabbccddeeff", self.public).status, 404)
+        self.assertEqual(self.hub.show_events(self.beacon_id(beacon), "ncpub_wrong").status, 403)
+        follower = self.stream(beacon, self.public)
+        self.assertEqual(follower.status, 200)
+        self.assertTrue(follower.content_type.startswith("text/event-stream"), follower.content_type)
+        event, first = follower.next()
+        self.assertEqual(event, "show")
+        self.assertEqual((first["deck"], first["page"], first["shownUpTo"]), (deck, 1, 1))
+        self.assertNotIn("code", first)
+
+        # The presenter sees the follower (at once on this instance; through the database within ~10 s).
+        followers = poll(lambda: self.get_show(beacon).json.get("followers", 0), lambda n: n >= 1)
+        self.assertGreaterEqual(followers, 1)
+
+        started = time.monotonic()
+        self.put_show(beacon, deck, 2)
+        moved = follower.until("show", lambda show: show["page"] == 2)
+        self.assertLess(time.monotonic() - started, 3.0, "a follower sees the page change within a few seconds")
+        self.assertEqual(moved["shownUpTo"], 2)
+        self.assertNotIn("code", moved)
+
+        call(self.hub, "DELETE", f"/v1/shows/{self.beacon_id(beacon)}", key=self.secret)
+        self.assertEqual(follower.until("ended"), {})
+        self.assertEqual(follower.next()[0], "closed", "the stream closes after `ended`")
+
+    def test_deleting_a_deck_ends_its_show_on_the_streams(self):
+        beacon, deck, _ = self.running_show(pages=2)
+        follower = self.stream(beacon, self.public)
+        self.assertEqual(follower.next()[0], "show")
+        self.assertEqual(call(self.hub, "DELETE", f"/v1/decks/{deck}", key=self.secret).status, 200)
+        self.assertEqual(follower.until("ended"), {})
+        self.assertError(self.get_show(beacon), 404)
+        self.assertError(self.page(deck, 1), 404)
+        self.assertIn(self.page(deck, 1, key=self.public).status, (403, 404))
+
+    def test_an_open_show_stream_does_not_hold_up_a_graceful_stop(self):
+        # As an attachments watch does not (test_api; README: "watches end when the hub stops").
+        beacon, _, _ = self.running_show()
+        follower = self.stream(beacon, self.public)
+        presenter = self.stream(beacon, self.secret, in_header=True)
+        self.assertEqual(follower.next()[0], "show")
+        self.assertEqual(presenter.next()[0], "show")
+        started = time.monotonic()
+        self.hub.process.terminate()
+        try:
+            status = self.hub.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.hub.process.kill()
+            self.hub.process.wait()
+            self.fail("nearcast-hub did not stop within 10 s of SIGTERM while a show's event streams were open")
+        self.assertEqual(status, 0)
+        self.assertLess(time.monotonic() - started, 10)
+        for stream in (follower, presenter):
+            while stream.next(timeout=5)[0] != "closed":
+                pass
+
+    # --- reactions ---
+    def test_a_reaction_with_a_heard_eid_reaches_the_presenters_stream_and_the_counts(self):
+        beacon, deck, _ = self.running_show()
+        presenter = self.stream(beacon, self.secret, in_header=True)
+        self.assertEqual(presenter.status, 200)
+        event, first = presenter.next()
+        self.assertEqual(event, "show")
+        self.assertIn("code", first, "the presenter's stream carries the presenter's fields")
+        by_query = self.stream(beacon, self.secret)
+        self.assertEqual(by_query.next()[0], "show")
+
+        accepted = self.react(self.heard(beacon), "👏", phone="phone-a")
+        self.assertEqual((accepted.status, accepted.json), (202, {}))
+        for stream in (presenter, by_query):
+            batch = stream.until("reactions")
+            self.assertEqual([r["value"] for r in batch["reactions"]], ["👏"])
+            self.assertIsInstance(batch["reactions"][0]["time"], int)
+            self.assertEqual(batch["counts"], {"👏": 1})
+        self.assertEqual(self.react(self.heard(beacon), "❤️", phone="phone-b").status, 202)
+        self.assertEqual(presenter.until("reactions")["counts"], {"👏": 1, "❤️": 1})
+        counts = poll(lambda: self.get_show(beacon).json["counts"], lambda c: c == {"👏": 1, "❤️": 1}, timeout=5)
+        self.assertEqual(counts, {"👏": 1, "❤️": 1})
+
+        # A follower's stream carries no reactions.
+        follower = self.stream(beacon, self.public)
+        self.assertEqual(follower.next()[0], "show")
+        self.assertEqual(self.react(self.heard(beacon), "🎉", phone="phone-c").status, 202)
+        presenter.until("reactions", lambda batch: batch["counts"].get("🎉") == 1)
+        self.put_show(beacon, deck, 2)
+        follower.until("show", lambda show: show["page"] == 2)
+        self.assertNotIn("reactions", [event for event, _ in follower.seen])
+
+        # The show ends: every stream, the presenter's too, hears it.
+        call(self.hub, "DELETE", f"/v1/shows/{self.beacon_id(beacon)}", key=self.secret)
+        for stream in (presenter, by_query, follower):
+            self.assertEqual(stream.until("ended"), {})
+
+    def test_reactions_are_refused_for_values_old_eids_strangers_and_other_keys(self):
+        beacon, _, _ = self.running_show()
+        self.assertError(self.react(self.heard(beacon), "🦄"), 400, "reaction")
+        # Five rotation periods back (2^7 s each): heard long ago, it proves nothing.
+        error = self.assertError(self.react(self.heard(beacon, at=beacon.clock - 5 * 128)), 403)
+        self.assertEqual(error["status"], "PERMISSION_DENIED")
+        # The period before the current one still counts (a phone that heard it a moment ago).
+        self.assertEqual(self.react(self.heard(beacon, at=beacon.clock - 128), phone="phone-prev").status, 202)
+        stranger = Beacon(self.hub.service_public_key(), exponent=7, clock=EPOCH_ALIGNED_CLOCK)
+        self.assertError(self.react(self.heard(stranger)), 403)
+        self.assertError(self.react(self.heard(beacon), key="ncpub_wrong"), 403)
+        self.assertError(self.react(self.heard(beacon), phone="not a phone id!"), 400, "phone")
+        self.assertError(call(self.hub, "POST", "/v1/reactions",
+                              {"observed": self.heard(beacon), "reaction": "👏", "phone": "p"}), 401)
+        # A beacon with no show takes none.
+        idle = self.register_eid()
+        self.assertError(self.react(self.heard(idle)), 403)
+        self.assertEqual(poll(lambda: self.get_show(beacon).json["counts"], lambda c: c == {"👏": 1}, timeout=5), {"👏": 1},
+                         "only the accepted reaction was counted")
+
+    def test_one_phone_is_rate_limited_with_retry_after_and_another_is_not(self):
+        beacon, _, _ = self.running_show()
+        statuses = [self.react(self.heard(beacon), phone="burst-phone").status for _ in range(12)]
+        self.assertEqual(statuses, [202] * 12, "a burst of 12 is allowed")
+        limited = None
+        for _ in range(8):
+            answer = self.react(self.heard(beacon), phone="burst-phone")
+            if answer.status == 429:
+                limited = answer
+                break
+        self.assertIsNotNone(limited, "past the burst, the phone gets a 429 (4 a second refill)")
+        self.assertError(limited, 429)
+        self.assertGreaterEqual(int(limited.headers["retry-after"]), 1)
+        self.assertEqual(self.react(self.heard(beacon), phone="another-phone").status, 202, "another phone is limited on its own")
+
+    def test_reaction_choices_can_be_switched_off_and_take_png_images(self):
+        beacon, _, _ = self.running_show()
+        default = call(self.hub, "GET", "/v1/reactions/choices", key=self.public)
+        self.assertEqual(default.status, 200, default)
+        self.assertEqual(default.json, {"enabled": True, "choices": [{"value": v, "kind": "emoji"} for v in
+                                                                     ["👏", "❤️", "😂", "😮", "🎉", "👍"]]})
+        self.assertError(call(self.hub, "PUT", "/v1/reactions/choices", {"enabled": False}, key=self.public), 403)
+
+        off = call(self.hub, "PUT", "/v1/reactions/choices", {"enabled": False, "emoji": ["👏", "🔥"]}, key=self.secret)
+        self.assertEqual(off.status, 200, off)
+        self.assertEqual(call(self.hub, "GET", "/v1/reactions/choices", key=self.public).json,
+                         {"enabled": False, "choices": [{"value": "👏", "kind": "emoji"}, {"value": "🔥", "kind": "emoji"}]})
+        self.assertEqual(self.get_show(beacon, key=self.public).json["reactions"]["enabled"], False)
+        self.assertError(self.react(self.heard(beacon), "👏"), 403)
+
+        logo = make_png()
+        on = call(self.hub, "PUT", "/v1/reactions/choices",
+                  {"enabled": True, "emoji": ["👏"], "images": [{"name": "logo", "png": b64(logo)}]}, key=self.secret)
+        self.assertEqual(on.status, 200, on)
+        choices = call(self.hub, "GET", "/v1/reactions/choices", key=self.public).json
+        self.assertEqual(choices, {"enabled": True, "choices": [{"value": "👏", "kind": "emoji"},
+                                                                {"value": "logo", "kind": "image", "url": "/v1/reactions/images/logo"}]})
+        image = call(self.hub, "GET", "/v1/reactions/images/logo", key=self.public)
+        self.assertEqual((image.status, image.headers["content-type"], image.data), (200, "image/png", logo))
+        self.assertError(call(self.hub, "GET", "/v1/reactions/images/nothing", key=self.public), 404)
+        self.assertEqual(self.react(self.heard(beacon), "logo").status, 202)
+        self.assertEqual(self.react(self.heard(beacon), "🔥", phone="phone-2").status, 400, "no longer a choice")
+
+        refused = call(self.hub, "PUT", "/v1/reactions/choices",
+                       {"enabled": True, "emoji": ["👏"], "images": [{"name": "photo", "png": b64(b"\xff\xd8\xff\xe0 a JPEG")}]},
+                       key=self.secret)
+        self.assertError(refused, 400, "images[0].png")
+        self.assertEqual(call(self.hub, "GET", "/v1/reactions/choices", key=self.public).json, choices,
+                         "the refused choices changed nothing")
+
+    # --- proof of presence by sight ---
+    def test_the_sight_code_trades_for_a_pass_that_reads_the_show_and_proves_presence(self):
+        beacon, deck, _ = self.running_show()
+        code = self.get_show(beacon).json["code"]
+
+        joined = call(self.hub, "POST", "/v1/presence", {"code": code})
+        self.assertEqual(joined.status, 200, joined)
+        self.assertEqual(joined.json["beaconName"], beacon.name())
+        self.assertIn("expiresTime", joined.json)
+        pass_key = joined.json["pass"]
+        self.assertTrue(pass_key.startswith("ncpass_"), pass_key)
+        self.assertError(call(self.hub, "POST", "/v1/presence", {"code": "000000" if code != "000000" else "111111"}), 403, "code")
+        self.assertError(call(self.hub, "POST", "/v1/presence", {"code": "nope"}), 403)
+
+        redirect = call(self.hub, "GET", "/j/" + code)
+        self.assertEqual(redirect.status, 302, redirect)
+        location = redirect.headers["location"]
+        self.assertTrue(location.startswith("/listen#pass=ncpass_"), location)
+        fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(location).fragment)
+        link_pass = fragment["pass"][0]
+        wrong = call(self.hub, "GET", "/j/000000" if code != "000000" else "/j/111111")
+        self.assertEqual(wrong.status, 404, wrong)
+        self.assertIn("text/html", wrong.headers["content-type"])
+
+        for key in (pass_key, link_pass):
+            shown = self.get_show(beacon, key=key)
+            self.assertEqual(shown.status, 200, shown)
+            self.assertEqual((shown.json["deck"], shown.json["page"]), (deck, 1))
+            self.assertNotIn("code", shown.json, "a pass reads as the public key does")
+            self.assertEqual(self.page(deck, 1, key=key).status, 200)
+            self.assertError(self.page(deck, 2, key=key), 403)
+        # A pass reads; it does not manage.
+        self.assertError(call(self.hub, "PUT", f"/v1/shows/{self.beacon_id(beacon)}", {"deck": deck, "page": 2}, key=pass_key), 403)
+        self.assertError(call(self.hub, "GET", "/v1/decks", key=pass_key), 403)
+
+        presenter = self.stream(beacon, self.secret, in_header=True)
+        presenter.next()
+        follower = self.stream(beacon, pass_key)
+        self.assertEqual(follower.status, 200)
+        self.assertEqual(follower.next()[0], "show")
+        accepted = self.react({"type": "NEARCAST_PASS", "id": pass_key}, "🎉", phone="sighted-phone", key=pass_key)
+        self.assertEqual((accepted.status, accepted.json), (202, {}))
+        self.assertEqual([r["value"] for r in presenter.until("reactions")["reactions"]], ["🎉"])
+        # With the public key as the key and the pass as the proof, too (the listener page's way).
+        self.assertEqual(self.react({"type": "NEARCAST_PASS", "id": pass_key}, "👍", phone="sighted-2").status, 202)
+        forged = pass_key[:-2] + ("AA" if not pass_key.endswith("AA") else "BB")
+        self.assertError(self.react({"type": "NEARCAST_PASS", "id": forged}, "👍", phone="sighted-3"), 403)
+
+        # A pass is for its own beacon's show only.
+        other = self.register_eid()
+        self.put_show(other, deck, 1)
+        self.assertError(self.get_show(other, key=pass_key), 403)
+        self.assertEqual(self.hub.show_events(self.beacon_id(other), pass_key).status, 403)
+
+        call(self.hub, "DELETE", f"/v1/shows/{self.beacon_id(beacon)}", key=self.secret)
+        self.assertEqual(follower.until("ended"), {})
+        self.assertEqual(presenter.until("ended"), {})
+
+    def test_the_join_qr_code_is_svg_for_the_secret_key_only(self):
+        beacon, _, _ = self.running_show()
+        path = f"/v1/shows/{self.beacon_id(beacon)}/qr.svg"
+        qr = call(self.hub, "GET", path, key=self.secret)
+        self.assertEqual(qr.status, 200, qr)
+        self.assertTrue(qr.headers["content-type"].startswith("image/svg+xml"), qr.headers)
+        text = qr.data.decode()
+        self.assertTrue(text.startswith("<svg") or text.startswith("<?xml"), text[:80])
+        self.assertIn("<path", text)
+        based = call(self.hub, "GET", path + "?base=" + urllib.parse.quote("https://present.example.org", safe=""), key=self.secret)
+        self.assertEqual(based.status, 200, based)
+        self.assertNotEqual(based.data, qr.data, "a different join address is a different code")
+        self.assertError(call(self.hub, "GET", path, key=self.public), 403)
+        self.assertError(call(self.hub, "GET", path), 401)
+        self.assertError(call(self.hub, "GET", path + "?base=" + urllib.parse.quote("ftp://x", safe=""), key=self.secret), 400, "base")
+
+    # --- Google's Timestamp ---
+    def test_getforobserved_takes_an_rfc3339_timestamp_with_nanoseconds(self):
+        beacon = self.register_eid()
+        for stamp in (rfc3339_now(), rfc3339_now(offset_minutes=120), str(int(time.time() * 1000))):
+            with self.subTest(timestampMs=stamp):
+                answer = call(self.hub, "POST", "/v1beta1/beaconinfo:getforobserved",
+                              {"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(beacon.eid())},
+                                                 "timestampMs": stamp}],
+                               "namespacedTypes": ["*"]}, key=self.public)
+                self.assertEqual(answer.status, 200, answer)
+                self.assertEqual([b["beaconName"] for b in answer.json["beacons"]], [beacon.name()])
+
+
+class SQLitePresentTests(PresentTests, unittest.TestCase):
+    database_kind = "sqlite"
+
+
+class PostgresPresentTests(PresentTests, unittest.TestCase):
+    database_kind = "postgres"
+
+    def test_two_instances_on_one_postgres_share_show_changes_and_reactions(self):
+        second = Hub(self.database.url)
+        self.hubs.append(second)
+        beacon, deck, _ = self.running_show(pages=3)
+        follower_on_second = self.stream(beacon, self.public, hub=second)
+        self.assertEqual(follower_on_second.status, 200)
+        self.assertEqual(follower_on_second.next()[1]["page"], 1)
+        presenter_on_first = self.stream(beacon, self.secret, in_header=True)
+        self.assertEqual(presenter_on_first.next()[0], "show")
+
+        started = time.monotonic()
+        self.put_show(beacon, deck, 3)
+        moved = follower_on_second.until("show", lambda show: show["page"] == 3)
+        self.assertLess(time.monotonic() - started, 3.0)
+        self.assertEqual(moved["shownUpTo"], 3)
+        self.assertEqual(self.page(deck, 3, key=self.public, hub=second).status, 200, "gating reads the shared show")
+        # The follower on the second instance is counted for the presenter on the first.
+        followers = poll(lambda: self.get_show(beacon).json.get("followers", 0), lambda n: n >= 1)
+        self.assertGreaterEqual(followers, 1)
+
+        self.assertEqual(self.react(self.heard(beacon), "😮", phone="remote-phone", hub=second).status, 202)
+        batch = presenter_on_first.until("reactions")
+        self.assertEqual([r["value"] for r in batch["reactions"]], ["😮"])
+        self.assertEqual(batch["counts"], {"😮": 1})
+
+        call(second, "DELETE", f"/v1/shows/{self.beacon_id(beacon)}", key=self.secret)
+        self.assertEqual(presenter_on_first.until("ended"), {})
+        self.assertEqual(follower_on_second.until("ended"), {})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -54,7 +54,7 @@ export function startShows(hub, publicKey) {
     history.replaceState(null, "", location.pathname + location.search);
     openShow(state.pass.beacon);
   }
-  $("code-form").addEventListener("submit", (event) => {
+  $("join-by-code").addEventListener("submit", (event) => {
     event.preventDefault();
     joinByCode($("code").value);
   });

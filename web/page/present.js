@@ -214,6 +214,7 @@ async function present(deck, beacon) {
   choices = show.reactions.choices;
   $("setup").hidden = true;
   $("stage").hidden = false;
+  labelLayoutButton();
   buildThumbnails();
   render();
   follow();
@@ -364,9 +365,12 @@ $("prev").addEventListener("click", () => go(currentPage() - 1));
 $("next").addEventListener("click", () => go(currentPage() + 1));
 $("slide").addEventListener("click", () => go(currentPage() + 1));
 $("fullscreen").addEventListener("click", toggleFullscreen);
+function labelLayoutButton() {
+  $("layout").textContent = document.body.classList.contains("remote") ? "Screen layout" : "Remote layout";
+}
 $("layout").addEventListener("click", () => {
   document.body.classList.toggle("remote");
-  $("layout").textContent = document.body.classList.contains("remote") ? "Screen layout" : "Remote layout";
+  labelLayoutButton();
 });
 $("end-show").addEventListener("click", async () => {
   if (!confirm("End the show? The audience's pages stop following.")) return;

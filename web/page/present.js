@@ -280,7 +280,10 @@ function renderCounts() {
     } else {
       item.append(choice.value);
     }
-    item.append(` ${counts[choice.value] || 0}`);
+    const count = document.createElement("span");
+    count.className = "count";
+    count.textContent = ` ${counts[choice.value] || 0}`;
+    item.append(count);
     return item;
   }));
 }

@@ -7,7 +7,8 @@ through one of the bench's rooms find the show by decoding the box's EID, follow
 (back through the slides already shown, the presenter's reload, a second presenter screen in the
 remote layout), and a reaction tapped on one of them falls over the presenter's slide. A page
 whose microphone hears nothing cannot react, until it types the code shown on the presenter's
-screen. On PostgreSQL, the presenter on one hub and the audience on another.
+screen. A page that stops hearing the box says it is lost and stops following, and follows again
+when it hears the box. On PostgreSQL, the presenter on one hub and the audience on another.
 
 NEARCAST_PRESENT_SCREENSHOTS=DIR saves present-presenter.png, present-audience.png and
 present-remote.png there (the README's are made so)."""
@@ -21,7 +22,7 @@ import unittest
 
 from hubtest import (POSTGRES, Database, Hub, chromium, create_project, have_chromium, pdf_deck, start_sim_box,
                      upload_deck)
-from test_listener import WEB, fake_microphone, through_room, write_pcm16
+from test_listener import WEB, fake_microphone, read_wav, through_room, write_pcm16
 
 try:
     from selenium.webdriver.common.by import By
@@ -267,6 +268,32 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
         wait_for(lambda: self.falling(presenter), 10, "the reaction by sight on the presenter's slide", presenter, deaf)
         self.press(presenter, Keys.ARROW_RIGHT)
         wait_for(shows(deaf, 2), 10, "the phone that joined by code following", deaf)
+
+    def test_a_phone_that_stops_hearing_the_box_says_it_is_lost_and_follows_again_when_it_hears_it(self):
+        hub = self.hubs[0]
+        microphone, beacon = self.record_the_box()
+        # The box's 8 s, then 40 s of nothing: the phone walks out of the room and back, as the
+        # fake microphone loops. `lostAfter=12` shortens the page's two minutes for the test.
+        rate, samples = read_wav(microphone)
+        away = os.path.join(self.work, "in-and-out.wav")
+        write_pcm16(away, rate, samples + [0.0] * (40 * rate))
+        presenter = self.presenter(hub, beacon)
+        phone = self.browser(*fake_microphone(away), size=(420, 860))
+        phone.get(f"http://127.0.0.1:{hub.port}/listen?key={self.public}&lostAfter=12")
+        wait_for(shows(phone, 1), 60, "the phone following", phone)
+        lost = lambda: phone.find_element(By.ID, "show").get_attribute("data-lost") == "true"  # noqa: E731
+        wait_for(lost, 40, "the phone saying it is lost", phone)
+        self.assertIn("has not heard the room's box", phone.find_element(By.ID, "show-state").text)
+        self.assertEqual([b for b in phone.find_elements(By.CSS_SELECTOR, "#reaction-bar [data-reaction]") if b.is_enabled()], [],
+                         "no reactions from a phone that left")
+        # Lost, it stopped following: the presenter's next page does not reach it...
+        self.press(presenter, Keys.ARROW_RIGHT)
+        wait_for(shows(presenter, 2), 10, "the presenter at 2", presenter)
+        time.sleep(2)
+        if lost():   # (unless the loop came round meanwhile)
+            self.assertEqual(page_shown(phone), 1)
+        # ...until it hears the box again, and follows from the live page.
+        wait_for(lambda: not lost() and page_shown(phone) == 2, 60, "the phone back in the room at the live page", phone)
 
     def test_the_join_address_of_the_qr_code_opens_the_show(self):
         hub = self.hubs[0]

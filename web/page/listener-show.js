@@ -10,7 +10,9 @@
 
 const $ = (id) => document.getElementById(id);
 
-const lostAfterMs = 120_000;        // Nearby's "lost": the box unheard this long
+// Nearby's "lost": the box unheard this long. `?lostAfter=SECONDS` (at least 10) shortens it for
+// a demonstration or a test; the page behaves the same otherwise.
+const lostAfterMs = Math.max(10, Number(new URLSearchParams(location.search).get("lostAfter")) || 120) * 1000;
 const proofForMs = 240_000;         // an EID heard this long ago is past the hub's window (2 periods of 2^7 s)
 const offerCodeAfterMs = 30_000;    // hearing no show this long, the page offers the code
 const showRetryMs = 15_000;         // a heard beacon without a show is asked again after this

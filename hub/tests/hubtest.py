@@ -43,9 +43,10 @@ def have_chromium() -> bool:
     return bool(shutil.which("chromium") and shutil.which("chromedriver"))
 
 
-def chromium(*flags, prefs=None):
-    """Headless Chromium through WebDriver, with `flags` added (a fake microphone, say) and
-    profile `prefs` (a blocked microphone)."""
+def chromium(*flags, prefs=None, env=None):
+    """Headless Chromium through WebDriver, with `flags` added (a fake microphone, say),
+    profile `prefs` (a blocked microphone) and `env` for chromedriver and the browser (a HOME
+    whose NSS database trusts a test CA)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -55,7 +56,8 @@ def chromium(*flags, prefs=None):
     if prefs:
         options.add_experimental_option("prefs", prefs)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver", env=env)
+    return webdriver.Chrome(service=service, options=options)
 
 
 def free_port() -> int:
@@ -164,24 +166,41 @@ class Hub:
 
     binary = HUB
 
-    def __init__(self, db_url: str, cwd=None, port=0, extra=()):
+    def __init__(self, db_url: str, cwd=None, port=0, extra=(), tls=None):
+        """`tls`: an ssl.SSLContext trusting the hub's certificate, when `extra` has --tls-cert;
+        requests then go over HTTPS. With --redirect-http, `redirect_port` is its bound port."""
+        self.tls = tls
+        self.redirect_port = None
         self.log = tempfile.NamedTemporaryFile(prefix="nearcast-hub-", suffix=".log", delete=False)
         self.process = subprocess.Popen([HUB, "serve", "--listen", f"127.0.0.1:{port}", "--db", db_url, *extra],
                                         stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=cwd)
+        wants_redirect = "--redirect-http" in extra
+        self.port = None
         deadline = time.monotonic() + 60
         line = ""
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.process.stdout], [], [], 1)
             if ready:
                 line = self.process.stdout.readline()
-                match = re.search(r"serving http://127\.0\.0\.1:(\d+)", line)
+                match = re.search(r"serving (https?)://127\.0\.0\.1:(\d+)", line)
                 if match:
-                    self.port = int(match.group(1))
+                    assert (match.group(1) == "https") == (tls is not None), line
+                    self.port = int(match.group(2))
+                match = re.search(r"redirecting http://[^:]+:(\d+) to HTTPS", line)
+                if match:
+                    self.redirect_port = int(match.group(1))
+                if self.port is not None and (self.redirect_port is not None or not wants_redirect):
                     return
             if self.process.poll() is not None:
                 break
         self.stop()
         raise AssertionError(f"nearcast-hub serve did not start: {line!r}\n{self.stderr()}")
+
+    def connect(self, timeout=30):
+        """A connection to the hub: HTTP, or HTTPS trusting the test's CA."""
+        if self.tls is not None:
+            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=self.tls)
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def stderr(self) -> str:
         with open(self.log.name) as f:
@@ -199,7 +218,7 @@ class Hub:
 
     def request(self, method: str, path: str, body=None, key=None, raw=None, headers=None):
         """(status, parsed JSON or text) of one request."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        connection = self.connect()
         sent = dict(headers or {})
         if key:
             sent["X-Api-Key"] = key
@@ -218,7 +237,7 @@ class Hub:
 
     def headers(self, method: str, path: str, headers=None):
         """(status, response headers with lower-case names) of one request, its body read and dropped."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        connection = self.connect()
         connection.request(method, path, headers=dict(headers or {}))
         response = connection.getresponse()
         response.read()
@@ -239,11 +258,11 @@ class Hub:
     def watch(self, beacon_name: str, key: str, namespaced_type=None):
         """An attachments:watch: `next()` gives ("attachments", {...}) events."""
         query = {"namespacedType": namespaced_type} if namespaced_type else {}
-        return EventStream(self.port, f"/v1beta1/{beacon_name}/attachments:watch", key, query=query)
+        return EventStream(self.port, f"/v1beta1/{beacon_name}/attachments:watch", key, query=query, connect=self.connect)
 
     def show_events(self, beacon_id: str, key: str, in_header=False):
         """A show's events (`beacon_id` as in /v1/shows/4!hex)."""
-        return EventStream(self.port, f"/v1/shows/{beacon_id}/events", key, in_header=in_header)
+        return EventStream(self.port, f"/v1/shows/{beacon_id}/events", key, in_header=in_header, connect=self.connect)
 
 
 class EventStream:
@@ -252,7 +271,7 @@ class EventStream:
     key goes in `?key=` (as an EventSource sends it) or, with `in_header`, in X-Api-Key (as the
     presenter's page sends it)."""
 
-    def __init__(self, port: int, path: str, key: str, in_header=False, query=None):
+    def __init__(self, port: int, path: str, key: str, in_header=False, query=None, connect=None):
         headers = {}
         query = dict(query or {})
         if in_header:
@@ -261,7 +280,7 @@ class EventStream:
             query["key"] = key
         if query:
             path += "?" + urllib.parse.urlencode(query)
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.connection = connect(timeout=60) if connect else http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         self.connection.request("GET", path, headers=headers)
         self.response = self.connection.getresponse()
         self.status = self.response.status

@@ -74,6 +74,41 @@ class APITests(ProjectOnAHub):
         self.assertEqual(listed.stdout.split(), ["demo"])
 
     # --- beacons ---
+    def test_rotated_keys_replace_the_old_ones_on_the_running_hub(self):
+        def works(key):
+            unknown = {"observations": [{"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes(range(16)))}}]}
+            return self.hub.get("/v1beta1/beacons", key=key)[0] == 200 or self.hub.post(
+                "/v1beta1/beaconinfo:getforobserved", unknown, key=key)[0] == 200
+
+        def rotate(*only):
+            result = subprocess.run([HUB, "project", "rotate-keys", "demo", *only, "--db", self.database.url],
+                                    capture_output=True, text=True, check=True)
+            return json.loads(result.stdout)
+
+        self.assertTrue(works(self.public) and works(self.secret))
+        rotated = rotate("--only", "public")
+        self.assertEqual(set(rotated), {"project", "apiKey"}, "only the new public key is shown")
+        self.assertTrue(rotated["apiKey"].startswith("ncpub_"))
+        # The hub refuses the old key once its one-second key cache has moved on (at once on PostgreSQL).
+        deadline = time.monotonic() + 5
+        while works(self.public) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertFalse(works(self.public), "the old public key is refused")
+        self.assertTrue(works(rotated["apiKey"]))
+        self.assertTrue(works(self.secret), "the secret key was not rotated")
+        both = rotate()
+        self.assertEqual(set(both), {"project", "apiKey", "secretKey"})
+        deadline = time.monotonic() + 5
+        while works(self.secret) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertFalse(works(self.secret))
+        self.assertFalse(works(rotated["apiKey"]))
+        self.assertEqual(self.hub.get("/v1beta1/beacons", key=both["secretKey"])[0], 200)
+        missing = subprocess.run([HUB, "project", "rotate-keys", "nosuch", "--db", self.database.url], capture_output=True, text=True)
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("project rotate-keys nosuch:", missing.stderr)
+        self.assertEqual(missing.stdout, "")
+
     def test_a_uid_beacon_is_registered_listed_read_and_deleted(self):
         name = self.register_uid()
         self.assertEqual(name, "beacons/3!0102030405060708")
@@ -220,11 +255,25 @@ class APITests(ProjectOnAHub):
                             ({"namespacedType": "demo/", "data": b64(b"x")}, "namespacedType"),
                             ({"namespacedType": "demo/slide"}, "data"),
                             ({"namespacedType": "demo/slide", "data": "not base64!"}, "data"),
+                            # One base64 value has one spelling: no extra padding, no stray bits.
+                            ({"namespacedType": "demo/slide", "data": "AA====="}, "data"),
+                            ({"namespacedType": "demo/slide", "data": "AB=="}, "data"),
+                            ({"namespacedType": "demo/slide", "data": "AA="}, "data"),
+                            # Lengths are bytes: one "character" with 30,000 combining marks is 60 KB.
+                            ({"namespacedType": "demo/e" + "\u0301" * 30_000, "data": b64(b"x")}, "namespacedType"),
+                            ({"namespacedType": "demo/" + "\u00e9" * 33, "data": b64(b"x")}, "namespacedType"),
+                            # Invisible characters make two types that look the same.
+                            ({"namespacedType": "demo/sl\u200bide", "data": b64(b"x")}, "namespacedType"),
+                            ({"namespacedType": "demo/slide\u2060", "data": b64(b"x")}, "namespacedType"),
+                            ({"namespacedType": "demo/\u202eedils", "data": b64(b"x")}, "namespacedType"),
                             ({"namespacedType": 7, "data": b64(b"x")}, "namespacedType")]:
             with self.subTest(body=body):
                 self.assertError(self.hub.post(f"/v1beta1/{name}/attachments", body, key=self.secret), 400, field)
         self.assertEqual(len(self.hub.get(f"/v1beta1/{name}/attachments", key=self.secret)[1]["attachments"]), 1,
                          "nothing was stored by the refused requests")
+        # Canonical base64 without padding, and a type of 64 bytes of visible UTF-8, are fine.
+        self.assertEqual(self.hub.post(f"/v1beta1/{name}/attachments", {"namespacedType": "demo/" + "\u00e9" * 32, "data": "AA"},
+                                       key=self.secret)[0], 200)
 
     # --- getforobserved ---
     def test_getforobserved_resolves_uids_and_current_eids_and_leaves_out_unknown_tokens(self):

@@ -14,7 +14,8 @@ SQLite and on a real PostgreSQL (SQLitePresentTests, PostgresPresentTests):
   switching reactions off, image choices;
 - proof of presence by sight: the code, `POST /v1/presence`, `/j/CODE`, the pass as a key and as
   proof; the join address's QR code;
-- getforobserved taking Google's Timestamp (RFC 3339 with nanoseconds) in `timestampMs`;
+- getforobserved taking Google's Timestamp (RFC 3339, to nanoseconds) in `timestampMs`, and
+  milliseconds as text or a JSON number; anything else a 400 naming the field;
 - on PostgreSQL only: two instances on one database, a show changed through one reaching a
   follower on the other, and a reaction posted through one reaching the presenter on the other.
 """
@@ -637,9 +638,11 @@ class PresentTests(ProjectOnAHub):
         self.assertError(call(self.hub, "GET", path + "?base=" + urllib.parse.quote("ftp://x", safe=""), key=self.secret), 400, "base")
 
     # --- Google's Timestamp ---
-    def test_getforobserved_takes_an_rfc3339_timestamp_with_nanoseconds(self):
+    def test_getforobserved_takes_google_timestamps_and_milliseconds_as_text_or_a_number(self):
         beacon = self.register_eid()
-        for stamp in (rfc3339_now(), rfc3339_now(offset_minutes=120), str(int(time.time() * 1000))):
+        google = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())   # google-datetime, as its client libraries send it
+        now_ms = int(time.time() * 1000)
+        for stamp in (rfc3339_now(), rfc3339_now(offset_minutes=120), google, str(now_ms), now_ms, now_ms + 0.5):
             with self.subTest(timestampMs=stamp):
                 answer = call(self.hub, "POST", "/v1beta1/beaconinfo:getforobserved",
                               {"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(beacon.eid())},
@@ -647,6 +650,12 @@ class PresentTests(ProjectOnAHub):
                                "namespacedTypes": ["*"]}, key=self.public)
                 self.assertEqual(answer.status, 200, answer)
                 self.assertEqual([b["beaconName"] for b in answer.json["beacons"]], [beacon.name()])
+        for stamp in ("yesterday", "2026-13-01T00:00:00Z", True, {"seconds": 1}):
+            with self.subTest(refused=stamp):
+                answer = call(self.hub, "POST", "/v1beta1/beaconinfo:getforobserved",
+                              {"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(beacon.eid())},
+                                                 "timestampMs": stamp}]}, key=self.public)
+                self.assertError(answer, 400, "observations[0].timestampMs")
 
 
 class SQLitePresentTests(PresentTests, unittest.TestCase):

@@ -6,7 +6,8 @@
 // When the heard box carries a presentation (Nearcast Present), listener-show.js shows it and
 // its reaction bar.
 //
-// URL parameters: key (the project's public API key), hub (the hub's address). A hub serving the
+// URL parameters: key (the project's public API key), hub (the hub's address), lostAfter (the
+// seconds without hearing the box before a presentation is given up, default 120). A hub serving the
 // page answers `listener-hub.json` beside it, so there the page uses its own origin; served
 // anywhere else without `hub=`, it has no hub. Without a key or a hub, heard tokens are shown
 // as hex.
@@ -367,6 +368,13 @@ function makeContext(trackRate) {
 }
 
 async function start() {
+  if (!window.isSecureContext) {
+    // Checked first: an insecure page is never cross-origin isolated either, and the isolation
+    // headers are not what is missing.
+    fail(`This page must be opened over HTTPS: at ${location.protocol}//${location.host} the browser gives it no `
+      + "microphone. Open the https:// address of this page (the venue's QR code has it).");
+    return;
+  }
   if (!window.crossOriginIsolated) {
     fail("This page is not cross-origin isolated, so it cannot share audio with its decoder: "
       + "the server must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");

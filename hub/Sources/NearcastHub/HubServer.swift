@@ -1,5 +1,8 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
 
 /// The hub's HTTP application: the API, watches, Present, the operators' page, health and
@@ -31,12 +34,34 @@ public enum HubServer {
         return router
     }
 
+    /// How the hub speaks to its clients: plain HTTP/1.1, or HTTPS (HTTP/2 by ALPN, HTTP/1.1
+    /// still served) with its certificate re-read on SIGHUP, and optionally a plain-HTTP
+    /// listener that only redirects to it.
+    public enum Transport: Sendable {
+        case plain
+        case tls(CertificateStore, redirectFrom: (host: String, port: Int)?, onRedirectRunning: @Sendable (Int) async -> Void)
+    }
+
     /// The application listening on `host:port`, with Present's batching and, when the database
     /// is PostgreSQL, the change listeners running beside it.
     public static func application(_ hub: HubServices, host: String, port: Int, listener: ListenerFiles? = nil,
+                                   transport: Transport = .plain,
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> some ApplicationProtocol {
+        throws -> some ApplicationProtocol {
         var services: [any Service] = [PresentService(hub: hub)]
+        var server = HTTPServerBuilder.http1()
+        let boundPort = NIOLockedValueBox(port)
+        if case .tls(let store, let redirect, let onRedirectRunning) = transport {
+            server = try .http2Upgrade(tlsConfiguration: store.serverConfiguration())
+            services.append(CertificateReloader(store: store, logger: hub.logger))
+            if let redirect {
+                services.append(Application(
+                    responder: HTTPSRedirect(httpsPort: { boundPort.withLockedValue { $0 } }),
+                    configuration: .init(address: .hostname(redirect.host, port: redirect.port), serverName: "nearcast-hub"),
+                    onServerRunning: { channel in await onRedirectRunning(channel.localAddress?.port ?? redirect.port) },
+                    logger: hub.logger))
+            }
+        }
         if hub.database.isPostgres {
             let feed = hub.feed, showFeed = hub.showFeed
             /// A listener whose payloads name a beacon's changes (`project\nbeacon name`).
@@ -55,12 +80,23 @@ public enum HubServer {
             services.append(PostgresChangeListener(
                 database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
                 connected: {}, received: { PresentService.deliver(reactionPayload: $0, to: showFeed) }, stopped: {}))
+            // A key rotation anywhere: forget the keys checked lately, so old keys fail at once
+            // (and when the listener reconnects, since a rotation may have been missed).
+            let keyCache = hub.keyCache
+            services.append(PostgresChangeListener(
+                database: hub.database, channel: ProjectStore.keysChannel, logger: hub.logger,
+                connected: { keyCache.clear() }, received: { _ in keyCache.clear() }, stopped: {}))
         }
         return Application(
             router: router(hub, listener: listener),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "nearcast-hub"),
             services: services,
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                boundPort.withLockedValue { $0 = bound }
+                await onServerRunning(bound)
+            },
             logger: hub.logger)
     }
 }

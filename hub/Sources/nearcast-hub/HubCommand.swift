@@ -97,13 +97,54 @@ struct Serve: AsyncParsableCommand {
         discussion: "Default: ../share/nearcast-hub/listener beside the executable, or .build/web in the source checkout it runs from."))
     var listener: String?
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
+        "Serve HTTPS with this PEM certificate (its chain after it); with --tls-key",
+        discussion: "HTTP/2 by ALPN, HTTP/1.1 too. SIGHUP reads the files again for new connections (open ones stay)."))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The certificate's PEM private key (unencrypted); with --tls-cert")
+    var tlsKey: String?
+
+    @Option(name: .customLong("redirect-http"), help: ArgumentHelp(
+        "HOST:PORT of a plain-HTTP listener that only redirects to HTTPS (as 0.0.0.0:80); with --tls-cert"))
+    var redirectHTTP: String?
+
     @OptionGroup var options: DatabaseOptions
 
+    /// HOST:PORT, or a usage error naming the option.
+    static func address(_ text: String, option: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65_535).contains(port), colon > text.startIndex
+        else { throw ValidationError("\(option) \(text): use HOST:PORT, as in 127.0.0.1:8080") }
+        return (String(text[..<colon]), port)
+    }
+
+    func validate() throws {
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: the certificate and its private key")
+        }
+        if redirectHTTP != nil && tlsCertificate == nil {
+            throw ValidationError("--redirect-http redirects to HTTPS: it needs --tls-cert and --tls-key")
+        }
+    }
+
     func run() async throws {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-              (0...65_535).contains(port), colon > listen.startIndex
-        else { throw ValidationError("--listen \(listen): use HOST:PORT, as in 127.0.0.1:8080") }
-        let host = String(listen[..<colon])
+        let (host, port) = try Self.address(listen, option: "--listen")
+        let redirect = try redirectHTTP.map { try Self.address($0, option: "--redirect-http") }
+        var transport = HubServer.Transport.plain
+        if let tlsCertificate, let tlsKey {
+            let store: CertificateStore
+            do {
+                store = try CertificateStore(certificatePath: tlsCertificate, keyPath: tlsKey)
+            } catch {
+                throw HubFailure(message: "\(error)")
+            }
+            transport = .tls(store, redirectFrom: redirect, onRedirectRunning: { bound in
+                print("nearcast-hub: redirecting http://\(redirect?.host ?? host):\(bound) to HTTPS")
+                fflush(nil)
+            })
+        }
+        let scheme = tlsCertificate == nil ? "http" : "https"
         Self.raiseOpenFileLimit()
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -123,9 +164,9 @@ struct Serve: AsyncParsableCommand {
         let database = try await options.open()
         let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger)
         logger.info("nearcast-hub: database \(database.location)")
-        let app = HubServer.application(hub, host: host, port: port, listener: listenerFiles) { bound in
+        let app = try HubServer.application(hub, host: host, port: port, listener: listenerFiles, transport: transport) { bound in
             // One line a script can wait for: the address really bound (port 0 picks one).
-            print("nearcast-hub: serving http://\(host):\(bound)")
+            print("nearcast-hub: serving \(scheme)://\(host):\(bound)")
             fflush(nil)   // all streams: stdout may be a pipe a test reads
         }
         do {
@@ -158,7 +199,36 @@ extension Serve {
 
 struct ProjectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "project", abstract: "Create and list projects.", subcommands: [Create.self, List.self])
+        commandName: "project", abstract: "Create and list projects, and rotate their keys.",
+        subcommands: [Create.self, List.self, RotateKeys.self])
+
+    struct RotateKeys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-keys",
+            abstract: "Replace a project's keys; prints {\"project\", \"apiKey\", \"secretKey\"} (the new ones, shown only now).",
+            discussion: """
+                The old keys are refused from then on: at once by every hub on a PostgreSQL database, within a \
+                second by a hub on the same SQLite file. Use it when a key leaked (the public key is in every \
+                audience address), and give the venue's pages and boxes the new one.
+                """)
+
+        @Argument(help: "The project.")
+        var name: String
+
+        @Option(name: .long, help: "Which keys: both (default), public or secret.")
+        var only: ProjectStore.Rotation = .both
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            let rotated = try await options.withDatabase(context: "project rotate-keys \(name): ") {
+                try await ProjectStore(database: $0).rotate(name: name, only)
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(rotated), as: UTF8.self))
+        }
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -310,3 +380,5 @@ struct ReactionsCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension ProjectStore.Rotation: ExpressibleByArgument {}

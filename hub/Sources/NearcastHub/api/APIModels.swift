@@ -90,7 +90,33 @@ struct DeletedJSON: Codable, Sendable {
 struct GetForObservedRequest: Codable, Sendable {
     struct Observation: Codable, Sendable {
         var advertisedId: AdvertisedID
-        var timestampMs: String?
+        var timestampMs: ObservedTime?
+    }
+
+    /// `timestampMs` as clients send it: Google's Timestamp (RFC 3339 text, what its client
+    /// libraries send), or milliseconds since 1970 as a string or a JSON number.
+    struct ObservedTime: Codable, Sendable {
+        /// As sent, numbers in their decimal form; `HubClock.parseMs` judges it.
+        var text: String
+
+        init(from decoder: any Decoder) throws {
+            let value = try decoder.singleValueContainer()
+            if let text = try? value.decode(String.self) {
+                self.text = text
+            } else if let ms = try? value.decode(Int64.self) {
+                text = String(ms)
+            } else if let ms = try? value.decode(Double.self) {
+                text = "\(ms)"
+            } else {
+                throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath,
+                    debugDescription: "an RFC 3339 time (2014-10-02T15:01:23.045123456Z) or milliseconds since 1970"))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var value = encoder.singleValueContainer()
+            try value.encode(text)
+        }
     }
     var observations: [Observation]
     var namespacedTypes: [String]?
@@ -119,6 +145,13 @@ public struct CreatedProject: Codable, Sendable {
     public var project: String
     public var apiKey: String
     public var secretKey: String
+}
+
+/// What `nearcast-hub project rotate-keys` prints: the new keys (a key not rotated is absent).
+public struct RotatedKeys: Codable, Sendable {
+    public var project: String
+    public var apiKey: String?
+    public var secretKey: String?
 }
 
 // The API's answers are encoded by the framework (HubRequestContext's encoder).

@@ -3,8 +3,9 @@
 /// A project owns the namespace of its own name: its attachments carry `PROJECT/TYPE`, and its
 /// filters can only ever match those.
 enum NamespacedType {
-    /// Checks `PROJECT/TYPE`: the namespace is the caller's project, the type 1-64 printable
-    /// characters without `/` or `*`.
+    /// Checks `PROJECT/TYPE`: the namespace is the caller's project, the type 1-64 bytes of UTF-8
+    /// (bytes, not characters: one "character" can carry any number of combining marks) of
+    /// visible characters without `/` or `*`.
     static func validate(_ text: String, project: String, field: String) throws(APIError) {
         guard let slash = text.firstIndex(of: "/") else {
             throw APIError.invalid(field, "'\(text)' must be NAMESPACE/TYPE, as in \(project)/slide")
@@ -13,10 +14,24 @@ enum NamespacedType {
         guard namespace == project else {
             throw APIError(.forbidden, "\(field): namespace '\(namespace)' is not this project's (it owns '\(project)')", field: field)
         }
-        guard (1...64).contains(type.count), !type.contains("/"), !type.contains("*"),
-              type.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        guard (1...64).contains(type.utf8.count), !type.contains("/"), !type.contains("*"),
+              type.unicodeScalars.allSatisfy(isVisible)
         else {
-            throw APIError.invalid(field, "type '\(type)' must be 1-64 visible characters without '/' or '*'")
+            throw APIError.invalid(field, "type must be 1-64 bytes (UTF-8) of visible characters without '/' or '*' "
+                + "(got \(type.utf8.count) bytes)")
+        }
+    }
+
+    /// Not a control, format (zero-width, bidi), separator, unassigned or private-use character,
+    /// nor one that renders as nothing: two types that look the same are the same type.
+    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.value > 0x20, scalar.value != 0x7F, !scalar.properties.isDefaultIgnorableCodePoint,
+              !scalar.properties.isWhitespace else { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate:
+            return false
+        default:
+            return true
         }
     }
 }

@@ -38,8 +38,9 @@ enum ObservationRoutes {
             for (index, observation) in body.observations.enumerated() {
                 let field = "observations[\(index)]"
                 // Google's Observation.timestampMs is a Timestamp (RFC 3339 text); Nearcast's own
-                // clients sent milliseconds. Both are taken; the hub judges EIDs by its own clock.
-                if let stamp = observation.timestampMs, HubClock.parseMs(stamp) == nil {
+                // clients sent milliseconds (text or a number). All are taken; the hub judges EIDs
+                // by its own clock.
+                if let stamp = observation.timestampMs?.text, HubClock.parseMs(stamp) == nil {
                     throw APIError.invalid(field + ".timestampMs",
                                            "'\(stamp)' is neither an RFC 3339 time (2014-10-02T15:01:23.045123456Z) nor milliseconds since 1970")
                 }

@@ -1,12 +1,12 @@
 import NIOConcurrencyHelpers
 
-/// Keys recently checked, and what they grant, for a few seconds: every request names its key,
-/// and at a thousand reactions a second the key's lookup would be a thousand database reads.
-/// Keys are never changed in place (a project's keys are made once), so a short cache only
-/// delays the refusal of a project deleted by hand. Unknown keys are cached too, so guessing
-/// costs no reads; the table is bounded.
+/// Keys recently checked, and what they grant, for a second: every request names its key, and
+/// at a thousand reactions a second the key's lookup would be a thousand database reads; one a
+/// second is nothing. A key rotation (`nearcast-hub project rotate-keys`) clears it on every
+/// instance at once on PostgreSQL (NOTIFY); a hub on SQLite sees it within the second. Unknown
+/// keys are cached too, so guessing costs no reads; the table is bounded.
 final class KeyCache: Sendable {
-    static let maximumAgeMs: Int64 = 10_000
+    static let maximumAgeMs: Int64 = 1_000
     static let maximumEntries = 10_000
 
     private let entries = NIOLockedValueBox([String: (access: ProjectStore.Access?, readMs: Int64)]())
@@ -27,5 +27,10 @@ final class KeyCache: Sendable {
             }
             table[hash] = (access, nowMs)
         }
+    }
+
+    /// Forgets every key (a rotation).
+    func clear() {
+        entries.withLockedValue { $0.removeAll(keepingCapacity: true) }
     }
 }

@@ -58,6 +58,40 @@ public struct ProjectStore: Sendable {
         return created
     }
 
+    /// Which of a project's keys a rotation replaces.
+    public enum Rotation: String, Sendable, CaseIterable {
+        case both, `public`, secret
+    }
+
+    /// PostgreSQL's channel on which a rotation tells every instance to forget the keys it
+    /// checked lately (`KeyCache`), so the old keys stop working at once.
+    static let keysChannel = "nearcast_keys"
+
+    /// Replaces a project's keys (both, or the public or secret one) with new random ones and
+    /// returns them: the old ones are refused from now on (every instance on PostgreSQL at once;
+    /// a hub on the same SQLite file within `KeyCache.maximumAgeMs`). Shown only now, like
+    /// `create`'s; the key not rotated is not shown (it is stored only as a hash).
+    public func rotate(name: String, _ rotation: Rotation) async throws -> RotatedKeys {
+        try Self.validate(name: name)
+        let apiKey = rotation == .secret ? nil : "ncpub_" + Self.randomKey()
+        let secretKey = rotation == .public ? nil : "ncsec_" + Self.randomKey()
+        try await database.transaction { db in
+            guard try await db.raw("SELECT name FROM projects WHERE name = \(bind: name)").first() != nil else {
+                throw APIError.notFound("project \(name)")
+            }
+            if let apiKey {
+                try await db.raw("UPDATE projects SET api_key_hash = \(bind: Self.hash(apiKey)) WHERE name = \(bind: name)").run()
+            }
+            if let secretKey {
+                try await db.raw("UPDATE projects SET secret_key_hash = \(bind: Self.hash(secretKey)) WHERE name = \(bind: name)").run()
+            }
+            if database.isPostgres {
+                try await db.raw("SELECT pg_notify(\(bind: Self.keysChannel), \(bind: name))").run()
+            }
+        }
+        return RotatedKeys(project: name, apiKey: apiKey, secretKey: secretKey)
+    }
+
     /// The project names, oldest first.
     public func names() async throws -> [String] {
         try await database.read { db in

@@ -1,6 +1,8 @@
 """Every endpoint of nearcast-hub through real HTTP, on SQLite and on a real PostgreSQL: the same
 tests run against both (SQLiteAPITests, PostgresAPITests)."""
+import base64
 import json
+import re
 import subprocess
 import time
 import unittest
@@ -296,6 +298,42 @@ class APITests(ProjectOnAHub):
         self.assertEqual([unb64(a["data"]) for a in only_events["attachments"]], [b"event 42"])
         [none] = self.observe([beacon.observation()], types=[])
         self.assertEqual(none["attachments"], [], "no namespacedTypes: no attachments, as Google's API")
+
+    def test_resolves_are_answered_from_memory_until_something_changes(self):
+        uid = self.register_uid()
+        self.attach(uid, "door")
+        beacon = self.register_eid()
+        observations = {"observations": [{"advertisedId": {"type": "EDDYSTONE", "id": b64(b"\x01\x02\x03\x04\x05\x06\x07\x08")}},
+                                         {"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(beacon.eid())}}],
+                        "namespacedTypes": ["*"]}
+
+        def resolve():
+            status, body = self.hub.post("/v1beta1/beaconinfo:getforobserved", observations, key=self.public)
+            self.assertEqual(status, 200, body)
+            return {b["beaconName"]: [base64.b64decode(a["data"]).decode() for a in b.get("attachments", [])] for b in body["beacons"]}
+
+        def synchronisations():
+            status, text = self.hub.get("/metrics")
+            self.assertEqual(status, 200)
+            return float(re.search(r"^nearcast_hub_directory_synchronisations (\S+)$", text, re.M).group(1))
+
+        self.assertEqual(resolve(), {uid: ["door"], beacon.name(): []})
+        # On PostgreSQL the hub hears its own NOTIFYs too, a moment after each commit: let them land.
+        time.sleep(0.5)
+        resolve()
+        before = synchronisations()
+        for _ in range(20):
+            resolve()
+        self.assertEqual(synchronisations(), before, "nothing changed: no resolve read the database")
+        # A change is seen by the very next resolve (exact, not eventually): one synchronisation.
+        self.attach(beacon.name(), "Slide 2")
+        self.assertEqual(resolve(), {uid: ["door"], beacon.name(): ["Slide 2"]})
+        self.assertEqual(synchronisations(), before + 1)
+        status, listed = self.hub.get(f"/v1beta1/{uid}/attachments", key=self.secret)
+        self.hub.delete(f"/v1beta1/{listed['attachments'][0]['attachmentName']}", key=self.secret)
+        self.assertEqual(resolve(), {uid: [], beacon.name(): ["Slide 2"]})
+        self.assertEqual(self.hub.delete(f"/v1beta1/{uid}", key=self.secret)[0], 200)
+        self.assertEqual(resolve(), {beacon.name(): ["Slide 2"]})
 
     def test_an_eid_resolves_after_its_clock_moved_on_and_within_the_window(self):
         beacon = self.register_eid(exponent=10)

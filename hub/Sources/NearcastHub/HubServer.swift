@@ -80,6 +80,12 @@ public enum HubServer {
             services.append(PostgresChangeListener(
                 database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
                 connected: {}, received: { PresentService.deliver(reactionPayload: $0, to: showFeed) }, stopped: {}))
+            // A change committed through any instance: the in-memory views synchronise before
+            // their next answer (and after a reconnection, since a notification may have been lost).
+            let changes = hub.database.changes
+            services.append(PostgresChangeListener(
+                database: hub.database, channel: ChangeSignal.channel, logger: hub.logger,
+                connected: { changes.bump() }, received: { _ in changes.bump() }, stopped: {}))
             // A key rotation anywhere: forget the keys checked lately, so old keys fail at once
             // (and when the listener reconnects, since a rotation may have been missed).
             let keyCache = hub.keyCache

@@ -19,6 +19,8 @@ public struct HubServices: Sendable {
     let attachments: AttachmentStore
     let serviceKey: ServiceKey
     let resolverCache: EIDResolverCache
+    /// Active beacons and attachments in memory, for resolves (`BeaconDirectory`).
+    let directory: BeaconDirectory
     public let feed: ChangeFeed
     let metricsRegistry: PrometheusCollectorRegistry?
     let logger: Logger
@@ -55,7 +57,8 @@ public struct HubServices: Sendable {
         let hub = HubServices(
             database: database, clock: clock, projects: ProjectStore(database: database, clock: clock), beacons: beacons,
             attachments: AttachmentStore(database: database, notifier: notifier, clock: clock),
-            serviceKey: serviceKey, resolverCache: EIDResolverCache(store: beacons, logger: logger), feed: feed,
+            serviceKey: serviceKey, resolverCache: EIDResolverCache(store: beacons, logger: logger),
+            directory: BeaconDirectory(database: database), feed: feed,
             metricsRegistry: metricsRegistry, logger: logger,
             decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
             presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),

@@ -25,8 +25,7 @@ enum HeardToken {
             guard (1...16).contains(id.count) else {
                 throw APIError.invalid(field + ".advertisedId.id", "an Eddystone id is 1-16 bytes (got \(id.count))")
             }
-            guard let name = try await hub.beacons.find(project: project, kind: .uid, idHex: Hex.format(id))?.beaconName
-            else { return nil }
+            guard let name = try await hub.directory.uid(project: project, idHex: Hex.format(id)) else { return nil }
             return Resolution(beaconName: name, kind: .uid, epochsBehind: 0)
         case .eid:
             guard id.count == 8, let token = try? Token(kind: .eid, bytes: id) else {

@@ -15,6 +15,8 @@ enum ObservationRoutes {
         let observed = Counter(label: "nearcast_hub_observations_total")
         let resolved = Counter(label: "nearcast_hub_observations_resolved_total")
         let tableGauge = Gauge(label: "nearcast_hub_eid_table_entries")
+        // How often a resolve had to read the database (something had changed since the last).
+        let synchronisationsGauge = Gauge(label: "nearcast_hub_directory_synchronisations")
 
         open.get("/v1beta1/eidparams") { _, _ in
             EIDParamsJSON(
@@ -47,16 +49,17 @@ enum ObservationRoutes {
                 guard let name = try await resolve(observation.advertisedId, field: field, project: access.project,
                                                    nowMs: nowMs, hub: hub),
                       seen.insert(name).inserted else { continue }
-                // Deleted between the resolve and this read: absent, like any unknown token.
-                guard let found = try await hub.attachments.beaconWithAttachments(project: access.project, beaconName: name,
-                                                                                  filter: filter) else { continue }
-                answered.append(GetForObservedResponse.Beacon(advertisedId: observation.advertisedId, beaconName: name,
-                                                              description: found.description,
-                                                              attachments: found.attachments.map(\.json)))
+                // From memory (exact: `BeaconDirectory`); deleted between the resolve and this read:
+                // absent, like any unknown token.
+                guard let found = try await hub.directory.beacon(project: access.project, beaconName: name) else { continue }
+                answered.append(GetForObservedResponse.Beacon(
+                    advertisedId: observation.advertisedId, beaconName: name, description: found.description,
+                    attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json)))
             }
             observed.increment(by: body.observations.count)
             resolved.increment(by: answered.count)
             tableGauge.record(await hub.resolverCache.tableSize)
+            synchronisationsGauge.record(await hub.directory.synchronisations)
             let elapsed = (ContinuousClock.now - started).components
             resolveTimer.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             return GetForObservedResponse(beacons: answered)

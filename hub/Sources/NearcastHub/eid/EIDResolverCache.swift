@@ -4,9 +4,11 @@ import NearcastCore
 /// This instance's view of every project's EID beacons: the core's `EIDResolver` (a table of
 /// each beacon's EIDs over a window around its expected clock), kept in step with the database.
 ///
-/// The database is the only state: before each resolve the cache reads the rows changed since the
-/// last change number it saw (one indexed query that usually returns nothing), so a beacon
-/// registered, re-anchored or deleted through any instance resolves (or stops) here too.
+/// The database is the only state: before a resolve, if the database's `ChangeSignal` moved
+/// since the last look (something was committed here, or through another instance on
+/// PostgreSQL), the cache reads the rows changed since the last change number it saw, so a
+/// beacon registered, re-anchored or deleted through any instance resolves (or stops) here too;
+/// while nothing changed, a resolve touches no database.
 actor EIDResolverCache {
     /// What a heard EID resolved to.
     struct Resolution: Sendable {
@@ -32,6 +34,8 @@ actor EIDResolverCache {
     private var applied: [String: Int64] = [:]
     private var lastSeq: Int64 = 0
     private var clock: Int64 = 0
+    /// The `ChangeSignal` value the table was last brought up to date at.
+    private var syncedAt: UInt64?
 
     init(store: BeaconStore, logger: Logger) {
         self.store = store
@@ -53,7 +57,8 @@ actor EIDResolverCache {
 
     /// Applies the database's changes since the last look and moves the windows when due.
     func synchronise(nowSeconds: Int64) async throws {
-        let changes = try await store.eidChanges(after: lastSeq)
+        let signal = store.database.changes.current   // read first: a commit during the query moves it again
+        let changes = signal == syncedAt ? [] : try await store.eidChanges(after: lastSeq)
         // Requests finish out of order under load: a clock a few seconds behind is no reason to
         // recompute every window; a real step back (the host's clock set back) is.
         if nowSeconds - clock >= Self.advanceEverySeconds || nowSeconds < clock - 60 {
@@ -61,6 +66,7 @@ actor EIDResolverCache {
             for resolver in resolvers.values { try resolver.advance(to: nowSeconds) }
         }
         for record in changes { try apply(record) }
+        syncedAt = signal
     }
 
     private func apply(_ record: BeaconRecord) throws {

@@ -34,6 +34,7 @@ struct AttachmentStore: Sendable {
             // is committing, so the check below sees it.
             let seq = try await ChangeCounter.next(db)
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)
+            try await Self.touchBeacon(db, project: project, beaconName: beaconName, seq: seq)
             try await db.raw("""
                 INSERT INTO attachments (project, beacon_name, attachment_id, namespaced_type, data, created_ms, change_seq)
                 VALUES (\(bind: project), \(bind: beaconName), \(bind: id), \(bind: namespacedType), \(bind: data),
@@ -57,38 +58,11 @@ struct AttachmentStore: Sendable {
         }
     }
 
-    /// An active beacon's description and its attachments matching `filter`, in one query (the
-    /// hot path of getforobserved); nil when the beacon is not there.
-    func beaconWithAttachments(project: String, beaconName: String, filter: NamespacedTypeFilter)
-        async throws -> (description: String?, attachments: [Record])? {
-        let rows = try await database.read { db in
-            try await db.raw("""
-                SELECT b.description AS description, a.attachment_id AS attachment_id,
-                       a.namespaced_type AS namespaced_type, a.data AS data, a.created_ms AS created_ms
-                FROM beacons b LEFT JOIN attachments a ON a.project = b.project AND a.beacon_name = b.beacon_name
-                WHERE b.project = \(bind: project) AND b.beacon_name = \(bind: beaconName) AND b.status = 'ACTIVE'
-                ORDER BY a.change_seq
-                """).all()
-        }
-        guard let first = rows.first else { return nil }
-        let description = try first.decode(column: "description", as: String?.self)
-        var attachments: [Record] = []
-        for row in rows {
-            guard let id = try row.decode(column: "attachment_id", as: String?.self) else { continue }
-            let type = try row.decode(column: "namespaced_type", as: String.self)
-            guard filter.matches(type) else { continue }
-            attachments.append(Record(beaconName: beaconName, attachmentID: id, namespacedType: type,
-                                      data: try row.decode(column: "data", as: String.self),
-                                      createdMs: try row.decode(column: "created_ms", as: Int64.self)))
-        }
-        return (description, attachments)
-    }
-
     /// Deletes one attachment, or (with no id) all of the beacon's that match `filter`; returns
     /// how many went.
     func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter = .all) async throws -> Int {
         let deleted = try await database.transaction { db in
-            _ = try await ChangeCounter.next(db)
+            let seq = try await ChangeCounter.next(db)
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)
             let rows = try await db.raw("""
                 SELECT attachment_id, namespaced_type FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
@@ -104,6 +78,7 @@ struct AttachmentStore: Sendable {
                 throw APIError.notFound("\(beaconName)/attachments/\(attachmentID)")
             }
             guard !doomed.isEmpty else { return 0 }
+            try await Self.touchBeacon(db, project: project, beaconName: beaconName, seq: seq)
             for id in doomed {
                 try await db.raw("""
                     DELETE FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND attachment_id = \(bind: id)
@@ -114,6 +89,14 @@ struct AttachmentStore: Sendable {
         }
         if deleted > 0 { notifier.committed(project: project, beaconName: beaconName) }
         return deleted
+    }
+
+    /// The beacon's row takes the change's number too: the beacon directory reads "beacons
+    /// changed since N", and a deleted attachment leaves no row of its own to be found by.
+    private static func touchBeacon(_ db: any SQLDatabase, project: String, beaconName: String, seq: Int64) async throws {
+        try await db.raw("""
+            UPDATE beacons SET change_seq = \(bind: seq) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+            """).run()
     }
 
     private static func requireBeacon(_ db: any SQLDatabase, project: String, beaconName: String) async throws {

@@ -14,6 +14,10 @@ import SQLiteKit
 /// pool; each transaction holds one pooled connection from BEGIN to COMMIT.
 public final class HubDatabase: Sendable {
     public let location: DatabaseLocation
+    /// Moves after every transaction committed through this object that took the change counter
+    /// (and, on PostgreSQL, at other instances' changes, through the hub's listener): see
+    /// `ChangeSignal`.
+    public let changes = ChangeSignal()
     let logger: Logger
     private let backend: Backend
     private let closed = NIOLockedValueBox(false)
@@ -120,11 +124,14 @@ public final class HubDatabase: Sendable {
     /// Runs `body` in one transaction: all its writes land, or (on any error) none do.
     public func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let begin = isPostgres ? "BEGIN" : "BEGIN IMMEDIATE"
+        let changes = self.changes
         let run: @Sendable (any SQLDatabase) async throws -> R = { db in
             try await db.raw(SQLQueryString(begin)).run()
             do {
-                let result = try await body(db)
+                let marks = TransactionMarks()
+                let result = try await TransactionMarks.$current.withValue(marks) { try await body(db) }
                 try await db.raw("COMMIT").run()
+                if marks.tookChangeCounter { changes.bump() }
                 return result
             } catch {
                 try? await db.raw("ROLLBACK").run()

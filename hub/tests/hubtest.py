@@ -178,20 +178,30 @@ class Hub:
         self.port = None
         deadline = time.monotonic() + 60
         line = ""
+        pending = b""
+        # Raw reads, not readline: two lines may arrive in one read, and a buffered second line
+        # would never wake select again.
+        descriptor = self.process.stdout.fileno()
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.process.stdout], [], [], 1)
+            ready, _, _ = select.select([descriptor], [], [], 1)
             if ready:
-                line = self.process.stdout.readline()
-                match = re.search(r"serving (https?)://127\.0\.0\.1:(\d+)", line)
-                if match:
-                    assert (match.group(1) == "https") == (tls is not None), line
-                    self.port = int(match.group(2))
-                match = re.search(r"redirecting http://[^:]+:(\d+) to HTTPS", line)
-                if match:
-                    self.redirect_port = int(match.group(1))
+                chunk = os.read(descriptor, 65536)
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for raw in lines:
+                    line = raw.decode(errors="replace")
+                    match = re.search(r"serving (https?)://127\.0\.0\.1:(\d+)", line)
+                    if match:
+                        assert (match.group(1) == "https") == (tls is not None), line
+                        self.port = int(match.group(2))
+                    match = re.search(r"redirecting http://[^:]+:(\d+) to HTTPS", line)
+                    if match:
+                        self.redirect_port = int(match.group(1))
                 if self.port is not None and (self.redirect_port is not None or not wants_redirect):
                     return
-            if self.process.poll() is not None:
+                if not chunk and self.process.poll() is not None:
+                    break
+            if self.process.poll() is not None and not ready:
                 break
         self.stop()
         raise AssertionError(f"nearcast-hub serve did not start: {line!r}\n{self.stderr()}")

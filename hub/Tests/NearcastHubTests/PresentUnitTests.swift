@@ -20,6 +20,22 @@ final class PresentUnitTests: XCTestCase {
         }
     }
 
+    /// The answers' timestamps, written by arithmetic: the same text Foundation's ISO 8601
+    /// formatter writes, across leap days, century years and the epoch, and parsed back exactly.
+    func testTimestampsAreWrittenAsFoundationWritesThemAndReadBack() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var samples: [Int64] = [0, 1, 999, 86_399_999, 86_400_000, 951_782_400_000, 951_868_799_999, 1_412_262_083_045,
+                                4_102_444_800_000, 253_402_300_799_999]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 { samples.append(Int64.random(in: 0...253_402_300_799_999, using: &generator)) }
+        for ms in samples {
+            let written = HubClock.timestamp(ms: ms)
+            XCTAssertEqual(written, formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)), "\(ms)")
+            XCTAssertEqual(HubClock.parseMs(written), ms, written)
+        }
+    }
+
     private func presence() -> Presence {
         Presence(serviceKey: ServiceKey(privateKey: Curve25519.KeyAgreement.PrivateKey()))
     }

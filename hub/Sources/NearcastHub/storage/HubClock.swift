@@ -15,11 +15,7 @@ public struct HubClock: Sendable {
     public func nowMs() -> Int64 { read() }
 
     /// RFC 3339 in UTC with milliseconds, as Google's Timestamp fields were written.
-    static func timestamp(ms: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
-    }
+    static func timestamp(ms: Int64) -> String { RFC3339.format(ms: ms) }
 
     /// A time a client sent: Google's Timestamp (RFC 3339: `2014-10-02T15:01:23.045123456Z`, any
     /// number of fraction digits, `Z` or an offset), or milliseconds since 1970 as a number in
@@ -90,5 +86,41 @@ enum RFC3339 {
         let days = Int64(era * 146_097 + dayOfEra - 719_468)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - Int64(offsetMinutes * 60)
         return seconds * 1000 + Int64(fractionMs)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since 1970 (years 0-9999). Arithmetic, not a
+    /// date formatter: every attachment in every answer carries one, and making an
+    /// ISO8601DateFormatter (ICU underneath) per call cost more than the rest of a resolve.
+    static func format(ms: Int64) -> String {
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let msOfDay = Int(ms - days * 86_400_000)
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
+        let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
+        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = max(0, value)
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(year, 4); out.append(UInt8(ascii: "-")); digits(month, 2); out.append(UInt8(ascii: "-")); digits(day, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2); out.append(UInt8(ascii: ":")); digits(msOfDay / 60_000 % 60, 2)
+        out.append(UInt8(ascii: ":")); digits(msOfDay / 1000 % 60, 2); out.append(UInt8(ascii: "."))
+        digits(msOfDay % 1000, 3); out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -3,6 +3,7 @@ tests run against both (SQLiteAPITests, PostgresAPITests)."""
 import base64
 import json
 import re
+import socket
 import subprocess
 import time
 import unittest
@@ -394,6 +395,46 @@ class APITests(ProjectOnAHub):
         self.assertError(self.hub.post("/v1beta1/beacons/4!0000000000000000/heartbeat", {"status": "x"}, key=self.secret), 404)
 
     # --- watch ---
+    def test_watchers_that_never_read_cost_the_hub_one_pending_state_not_every_change(self):
+        name = self.register_uid()
+        self.attach(name, "x" * (100 * 1024))   # every event then carries ~137 KB of base64
+
+        def rss_kib():
+            with open(f"/proc/{self.hub.process.pid}/status") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+        before = rss_kib()
+        stalled = []
+        for _ in range(20):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", self.hub.port))
+            s.sendall(f"GET /v1beta1/{name}/attachments:watch?key={self.public} HTTP/1.1\r\nHost: hub\r\n\r\n".encode())
+            stalled.append(s)   # never read
+        try:
+            time.sleep(1)
+            # More than the kernel's send buffer holds (up to 4 MB a socket on loopback), so what
+            # is not sent stays in the hub; the changes apart, so a pushing hub would read and
+            # queue each one for each watcher.
+            for index in range(60):
+                self.attach(name, f"slide {index}")
+                time.sleep(0.1)
+            time.sleep(2)
+            grown_mib = (rss_kib() - before) / 1024
+            # Pushing every change to each of them would queue 20 x (60 x 137 KB - 4 MB) = 84 MB
+            # in the hub; pulled, each holds at most the one event being written.
+            self.assertLess(grown_mib, 40, f"the hub grew {grown_mib:.0f} MiB for 20 stalled watchers")
+            # A watcher that does read gets the newest state, and the hub still answers.
+            watch = self.hub.watch(name, self.public)
+            event, data = watch.next(10)
+            self.assertEqual(event, "attachments")
+            self.assertEqual(len(data["attachments"]), 61)
+            watch.close()
+        finally:
+            for s in stalled:
+                s.close()
+        print(f"\n  20 stalled watchers and 60 changes of a 137 KB list: the hub grew {grown_mib:.1f} MiB")
+
     def test_a_watch_sees_changes_within_a_second(self):
         name = self.register_uid()
         self.attach(name, "slide 1")

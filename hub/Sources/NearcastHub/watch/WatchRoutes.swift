@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Metrics
+import NIOConcurrencyHelpers
 import ServiceLifecycle
 
 /// `GET /v1beta1/beacons/{id}/attachments:watch`: Server-Sent Events with the beacon's
@@ -23,45 +24,58 @@ enum WatchRoutes {
             let signals = hub.feed.subscribe(project: access.project, beaconName: name)
             let first = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
 
-            let (events, continuation) = AsyncStream<ByteBuffer>.makeStream()
-            continuation.yield(event(first))
-            let producer = Task {
-                watches.record(hub.feed.watchCount)
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        // Ends at the server's graceful shutdown too, so a SIGTERM is not held
-                        // up by open watches.
-                        for await _ in signals.cancelOnGracefulShutdown() {
-                            do {
-                                let now = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
-                                continuation.yield(event(now))
-                            } catch let error as APIError where error.status == .notFound {
-                                continuation.yield(ByteBuffer(string: "event: deleted\ndata: {}\n\n"))
-                                break
-                            } catch {
-                                hub.logger.warning("watch: reading \(name)'s attachments failed: \(error)")
-                            }
-                        }
-                        continuation.finish()
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(nanoseconds: keepAliveSeconds * 1_000_000_000)
-                            continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
-                        }
-                    }
-                    await group.next()
-                    group.cancelAll()
+            // Pulled, not pushed: the writer reads the beacon's attachments when it can write
+            // again, so a watcher that never reads holds one pending flag, not a copy of the
+            // list per change (300 such sockets once took the hub to 1.75 GB).
+            let pending = PendingWatchEvents()
+            let forwarder = Task {
+                for await _ in signals { pending.mark(change: true) }
+                pending.finish()
+            }
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: keepAliveSeconds * 1_000_000_000)
+                    pending.mark(change: false)
                 }
             }
-            continuation.onTermination = { _ in
-                producer.cancel()
-                watches.record(hub.feed.watchCount)
-            }
+            watches.record(hub.feed.watchCount)
             return Response(status: .ok,
                             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
                                       HTTPField.Name("X-Accel-Buffering")!: "no"],
-                            body: ResponseBody(asyncSequence: events))
+                            body: ResponseBody { writer in
+                                defer {
+                                    forwarder.cancel()
+                                    ticker.cancel()
+                                    watches.record(hub.feed.watchCount)
+                                }
+                                // Ends at the server's graceful shutdown too, so a SIGTERM is not
+                                // held up by open watches.
+                                try await withGracefulShutdownHandler {
+                                    try await writer.write(event(first))
+                                    for await wake in pending.wakes {
+                                        guard wake.change else {
+                                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                                            continue
+                                        }
+                                        let now: [AttachmentStore.Record]
+                                        do {
+                                            now = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
+                                        } catch let error as APIError where error.status == .notFound {
+                                            try await writer.write(ByteBuffer(string: "event: deleted\ndata: {}\n\n"))
+                                            break
+                                        } catch {
+                                            // The database away for a moment: the next change tries again.
+                                            hub.logger.warning("watch: reading \(name)'s attachments failed: \(HubDatabase.describe(error))")
+                                            continue
+                                        }
+                                        // A client gone makes this throw, which ends the watch.
+                                        try await writer.write(event(now))
+                                    }
+                                    try await writer.finish(nil)
+                                } onGracefulShutdown: {
+                                    pending.finish()
+                                }
+                            })
         }
     }
 
@@ -70,5 +84,41 @@ enum WatchRoutes {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = (try? encoder.encode(AttachmentListJSON(attachments: attachments.map(\.json)))) ?? Data("{}".utf8)
         return ByteBuffer(string: "event: attachments\ndata: " + String(decoding: json, as: UTF8.self) + "\n\n")
+    }
+}
+
+/// What a watch has to send next: whether the attachments changed and whether a keep-alive is
+/// due, coalesced while the writer is busy (a slow reader gets the newest state once, not every
+/// state), and a wake-up stream of at most one element.
+final class PendingWatchEvents: Sendable {
+    struct Wake: Sendable {
+        var change: Bool
+    }
+
+    private let state = NIOLockedValueBox((change: false, keepAlive: false))
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func mark(change: Bool) {
+        state.withLockedValue { if change { $0.change = true } else { $0.keepAlive = true } }
+        continuation.yield()
+    }
+
+    func finish() { continuation.finish() }
+
+    /// One wake per batch of marks: a change if any came in (it stands for a keep-alive too),
+    /// else a keep-alive.
+    var wakes: AsyncCompactMapSequence<AsyncStream<Void>, Wake> {
+        stream.compactMap { [state] in
+            state.withLockedValue { marks -> Wake? in
+                defer { marks = (false, false) }
+                if marks.change { return Wake(change: true) }
+                return marks.keepAlive ? Wake(change: false) : nil
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NearcastCore
 import SQLKit
 
 /// Projects and their keys. A project owns the namespace of its name; its public API key reads
@@ -118,15 +119,8 @@ public struct ProjectStore: Sendable {
     }
 
     static func hash(_ key: String) -> String {
-        // Every request's key is hashed: hex by hand, not 32 String(format:) calls.
-        let digits = Array("0123456789abcdef".utf8)
-        var hex = [UInt8]()
-        hex.reserveCapacity(64)
-        for byte in SHA256.hash(data: Data(key.utf8)) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        // Every request's key is hashed: the core's hex, not 32 String(format:) calls.
+        Hex.format(SHA256.hash(data: Data(key.utf8)))
     }
 
     private static func randomKey() -> String {

@@ -67,8 +67,9 @@ export function startShows(hub, publicKey) {
   tick();
 }
 
-/** A burst of a token the hub resolved to `beaconName`; `token.kind` "eid" carries a proof. */
-export function heardBeacon(beaconName, token) {
+/** A burst of a token the hub resolved to `beaconName`; `token.kind` "eid" carries a proof;
+ * `watchToken` is what the hub gave with the resolve, which lets the public key follow the show. */
+export function heardBeacon(beaconName, token, watchToken) {
   const id = beaconIdOf(beaconName);
   const now = performance.now();
   let beacon = state.beacons.get(id);
@@ -77,6 +78,7 @@ export function heardBeacon(beaconName, token) {
     state.beacons.set(id, beacon);
   }
   beacon.heardAt = now;
+  if (watchToken) beacon.watchToken = watchToken;
   if (token.kind === "eid") beacon.eid = { base64: btoa(String.fromCharCode(...token.bytes)), at: now };
   if (state.beacon === id && state.lost) {
     state.lost = false;
@@ -100,9 +102,12 @@ async function openShow(id) {
   if (!state.hub) return;
   const key = state.pass && state.pass.beacon === id && !passExpired() ? state.pass.id : state.publicKey;
   if (!key) return;
+  // The public key follows a show only with the token from resolving its box (a pass needs none).
+  const known = state.beacons.get(id);
+  const grant = key === state.publicKey && known && known.watchToken ? `&token=${encodeURIComponent(known.watchToken)}` : "";
   let response;
   try {
-    response = await fetch(`${state.hub}/v1/shows/${id}?key=${encodeURIComponent(key)}`, { cache: "no-store" });
+    response = await fetch(`${state.hub}/v1/shows/${id}?key=${encodeURIComponent(key)}${grant}`, { cache: "no-store" });
   } catch (error) {
     showState(`The hub cannot be reached (${error.message}).`);
     return;
@@ -116,12 +121,12 @@ async function openShow(id) {
   state.beacon = id;
   state.lost = false;
   setShow(await response.json());
-  follow(id, key);
+  follow(id, key, grant);
 }
 
-function follow(id, key) {
+function follow(id, key, grant) {
   if (state.source) state.source.close();
-  const source = new EventSource(`${state.hub}/v1/shows/${id}/events?key=${encodeURIComponent(key)}`);
+  const source = new EventSource(`${state.hub}/v1/shows/${id}/events?key=${encodeURIComponent(key)}${grant}`);
   state.source = source;
   source.addEventListener("show", (event) => {
     setShow(JSON.parse(event.data));

@@ -25,6 +25,7 @@ const silentBandDB = -110;        // per-bin level (dBFS) a real microphone's ow
 const silentBandSeconds = 5;      // how long the band must stay below it before the page says so
 const ringSeconds = 4;            // at least; the ring's length is the next power of two
 const unknownRetryMs = 60_000;    // a token the hub did not know is asked again after this
+const tokenRefreshMs = 300_000;   // a heard token is resolved again after this, for a fresh watchToken
 const failedRetryMs = 5_000;      // a lookup that failed (network, hub error) is tried again after this
 const watchRetryMs = 10_000;      // a watch the hub ended with an error is opened again after this
 
@@ -94,8 +95,11 @@ function hubTrouble(text) {
 
 /** beaconName -> {attachments: [{namespacedType, text}], source: EventSource|null} */
 const beacons = new Map();
-/** "kind:hex" -> {kind, hex, bytes, heard, note, beacon, retryAt} */
+/** "kind:hex" -> {kind, hex, bytes, heard, note, beacon, retryAt, resolvedAt} */
 const tokens = new Map();
+/** beaconName -> the newest watchToken the hub gave for it: with the public key, the hub lets a
+ * page watch a beacon (its messages, its show) only with a token from resolving what it heard. */
+const watchTokens = new Map();
 let firstMessageMs = null;
 
 function textOf(base64) {
@@ -158,7 +162,8 @@ function forgetBeacon(beaconName, note) {
 
 /** Follows a beacon's attachments: the hub sends them at once and again at every change. */
 function watch(beaconName) {
-  const url = `${hub}/v1beta1/${beaconName}/attachments:watch?key=${encodeURIComponent(apiKey)}`;
+  const url = `${hub}/v1beta1/${beaconName}/attachments:watch?key=${encodeURIComponent(apiKey)}`
+    + `&token=${encodeURIComponent(watchTokens.get(beaconName) || "")}`;
   const source = new EventSource(url);
   source.addEventListener("attachments", (event) => {
     setAttachments(beaconName, JSON.parse(event.data).attachments);
@@ -167,8 +172,9 @@ function watch(beaconName) {
   source.addEventListener("deleted", () => forgetBeacon(beaconName, "removed from the hub"));
   source.onerror = () => {
     if (source.readyState === EventSource.CLOSED) {
-      // The hub refused the watch (an error status): the messages may be stale, so they go, and
-      // the beacon's tokens are looked up again when next heard.
+      // The hub refused the watch (an error status; a reconnection after its token expired):
+      // the messages may be stale, so they go, and the beacon's tokens are looked up again when
+      // next heard, which brings a fresh token.
       forgetBeacon(beaconName, "the hub ended its watch");
       hubTrouble("the hub refused to keep this page up to date");
       setTimeout(() => { if (status.hub === "the hub refused to keep this page up to date") hubTrouble(null); }, watchRetryMs);
@@ -213,10 +219,11 @@ async function heard(burst) {
   if (token) {
     token.heard += 1;
     renderTokens();
-    if (token.beacon) heardBeacon(token.beacon, burst);
-    if (token.retryAt === null || performance.now() < token.retryAt) return;
+    if (token.beacon) heardBeacon(token.beacon, burst, watchTokens.get(token.beacon));
+    const stale = token.beacon && performance.now() - token.resolvedAt > tokenRefreshMs;
+    if (!stale && (token.retryAt === null || performance.now() < token.retryAt)) return;
   } else {
-    token = { kind: burst.kind, hex: burst.hex, bytes: burst.bytes, heard: 1, note: "", beacon: null, retryAt: null };
+    token = { kind: burst.kind, hex: burst.hex, bytes: burst.bytes, heard: 1, note: "", beacon: null, retryAt: null, resolvedAt: 0 };
     tokens.set(id, token);
   }
   if (!hub || !apiKey) {
@@ -235,7 +242,9 @@ async function heard(burst) {
     } else {
       token.note = beacon.beaconName;
       token.beacon = beacon.beaconName;
-      heardBeacon(beacon.beaconName, burst);
+      token.resolvedAt = performance.now();
+      if (beacon.watchToken) watchTokens.set(beacon.beaconName, beacon.watchToken);
+      heardBeacon(beacon.beaconName, burst, watchTokens.get(beacon.beaconName));
       if (!beacons.has(beacon.beaconName)) {
         beacons.set(beacon.beaconName, { attachments: [], source: null });
         setAttachments(beacon.beaconName, beacon.attachments);

@@ -17,7 +17,9 @@ public enum HubServer {
     public static func router(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: ClientGoneMiddleware())
         router.add(middleware: APICORSMiddleware())
+        router.add(middleware: AddressRateMiddleware(limiter: hub.limiter))
         // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
         let readers = router.group().add(middleware: KeyMiddleware(hub: hub, need: .read))
         let managers = router.group().add(middleware: KeyMiddleware(hub: hub, need: .manage))
@@ -49,14 +51,31 @@ public enum HubServer {
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         throws -> some ApplicationProtocol {
         var services: [any Service] = [PresentService(hub: hub)]
-        var server = HTTPServerBuilder.http1()
+        let limiter = hub.limiter, guarded = limiter.settings.enabled
+        // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
+        // guard (`ConnectionGuard`), which closes connections past their timeouts.
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: guarded ? [RequestTracker()] : [])
+        @Sendable func guarding(_ channel: some ServerChildChannel) -> any ServerChildChannel {
+            guarded ? GuardedChildChannel(inner: channel, limiter: limiter) : channel
+        }
+        var server = HTTPServerBuilder { responder in guarding(HTTP1Channel(responder: responder, configuration: http1)) }
         let boundPort = NIOLockedValueBox(port)
         if case .tls(let store, let redirect, let onRedirectRunning) = transport {
-            server = try .http2Upgrade(tlsConfiguration: store.serverConfiguration())
+            let tlsConfiguration = try store.serverConfiguration()
+            server = HTTPServerBuilder { responder in
+                guarding(try HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration,
+                                                 configuration: .init(streamConfiguration: http1), responder: responder))
+            }
             services.append(CertificateReloader(store: store, logger: hub.logger))
             if let redirect {
+                // A redirect is all this listener says: a connection is closed two seconds after
+                // its answer (an HTTP/1.0 client that sends no Connection: close would otherwise
+                // hold it until the idle timeout), and it counts under the same connection caps.
+                let redirectChannel = HTTP1Channel.Configuration(additionalChannelHandlers: guarded ? [RequestTracker()] : [],
+                                                                 idleTimeout: .seconds(2))
                 services.append(Application(
                     responder: HTTPSRedirect(httpsPort: { boundPort.withLockedValue { $0 } }),
+                    server: HTTPServerBuilder { responder in guarding(HTTP1Channel(responder: responder, configuration: redirectChannel)) },
                     configuration: .init(address: .hostname(redirect.host, port: redirect.port), serverName: "nearcast-hub"),
                     onServerRunning: { channel in await onRedirectRunning(channel.localAddress?.port ?? redirect.port) },
                     logger: hub.logger))

@@ -36,12 +36,14 @@ public struct HubServices: Sendable {
     let showCache: ShowCache
     let followerReports: FollowerReports
     let keyCache: KeyCache
+    /// The request, stream and connection limits (`HubLimits`).
+    public let limiter: HubLimiter
     /// This process among the instances sharing a database (its follower counts' row).
     let instanceID: String
 
     /// Loads (or, on the first start, makes) the service key; the schema is already current.
     public static func make(database: HubDatabase, metricsRegistry: PrometheusCollectorRegistry? = nil,
-                            logger: Logger, clock: HubClock = .system) async throws -> HubServices {
+                            logger: Logger, clock: HubClock = .system, limits: HubLimits = HubLimits()) async throws -> HubServices {
         let feed = ChangeFeed()
         let showFeed = ShowFeed()
         let notifier = ChangeNotifier(channel: ChangeNotifier.attachmentsChannel, isPostgres: database.isPostgres) {
@@ -63,7 +65,7 @@ public struct HubServices: Sendable {
             decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
             presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),
             renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
-            followerReports: FollowerReports(), keyCache: KeyCache(),
+            followerReports: FollowerReports(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await hub.sendShow(key) }
         return hub

@@ -17,16 +17,31 @@ struct HubCommand: AsyncParsableCommand {
         subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self, ReactionsCommand.self])
 }
 
-/// `--db` and `--log-level`, shared by every subcommand.
+/// `--config`, `--db` and `--log-level`, shared by every subcommand.
 struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "A config file (JSON5), as the Debian package's /etc/nearcast-hub/hub.json5; the other options win over it",
+        valueName: "file"))
+    var config: String?
+
     @Option(name: .long, help: "sqlite:PATH or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (default sqlite:nearcast-hub.sqlite)")
     var db: String?
 
     @Option(name: .long, help: "trace, debug, info, notice, warning or error (default info)")
-    var logLevel: String = "info"
+    var logLevel: String?
+
+    /// The config file's settings (none without --config); a bad file is one line naming it.
+    func configFile() throws -> HubConfigFile {
+        guard let config else { return HubConfigFile() }
+        do {
+            return try HubConfigFile.load(path: config)
+        } catch {
+            throw HubFailure(message: "--config \(error.description)")
+        }
+    }
 
     func location() throws -> DatabaseLocation {
-        guard let db else { return .defaultLocation }
+        guard let db = try db ?? configFile().database else { return .defaultLocation }
         do {
             return try DatabaseLocation(parsing: db)
         } catch {
@@ -40,6 +55,7 @@ struct DatabaseOptions: ParsableArguments {
 
     func logger() throws -> Logger {
         Self.logToStandardError
+        let logLevel = try self.logLevel ?? configFile().logLevel ?? "info"
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \(logLevel): use trace, debug, info, notice, warning or error")
         }
@@ -90,7 +106,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve the API, watches, the status page and the listener page.")
 
     @Option(name: .long, help: "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free one)")
-    var listen: String = "127.0.0.1:8080"
+    var listen: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "The listener page's directory (tools/build-web's output), served at /listen",
@@ -109,6 +125,11 @@ struct Serve: AsyncParsableCommand {
         "HOST:PORT of a plain-HTTP listener that only redirects to HTTPS (as 0.0.0.0:80); with --tls-cert"))
     var redirectHTTP: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "on or off: the request, watch and connection limits (default on; off for a benchmark on loopback)",
+        discussion: "The limits' settings are in the config file's limits object (README, \"Limits\")."))
+    var limits: String?
+
     @OptionGroup var options: DatabaseOptions
 
     /// HOST:PORT, or a usage error naming the option.
@@ -123,13 +144,21 @@ struct Serve: AsyncParsableCommand {
         if (tlsCertificate == nil) != (tlsKey == nil) {
             throw ValidationError("--tls-cert and --tls-key go together: the certificate and its private key")
         }
-        if redirectHTTP != nil && tlsCertificate == nil {
-            throw ValidationError("--redirect-http redirects to HTTPS: it needs --tls-cert and --tls-key")
+        if let limits, limits != "on" && limits != "off" {
+            throw ValidationError("--limits \(limits): use on or off")
         }
     }
 
     func run() async throws {
-        let (host, port) = try Self.address(listen, option: "--listen")
+        let config = try options.configFile()
+        let (host, port) = try Self.address(listen ?? config.listen ?? "127.0.0.1:8080", option: listen == nil ? "listen (--config)" : "--listen")
+        let redirectHTTP = self.redirectHTTP ?? config.redirectHTTP
+        let tlsCertificate = self.tlsCertificate ?? config.tls?.certificate, tlsKey = self.tlsKey ?? config.tls?.key
+        if redirectHTTP != nil && tlsCertificate == nil {
+            throw ValidationError("--redirect-http (redirectHTTP) redirects to HTTPS: it needs --tls-cert and --tls-key (tls)")
+        }
+        var limitSettings = config.limits ?? HubLimits()
+        if let limits { limitSettings.enabled = limits == "on" }
         let redirect = try redirectHTTP.map { try Self.address($0, option: "--redirect-http") }
         var transport = HubServer.Transport.plain
         if let tlsCertificate, let tlsKey {
@@ -150,7 +179,7 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = try options.logger()
         let listenerFiles: ListenerFiles?
-        if let listener {
+        if let listener = listener ?? config.listenerPage {
             do { listenerFiles = try ListenerFiles(directory: listener) } catch { throw ValidationError("--listener \(error)") }
         } else {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -162,8 +191,9 @@ struct Serve: AsyncParsableCommand {
             logger.notice("nearcast-hub: no listener page to serve at /listen (build it with tools/build-web, or pass --listener DIR)")
         }
         let database = try await options.open()
-        let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger)
+        let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger, limits: limitSettings)
         logger.info("nearcast-hub: database \(database.location)")
+        if !limitSettings.enabled { logger.notice("nearcast-hub: limits off (--limits off, or limits.enabled false in the config file)") }
         let app = try HubServer.application(hub, host: host, port: port, listener: listenerFiles, transport: transport) { bound in
             // One line a script can wait for: the address really bound (port 0 picks one).
             print("nearcast-hub: serving \(scheme)://\(host):\(bound)")

@@ -129,6 +129,9 @@ struct GetForObservedResponse: Codable, Sendable {
         var beaconName: String
         var description: String?
         var attachments: [AttachmentJSON]
+        /// Nearcast's addition: what lets the public key watch this beacon (its attachments, its
+        /// show) for the next ten minutes (`BeaconReadGrant`).
+        var watchToken: String?
     }
     var beacons: [Beacon]
 }

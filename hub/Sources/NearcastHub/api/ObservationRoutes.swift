@@ -27,6 +27,8 @@ enum ObservationRoutes {
         readers.post("/v1beta1/beaconinfo:getforobserved") { request, context in
             let started = ContinuousClock.now
             let access = try context.caller()
+            // Someone walking the short-token space runs out of unknown tokens long before it ends.
+            try hub.limiter.admitResolve(from: context.remoteAddress)
             let body = try await request.decode(as: GetForObservedRequest.self, context: context)
             guard !body.observations.isEmpty else { throw APIError.invalid("observations", "must list at least one observation") }
             guard body.observations.count <= maximumObservations else {
@@ -37,6 +39,7 @@ enum ObservationRoutes {
             let nowMs = hub.clock.nowMs()
             var answered: [GetForObservedResponse.Beacon] = []
             var seen = Set<String>()
+            var unknown = 0
             for (index, observation) in body.observations.enumerated() {
                 let field = "observations[\(index)]"
                 // Google's Observation.timestampMs is a Timestamp (RFC 3339 text); Nearcast's own
@@ -47,15 +50,20 @@ enum ObservationRoutes {
                                            "'\(stamp)' is neither an RFC 3339 time (2014-10-02T15:01:23.045123456Z) nor milliseconds since 1970")
                 }
                 guard let name = try await resolve(observation.advertisedId, field: field, project: access.project,
-                                                   nowMs: nowMs, hub: hub),
-                      seen.insert(name).inserted else { continue }
+                                                   nowMs: nowMs, hub: hub) else {
+                    unknown += 1
+                    continue
+                }
+                guard seen.insert(name).inserted else { continue }
                 // From memory (exact: `BeaconDirectory`); deleted between the resolve and this read:
                 // absent, like any unknown token.
                 guard let found = try await hub.directory.beacon(project: access.project, beaconName: name) else { continue }
                 answered.append(GetForObservedResponse.Beacon(
                     advertisedId: observation.advertisedId, beaconName: name, description: found.description,
-                    attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json)))
+                    attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json),
+                    watchToken: BeaconReadGrant.token(project: access.project, beaconName: name, hub: hub)))
             }
+            hub.limiter.spendUnknownTokens(unknown, from: context.remoteAddress)
             observed.increment(by: body.observations.count)
             resolved.increment(by: answered.count)
             tableGauge.record(await hub.resolverCache.tableSize)

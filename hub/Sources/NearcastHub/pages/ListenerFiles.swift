@@ -19,6 +19,8 @@ public struct ListenerFiles: Sendable {
     static let contentTypes = [
         "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
         "css": "text/css; charset=utf-8", "wasm": "application/wasm",
+        // The API's OpenAPI document (hub/openapi.yaml, copied beside the pages by tools/build-web).
+        "yaml": "application/yaml; charset=utf-8",
     ]
     /// What the page cannot work without.
     static let required = ["listen.html", "listener.js", "nearcast-modem.wasm"]

@@ -46,19 +46,20 @@ enum ShowRoutes {
             return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: svg)))
         }
-        readers.get("/v1/shows/:beacon") { _, context in
+        readers.get("/v1/shows/:beacon") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try checkPass(access, beaconName: name)
+            try BeaconReadGrant.check(access, beaconName: name, request: request, hub: hub)
             guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
             return try await hub.showJSON(show, presenter: access.canManage)
         }
-        readers.get("/v1/shows/:beacon/events") { _, context in
+        readers.get("/v1/shows/:beacon/events") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try checkPass(access, beaconName: name)
+            try BeaconReadGrant.check(access, beaconName: name, request: request, hub: hub)
+            let slot = try hub.limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             let key = ShowFeed.Key(project: access.project, beaconName: name)
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
@@ -77,6 +78,7 @@ enum ShowRoutes {
                                 // server waits for open streams before the services behind it stop).
                                 // A handler, not cancelOnGracefulShutdown(): that merges two sequences
                                 // with child tasks, whose stacks cost ~10 KB more per phone following.
+                                defer { slot?.release() }
                                 try await withGracefulShutdownHandler {
                                     for await buffer in events { try await writer.write(buffer) }
                                     try await writer.finish(nil)
@@ -84,13 +86,6 @@ enum ShowRoutes {
                                     continuation.finish()
                                 }
                             })
-        }
-    }
-
-    /// A pass follows only the show it was given for.
-    static func checkPass(_ access: ProjectStore.Access, beaconName: String) throws(APIError) {
-        if case .pass(_, let passBeacon, _) = access, passBeacon != beaconName {
-            throw APIError(.forbidden, "this pass is for \(passBeacon)'s show, not \(beaconName)'s")
         }
     }
 

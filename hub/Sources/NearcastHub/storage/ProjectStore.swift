@@ -29,6 +29,17 @@ public struct ProjectStore: Sendable {
             }
         }
         var canManage: Bool { if case .manage = self { return true } else { return false } }
+        /// Which key it is, in words.
+        var kindName: String {
+            switch self {
+            case .read: return "public"
+            case .manage: return "secret"
+            case .pass: return "pass"
+            }
+        }
+        /// What the limits count this caller's requests and streams under: its project's key
+        /// of this kind (every pass of a project together).
+        var limitKey: String { project + "\n" + kindName }
     }
 
     /// Lowercase letters, digits and dashes, starting with a letter, at most 63: it is the

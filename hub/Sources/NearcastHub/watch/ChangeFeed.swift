@@ -4,8 +4,9 @@ import NIOConcurrencyHelpers
 /// Tells this instance's watchers that a beacon's attachments changed.
 ///
 /// Watchers subscribe per beacon and receive a bare "changed" signal; they re-read the beacon's
-/// attachments from the database, so a burst of changes costs one read and nothing is ever shown
-/// that was not committed. On SQLite (one instance) the writer signals after commit; on
+/// attachments from the database, once for all of them (`WatchEvents`, keyed by the feed's
+/// generation, which every signal advances), so a burst of changes costs one read and nothing is
+/// ever shown that was not committed. On SQLite (one instance) the writer signals after commit; on
 /// PostgreSQL every instance, the writer included, is signalled by LISTEN/NOTIFY
 /// (`PostgresChangeListener`), so a change made through any hub reaches every follower.
 public final class ChangeFeed: Sendable {
@@ -15,8 +16,16 @@ public final class ChangeFeed: Sendable {
     }
 
     private let subscribers = NIOLockedValueBox([Key: [UUID: AsyncStream<Void>.Continuation]]())
+    private let generations = NIOLockedValueBox(UInt64(0))
+    /// The encoded attachments shared by the watchers of each beacon.
+    let events = WatchEvents()
 
     public init() {}
+
+    /// Advanced before every signal: a watcher woken by a signal reads at least this.
+    var generation: UInt64 { generations.withLockedValue { $0 } }
+
+    private func advance() { generations.withLockedValue { $0 += 1 } }
 
     /// The number of open watches (the status page and metrics show it).
     public var watchCount: Int { subscribers.withLockedValue { $0.values.reduce(0) { $0 + $1.count } } }
@@ -29,21 +38,25 @@ public final class ChangeFeed: Sendable {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         subscribers.withLockedValue { $0[key, default: [:]][id] = continuation }
         continuation.onTermination = { [weak self] _ in
-            self?.subscribers.withLockedValue { table in
+            let last = self?.subscribers.withLockedValue { table in
                 table[key]?[id] = nil
-                if table[key]?.isEmpty == true { table[key] = nil }
+                if table[key]?.isEmpty == true { table[key] = nil; return true }
+                return false
             }
+            if last == true { self?.events.forget(project: key.project, beaconName: key.beaconName) }
         }
         return stream
     }
 
     func publish(project: String, beaconName: String) {
+        advance()
         let waiting = subscribers.withLockedValue { Array(($0[Key(project: project, beaconName: beaconName)] ?? [:]).values) }
         for continuation in waiting { continuation.yield() }
     }
 
     /// After a gap in notifications (the LISTEN connection was lost): every watcher re-reads.
     func publishAll() {
+        advance()
         let waiting = subscribers.withLockedValue { $0.values.flatMap { $0.values } }
         for continuation in waiting { continuation.yield() }
     }

@@ -10,19 +10,37 @@ import ServiceLifecycle
 ///
 /// Each event is `event: attachments` with the same JSON as the list call; a comment line every
 /// 15 s keeps proxies from closing an idle stream; `event: deleted` ends it if the beacon goes.
-/// Reads with the public API key, like getforobserved (a listener watches what it heard).
+/// Reads with the public API key and the `watchToken` getforobserved answered (a listener
+/// watches what it heard: `BeaconReadGrant`), a pass for the beacon, or the secret key.
 enum WatchRoutes {
     static let keepAliveSeconds: UInt64 = 15
 
     static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
         let watches = Gauge(label: "nearcast_hub_watches")
+        // Reads of attachments for watchers: one per change per beacon and filter, however many watch.
+        let reads = Counter(label: "nearcast_hub_watch_reads_total")
         router.get("/v1beta1/beacons/:beacon/attachments:watch") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
+            try BeaconReadGrant.check(access, beaconName: name, request: request, hub: hub)
             let filter = try AttachmentRoutes.filter(request)
+            let slot = try hub.limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             // Subscribe before the first read, so no change falls between the two.
             let signals = hub.feed.subscribe(project: access.project, beaconName: name)
-            let first = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
+            let key = WatchEvents.Key(project: access.project, beaconName: name,
+                                      filter: request.uri.queryParameters["namespacedType"].map(String.init) ?? "")
+            // One read and one encoding per change for all of this beacon's watchers.
+            let read: @Sendable () async throws -> WatchEvents.Event = {
+                reads.increment()
+                do {
+                    return .attachments(event(try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)))
+                } catch let error as APIError where error.status == .notFound {
+                    return .deleted
+                }
+            }
+            guard case .attachments(let first) = try await hub.feed.events.event(key, generation: hub.feed.generation, read: read) else {
+                throw APIError.notFound(name)
+            }
 
             // Pulled, not pushed: the writer reads the beacon's attachments when it can write
             // again, so a watcher that never reads holds one pending flag, not a copy of the
@@ -44,6 +62,7 @@ enum WatchRoutes {
                                       HTTPField.Name("X-Accel-Buffering")!: "no"],
                             body: ResponseBody { writer in
                                 defer {
+                                    slot?.release()
                                     forwarder.cancel()
                                     ticker.cancel()
                                     watches.record(hub.feed.watchCount)
@@ -51,25 +70,27 @@ enum WatchRoutes {
                                 // Ends at the server's graceful shutdown too, so a SIGTERM is not
                                 // held up by open watches.
                                 try await withGracefulShutdownHandler {
-                                    try await writer.write(event(first))
+                                    try await writer.write(first)
                                     for await wake in pending.wakes {
                                         guard wake.change else {
                                             try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                                             continue
                                         }
-                                        let now: [AttachmentStore.Record]
+                                        let now: ByteBuffer
                                         do {
-                                            now = try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)
-                                        } catch let error as APIError where error.status == .notFound {
-                                            try await writer.write(ByteBuffer(string: "event: deleted\ndata: {}\n\n"))
-                                            break
+                                            let change = try await hub.feed.events.event(key, generation: hub.feed.generation, read: read)
+                                            guard case .attachments(let bytes) = change else {
+                                                try await writer.write(ByteBuffer(string: "event: deleted\ndata: {}\n\n"))
+                                                break
+                                            }
+                                            now = bytes
                                         } catch {
                                             // The database away for a moment: the next change tries again.
                                             hub.logger.warning("watch: reading \(name)'s attachments failed: \(HubDatabase.describe(error))")
                                             continue
                                         }
                                         // A client gone makes this throw, which ends the watch.
-                                        try await writer.write(event(now))
+                                        try await writer.write(now)
                                     }
                                     try await writer.finish(nil)
                                 } onGracefulShutdown: {

@@ -1,0 +1,38 @@
+import Hummingbird
+
+/// Who may read a beacon by its name (its attachment watch, its show): the secret key always; a
+/// pass (from the code on the presenter's screen) its own beacon; the public key only with the
+/// `watchToken` that getforobserved answered for that beacon in the last ten minutes, in
+/// `?token=`. The public key is in every audience URL: without this, anyone it reached could
+/// follow any box by name, for ever, from anywhere, having heard it once.
+enum BeaconReadGrant {
+    static let tokenParameter = "token"
+
+    /// The token getforobserved hands out with a beacon it resolved (a pass for that beacon).
+    static func token(project: String, beaconName: String, hub: HubServices) -> String {
+        hub.presence.pass(.init(project: project, beaconName: beaconName,
+                                expiresMs: hub.clock.nowMs() + Presence.passMilliseconds))
+    }
+
+    /// Throws 403 unless `access` may read `beaconName` (see the type's comment).
+    static func check(_ access: ProjectStore.Access, beaconName: String, request: Request, hub: HubServices) throws(APIError) {
+        switch access {
+        case .manage:
+            return
+        case .pass(_, let passBeacon, _):
+            guard passBeacon == beaconName else {
+                throw APIError(.forbidden, "this pass is for \(passBeacon), not \(beaconName)")
+            }
+        case .read(let project):
+            guard let token = request.uri.queryParameters[Substring(tokenParameter)].map(String.init), !token.isEmpty else {
+                throw APIError(.forbidden, "with the public API key, \(beaconName) can be read only after resolving it: "
+                               + "send the watchToken that beaconinfo:getforobserved answered in ?token=", field: tokenParameter)
+            }
+            guard let pass = hub.presence.verify(pass: token, nowMs: hub.clock.nowMs()),
+                  pass.project == project, pass.beaconName == beaconName else {
+                throw APIError(.forbidden, "the token is not valid for \(beaconName) or has expired (tokens last "
+                               + "\(Presence.passMilliseconds / 60_000) minutes): resolve the beacon again", field: tokenParameter)
+            }
+        }
+    }
+}

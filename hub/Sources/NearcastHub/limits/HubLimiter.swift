@@ -1,0 +1,108 @@
+import Metrics
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The hub's limits at work: the rate buckets per address and per key, the unknown-token
+/// budget, the open event streams and the open connections, with a counter on /metrics for
+/// each time one bites (`nearcast_hub_limited_total{limit="..."}`).
+public final class HubLimiter: Sendable {
+    /// Which limit refused something, as /metrics names it.
+    enum Limit: String, CaseIterable, Sendable {
+        case addressRate = "address_rate"
+        case keyRate = "key_rate"
+        case unknownTokens = "unknown_tokens"
+        case addressWatches = "address_watches"
+        case keyWatches = "key_watches"
+        case connections
+        case addressConnections = "address_connections"
+        case headerTimeout = "header_timeout"
+        case idleTimeout = "idle_timeout"
+    }
+
+    public let settings: HubLimits
+    private let addressRate: TokenBuckets
+    private let keyRate: TokenBuckets
+    private let unknownTokens: TokenBuckets
+    let streams: StreamQuota
+    let connections: ConnectionCounter
+    private let counters: [Limit: Counter]
+
+    public init(_ settings: HubLimits) {
+        self.settings = settings
+        addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
+        keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
+        unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
+                                     burst: settings.unknownTokensPerMinutePerAddress)
+        streams = StreamQuota(perAddress: settings.watchesPerAddress, perKey: settings.watchesPerKey)
+        connections = ConnectionCounter(total: settings.connections, perAddress: settings.connectionsPerAddress)
+        var counters: [Limit: Counter] = [:]
+        for limit in Limit.allCases {
+            counters[limit] = Counter(label: "nearcast_hub_limited_total", dimensions: [("limit", limit.rawValue)])
+        }
+        self.counters = counters
+    }
+
+    static func nowNs() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
+
+    func count(_ limit: Limit) { counters[limit]?.increment() }
+
+    /// A request from `address`: 429 past the address's rate.
+    func admitRequest(from address: String?) throws(APIError) {
+        guard settings.enabled, let address else { return }
+        if let wait = addressRate.take(address, nowNs: Self.nowNs()) {
+            count(.addressRate)
+            throw APIError.tooMany("too many requests from your address: at most \(Self.format(settings.requestsPerSecondPerAddress)) a second; "
+                                   + "try again in \(wait) s", retryAfter: wait)
+        }
+    }
+
+    /// A request with `access`'s key: 429 past the key's rate.
+    func admitRequest(_ access: ProjectStore.Access) throws(APIError) {
+        guard settings.enabled else { return }
+        if let wait = keyRate.take(access.limitKey, nowNs: Self.nowNs()) {
+            count(.keyRate)
+            throw APIError.tooMany("too many requests with this project's \(access.kindName) key: at most "
+                                   + "\(Self.format(settings.requestsPerSecondPerKey)) a second; try again in \(wait) s", retryAfter: wait)
+        }
+    }
+
+    /// Before a resolve: 429 when `address` has spent its budget of unknown tokens.
+    func admitResolve(from address: String?) throws(APIError) {
+        guard settings.enabled, let address else { return }
+        if let wait = unknownTokens.wait(address, tokens: 1, nowNs: Self.nowNs()) {
+            count(.unknownTokens)
+            throw APIError.tooMany("too many unknown tokens observed from your address (at most "
+                                   + "\(Self.format(settings.unknownTokensPerMinutePerAddress)) a minute); try again in \(wait) s",
+                                   retryAfter: wait)
+        }
+    }
+
+    /// After a resolve: `misses` observations named no beacon.
+    func spendUnknownTokens(_ misses: Int, from address: String?) {
+        guard settings.enabled, let address, misses > 0 else { return }
+        unknownTokens.charge(address, cost: Double(misses), nowNs: Self.nowNs())
+    }
+
+    /// A new event stream for `address` and `key`: its slot (released when the stream ends), or
+    /// 429.
+    func openStream(address: String?, key: String) throws(APIError) -> StreamQuota.Slot? {
+        guard settings.enabled else { return nil }
+        switch streams.acquire(address: address ?? "", key: key) {
+        case .success(let slot):
+            return slot
+        case .failure(let refusal):
+            switch refusal {
+            case .address:
+                count(.addressWatches)
+                throw APIError.tooMany("too many open watches from your address: at most \(settings.watchesPerAddress)", retryAfter: 5)
+            case .key:
+                count(.keyWatches)
+                throw APIError.tooMany("too many open watches with this key: at most \(settings.watchesPerKey)", retryAfter: 5)
+            }
+        }
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

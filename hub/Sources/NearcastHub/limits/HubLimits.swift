@@ -1,0 +1,64 @@
+/// What the hub allows one client address and one key before it refuses (429 with Retry-After,
+/// or a closed connection), set in the config file's `limits` and off with `serve --limits off`.
+///
+/// The defaults assume a venue: hundreds of phones behind one Wi-Fi NAT share an address, each
+/// resolving what it hears every couple of seconds and holding two event streams, so the
+/// per-address figures are high; the per-key figures bound what anyone holding the public key
+/// (which is in every audience URL) can take from the hub as a whole.
+public struct HubLimits: Sendable, Equatable {
+    /// False: no limit at all (a benchmark on loopback).
+    public var enabled = true
+    /// Requests per second from one client address, and how many may come at once.
+    public var requestsPerSecondPerAddress = 200.0
+    public var burstPerAddress = 400.0
+    /// Requests per second with one key (public or secret) from all addresses together.
+    public var requestsPerSecondPerKey = 5_000.0
+    public var burstPerKey = 10_000.0
+    /// Open event streams (attachment watches, show followers) per client address and per key.
+    public var watchesPerAddress = 1_000
+    public var watchesPerKey = 20_000
+    /// Open connections in all and per client address; past them a new connection is closed at
+    /// once (so descriptors never run out: systemd's unit gives the hub 65,536).
+    public var connections = 20_000
+    public var connectionsPerAddress = 2_000
+    /// A new connection must send a complete request head within this (a slow-loris client
+    /// sends one a byte at a time) ...
+    public var headerTimeoutSeconds = 10.0
+    /// ... and a connection with no request in progress is closed after this (nginx's
+    /// keepalive_timeout). An open event stream is a request in progress: it stays.
+    public var idleTimeoutSeconds = 75.0
+    /// Observations of tokens the hub does not know, per client address per minute: a phone
+    /// hears a few boxes; someone walking the 2-byte space of short tokens makes thousands.
+    public var unknownTokensPerMinutePerAddress = 600.0
+
+    public init() {}
+
+    /// No limits.
+    public static var off: HubLimits {
+        var limits = HubLimits()
+        limits.enabled = false
+        return limits
+    }
+
+    /// Checks the settings, naming the first that makes no sense.
+    public func validate() throws(HubLimitsError) {
+        let positive: [(String, Double)] = [
+            ("requestsPerSecondPerAddress", requestsPerSecondPerAddress), ("burstPerAddress", burstPerAddress),
+            ("requestsPerSecondPerKey", requestsPerSecondPerKey), ("burstPerKey", burstPerKey),
+            ("watchesPerAddress", Double(watchesPerAddress)), ("watchesPerKey", Double(watchesPerKey)),
+            ("connections", Double(connections)), ("connectionsPerAddress", Double(connectionsPerAddress)),
+            ("headerTimeoutSeconds", headerTimeoutSeconds), ("idleTimeoutSeconds", idleTimeoutSeconds),
+            ("unknownTokensPerMinutePerAddress", unknownTokensPerMinutePerAddress),
+        ]
+        for (name, value) in positive where !(value > 0 && value.isFinite) {
+            throw HubLimitsError("limits.\(name) must be a positive number, not \(value)")
+        }
+        if burstPerAddress < 1 || burstPerKey < 1 { throw HubLimitsError("limits.burstPerAddress and burstPerKey must be at least 1") }
+    }
+}
+
+/// A limit setting that makes no sense, in words.
+public struct HubLimitsError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

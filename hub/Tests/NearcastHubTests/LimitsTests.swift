@@ -1,0 +1,96 @@
+import Foundation
+@testable import NearcastHub
+import XCTest
+
+/// The limits' parts without a server: the buckets' arithmetic (with explicit times, so no test
+/// waits), the stream and connection counts, and the config file's checks. The limits at work
+/// over real sockets are in hub/tests/test_limits.py.
+final class LimitsTests: XCTestCase {
+    func testBucketsRefuseABurstPastTheirSizeAndRefillAtTheirRate() {
+        let buckets = TokenBuckets(rate: 2, burst: 3)
+        let second: UInt64 = 1_000_000_000
+        for _ in 0..<3 { XCTAssertNil(buckets.take("a", nowNs: 10 * second)) }
+        XCTAssertEqual(buckets.take("a", nowNs: 10 * second), 1, "empty: wait one whole second (at 2/s, 0.5 s rounded up)")
+        XCTAssertNil(buckets.take("b", nowNs: 10 * second), "each key has its own bucket")
+        XCTAssertNil(buckets.take("a", nowNs: 10 * second + second / 2), "half a second refills one token at 2/s")
+        XCTAssertNotNil(buckets.take("a", nowNs: 10 * second + second / 2))
+        XCTAssertNil(buckets.take("a", nowNs: 100 * second))
+        // Refilled buckets are swept away after ten seconds: a scan leaves nothing behind.
+        for address in 0..<1000 { _ = buckets.take("scan\(address)", nowNs: 200 * second) }
+        XCTAssertGreaterThanOrEqual(buckets.count, 1000)
+        _ = buckets.take("late", nowNs: 300 * second)
+        XCTAssertEqual(buckets.count, 1)
+    }
+
+    func testChargesGoBelowZeroAndArePaidBackBeforeTheNextRequest() {
+        let buckets = TokenBuckets(rate: 10, burst: 100)
+        let start: UInt64 = 5_000_000_000
+        XCTAssertNil(buckets.wait("a", tokens: 1, nowNs: start))
+        buckets.charge("a", cost: 150, nowNs: start)
+        XCTAssertEqual(buckets.wait("a", tokens: 1, nowNs: start), 6, "50 below zero plus one, at 10/s")
+        XCTAssertNil(buckets.wait("a", tokens: 1, nowNs: start + 6_000_000_000))
+    }
+
+    func testStreamsAreCappedPerAddressAndPerKeyAndGiveTheirPlaceBack() throws {
+        let quota = StreamQuota(perAddress: 2, perKey: 3)
+        var slots: [StreamQuota.Slot] = []
+        for _ in 0..<2 { slots.append(try quota.acquire(address: "a", key: "k").get()) }
+        XCTAssertThrowsError(try quota.acquire(address: "a", key: "k").get()) { XCTAssertEqual($0 as? StreamQuota.Refusal, .address) }
+        slots.append(try quota.acquire(address: "b", key: "k").get())
+        XCTAssertThrowsError(try quota.acquire(address: "c", key: "k").get()) { XCTAssertEqual($0 as? StreamQuota.Refusal, .key) }
+        XCTAssertEqual(quota.total, 3)
+        slots[0].release()
+        slots[0].release()   // twice counts once
+        XCTAssertEqual(quota.total, 2)
+        slots.removeAll()    // freed without release: the places come back too
+        XCTAssertEqual(quota.total, 0)
+        XCTAssertNoThrow(try quota.acquire(address: "a", key: "k").get())
+    }
+
+    func testConnectionsAreCappedInAllAndPerAddress() {
+        let counter = ConnectionCounter(total: 3, perAddress: 2)
+        XCTAssertNil(counter.admit("a"))
+        XCTAssertNil(counter.admit("a"))
+        XCTAssertEqual(counter.admit("a"), .address)
+        XCTAssertNil(counter.admit("b"))
+        XCTAssertEqual(counter.admit("c"), .total)
+        counter.release("a")
+        XCTAssertNil(counter.admit("c"))
+        XCTAssertEqual(counter.open, 3)
+    }
+
+    func testTheConfigFileIsJSON5AndEveryKeyIsChecked() throws {
+        let text = """
+            // the venue's hub
+            {
+              listen: '0.0.0.0:443', redirectHTTP: "0.0.0.0:80",
+              tls: { certificate: "/etc/c.pem", key: "/etc/k.pem", },
+              limits: { requestsPerSecondPerAddress: 50, watchesPerKey: 7 },
+            }
+            """
+        let config = try HubConfigFile.parse(Data(text.utf8), path: "hub.json5")
+        XCTAssertEqual(config.listen, "0.0.0.0:443")
+        XCTAssertEqual(config.tls, .init(certificate: "/etc/c.pem", key: "/etc/k.pem"))
+        XCTAssertEqual(config.limits?.requestsPerSecondPerAddress, 50)
+        XCTAssertEqual(config.limits?.watchesPerKey, 7)
+        XCTAssertEqual(config.limits?.burstPerAddress, HubLimits().burstPerAddress, "an absent setting keeps its default")
+        XCTAssertNil(config.database)
+
+        func refusal(_ text: String) -> String {
+            do {
+                _ = try HubConfigFile.parse(Data(text.utf8), path: "hub.json5")
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        XCTAssertTrue(refusal("{ lsiten: 'x' }").contains("unknown key lsiten"), refusal("{ lsiten: 'x' }"))
+        XCTAssertTrue(refusal("{ limits: { burst: 3 } }").contains("unknown key limits.burst"))
+        XCTAssertTrue(refusal("{ tls: { cert: 'x', key: 'y' } }").contains("unknown key tls.cert"))
+        XCTAssertTrue(refusal("{ limits: { connections: -1 } }").contains("limits.connections must be a positive number"))
+        XCTAssertTrue(refusal("{ listen: 443 }").contains("listen must be a string"), refusal("{ listen: 443 }"))
+        XCTAssertTrue(refusal("{ listen: ").hasPrefix("hub.json5: not valid JSON5"), refusal("{ listen: "))
+        XCTAssertTrue(refusal("[1]").contains("must be an object"), refusal("[1]"))
+        XCTAssertTrue(refusal("{ tls: { certificate: 'x' } }").contains("tls.key is required"), refusal("{ tls: { certificate: 'x' } }"))
+    }
+}

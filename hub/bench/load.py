@@ -9,6 +9,10 @@ and the hub's resident memory before and after its EID table is built.
 
   hub/bench/load.py --db sqlite|postgres [--beacons 10000] [--seconds 20] [--connections 16]
 
+The hub runs with `serve --limits off`: wrk sends everything from 127.0.0.1, far past the
+per-address request rate (200/s by default), and this measures raw throughput, not the limits
+(hub/tests/test_limits.py tests those).
+
 Uses the hub built in hub/.build/release (swift build -c release --package-path hub), or
 $NEARCAST_HUB_BIN; postgres needs $NEARCAST_HUB_POSTGRES_URL (tools/postgres-test-server).
 """
@@ -48,7 +52,7 @@ def main():
 
     database = Database(arguments.db)
     keys = create_project(database.url, "bench")
-    hub = Hub(database.url)
+    hub = Hub(database.url, extra=("--limits", "off"))   # one address, raw throughput (the docstring)
     try:
         service = hub.service_public_key()
         rss_empty = rss_kib(hub.process.pid)

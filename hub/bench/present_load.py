@@ -5,12 +5,14 @@ Starts a hub (`nearcast-hub serve` on a free loopback port) on a fresh database,
 project, registers one Eddystone-EID beacon (exponent 7, as `nearcast run --exponent 7`),
 uploads a generated PDF deck (turns + 1 pages) and starts a show on the beacon at page 1. Then:
 
-1. Followers: opens N audience streams (GET /v1/shows/BEACON/events?key=PUBLIC_KEY, default
-   1,000) from this one Python process (asyncio streams, no threads) and waits for each one's
-   first `event: show`. The presenter turns pages (PUT /v1/shows/BEACON {"deck", "page": k},
-   k = 2 .. turns + 1, a pause between) and for every (follower, turn) the time from sending the
-   PUT to that follower receiving `event: show` with page k is a sample: p50/p99/max and the
-   turns followers missed.                      [target: every follower sees every page, p99 < 1 s]
+1. Followers: opens N audience streams (GET /v1/shows/BEACON/events?key=PUBLIC_KEY&token=T,
+   default 1,000; T is the watchToken one getforobserved of the beacon's EID answered, which the
+   public key needs to follow a show, shared by all of them) from this one Python process
+   (asyncio streams, no threads) and waits for each one's first `event: show`. The presenter
+   turns pages (PUT /v1/shows/BEACON {"deck", "page": k}, k = 2 .. turns + 1, a pause between)
+   and for every (follower, turn) the time from sending the PUT to that follower receiving
+   `event: show` with page k is a sample: p50/p99/max and the turns followers missed.
+                                                [target: every follower sees every page, p99 < 1 s]
 2. Reactions: while the followers stay connected, the presenter holds its own stream (the secret
    key, in X-Api-Key) and phones POST /v1/reactions at R a second (default 1,000) for D seconds
    (default 10) over a pool of keep-alive HTTP/1.1 connections, from many phone ids (round-robin,
@@ -31,6 +33,11 @@ uploads a generated PDF deck (turns + 1 pages) and starts a show on the beacon a
    the PostgreSQL server's (its postmaster and backends, when it runs here) and the whole
    machine's (/proc/stat), so CPU taken by other processes shows; the reaction phase also gets a
    per-second timeline (sends, POST p99, generator lag, send -> presenter p99, cores busy).
+
+The hub runs with `serve --limits off`: every follower, phone and the presenter come from
+127.0.0.1, and 1,000 followers plus the presenter would pass the default cap of 1,000 open event
+streams per address (and the reactions the per-address request rate); a venue's phones behind one
+NAT share an address too, but this measures the hub's own work, not its limits (test_limits.py).
 
 Caveats printed with the report: the load generator runs on the same machine as the hub (here
 2 cores shared between hub, database and generator), so latencies include the generator's own
@@ -495,8 +502,9 @@ def summary_ms(seconds):
 # --- the benchmark ---
 
 class Bench:
-    def __init__(self, arguments, hub, keys, beacon, beacon_path, deck, registered_wall):
+    def __init__(self, arguments, hub, keys, beacon, beacon_path, deck, registered_wall, watch_token):
         self.arguments = arguments
+        self.watch_token = watch_token          # getforobserved's, for the public key's streams
         self.hub = hub
         self.pid = hub.process.pid
         self.port = hub.port
@@ -532,7 +540,7 @@ class Bench:
         log(f"opening {arguments.followers} follower streams")
         phase = Phase("connect followers", self.pid)
         gate = asyncio.Semaphore(max(1, arguments.connect_concurrency))
-        follower_path = f"{events_path}?key={self.keys['apiKey']}"
+        follower_path = f"{events_path}?key={self.keys['apiKey']}&token={self.watch_token}"
         followers = [Follower(i) for i in range(arguments.followers)]
         tasks = [asyncio.create_task(follow(f, self.port, follower_path, gate)) for f in followers]
         if followers:
@@ -872,7 +880,8 @@ def main(arguments):
     hub = None
     try:
         keys = create_project(database.url, "present-bench")   # also creates the schema
-        hub = Hub(database.url)
+        # No limits: every client is 127.0.0.1 (the module's docstring).
+        hub = Hub(database.url, extra=("--limits", "off"))
         service = hub.service_public_key()
         beacon = Beacon(service, exponent=7, clock=random.randrange(1_000_000, 2_000_000_000))
         status, body = hub.post("/v1beta1/beacons:register", beacon.registration("present bench"), key=keys["secretKey"])
@@ -880,6 +889,8 @@ def main(arguments):
         if status != 200:
             raise RuntimeError(f"register: {status} {body}")
         beacon_path = beacon.name()[len("beacons/"):]
+        # What a phone that heard the box has: the public key reads the show only with it.
+        watch_token = hub.watch_token(keys["apiKey"], beacon.observation())
         log(f"registered {beacon.name()}; uploading a {arguments.turns + 1}-page deck")
         started = time.monotonic()
         deck = upload_deck(hub.port, keys["secretKey"], make_pdf(arguments.turns + 1))
@@ -889,11 +900,11 @@ def main(arguments):
         put_status, show = hub.request("PUT", f"/v1/shows/{beacon_path}", body={"deck": deck["deck"], "page": 1}, key=keys["secretKey"])
         if put_status != 200:
             # The PUT may have started the show and failed only in its answer: go on if it did.
-            status, public_view = hub.get(f"/v1/shows/{beacon_path}", key=keys["apiKey"])
+            status, public_view = hub.get(f"/v1/shows/{beacon_path}?token={watch_token}", key=keys["apiKey"])
             log(f"PUT show answered {put_status} {show!r}; the public view answers {status}")
             if status != 200 or public_view.get("page") != 1:
                 raise RuntimeError(f"PUT show: {put_status} {show}")
-        bench = Bench(arguments, hub, keys, beacon, beacon_path, deck["deck"], registered_wall)
+        bench = Bench(arguments, hub, keys, beacon, beacon_path, deck["deck"], registered_wall, watch_token)
         bench.result.update({"hub": binary, "hub_build": build, "database": database.kind, "cores": os.cpu_count(),
                              "show_put_status": put_status, "show_put_body": None if put_status == 200 else show,
                              "deck_pages": deck["pages"], "deck_upload_s": round(upload_s, 2)})

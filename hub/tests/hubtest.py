@@ -124,6 +124,18 @@ class Beacon:
                 "timestampMs": str(int(time.time() * 1000))}
 
 
+def uid_observation(uid: bytes) -> dict:
+    """An observation of an Eddystone UID (or short direct token) `uid`, as getforobserved takes it."""
+    return {"advertisedId": {"type": "EDDYSTONE", "id": b64(uid)}}
+
+
+def heard(beacon_name: str) -> dict:
+    """What a phone hears of the UID beacon `beacon_name` (beacons/3!HEX): its observation."""
+    prefix = "beacons/3!"
+    assert beacon_name.startswith(prefix), f"{beacon_name} is not an Eddystone UID beacon: observe its EID (Beacon.observation)"
+    return uid_observation(bytes.fromhex(beacon_name[len(prefix):]))
+
+
 # --- databases ---
 
 class Database:
@@ -216,6 +228,11 @@ class Hub:
         with open(self.log.name) as f:
             return f.read()
 
+    def rss_kib(self) -> int:
+        """The hub process's resident memory (VmRSS), in KiB."""
+        with open(f"/proc/{self.process.pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
     def stop(self):
         if self.process.poll() is None:
             self.process.terminate()
@@ -265,14 +282,27 @@ class Hub:
         assert status == 200, params
         return unb64(params["serviceEcdhPublicKey"])
 
-    def watch(self, beacon_name: str, key: str, namespaced_type=None):
-        """An attachments:watch: `next()` gives ("attachments", {...}) events."""
+    def watch_token(self, key: str, *observations) -> str:
+        """The `watchToken` getforobserved answers with `key` for what `observations` heard (one
+        beacon): with the public key, a watch or a show of that beacon needs it in `?token=`."""
+        status, body = self.post("/v1beta1/beaconinfo:getforobserved", {"observations": list(observations)}, key=key)
+        assert status == 200, (status, body)
+        tokens = {beacon["beaconName"]: beacon.get("watchToken") for beacon in body["beacons"]}
+        assert len(tokens) == 1 and all(tokens.values()), f"one beacon with a watchToken expected: {body}"
+        return next(iter(tokens.values()))
+
+    def watch(self, beacon_name: str, key: str, namespaced_type=None, token=None):
+        """An attachments:watch: `next()` gives ("attachments", {...}) events. `token`: the
+        beacon's watchToken (`watch_token`), which the public key needs."""
         query = {"namespacedType": namespaced_type} if namespaced_type else {}
+        if token is not None:
+            query["token"] = token
         return EventStream(self.port, f"/v1beta1/{beacon_name}/attachments:watch", key, query=query, connect=self.connect)
 
-    def show_events(self, beacon_id: str, key: str, in_header=False):
-        """A show's events (`beacon_id` as in /v1/shows/4!hex)."""
-        return EventStream(self.port, f"/v1/shows/{beacon_id}/events", key, in_header=in_header, connect=self.connect)
+    def show_events(self, beacon_id: str, key: str, in_header=False, token=None):
+        """A show's events (`beacon_id` as in /v1/shows/4!hex); `token` as for `watch`."""
+        query = {"token": token} if token is not None else {}
+        return EventStream(self.port, f"/v1/shows/{beacon_id}/events", key, in_header=in_header, query=query, connect=self.connect)
 
 
 class EventStream:

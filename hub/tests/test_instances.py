@@ -3,7 +3,7 @@ database, so what is written through one is read, resolved and watched through t
 import time
 import unittest
 
-from hubtest import Beacon, Database, Hub, b64, create_project, unb64
+from hubtest import Beacon, Database, Hub, b64, create_project, heard, unb64
 
 
 class TwoInstancesOnOnePostgres(unittest.TestCase):
@@ -52,7 +52,10 @@ class TwoInstancesOnOnePostgres(unittest.TestCase):
                                        {"advertisedId": {"type": "EDDYSTONE", "id": b64(bytes.fromhex("0a0b0c0d"))}},
                                        key=self.keys["secretKey"])
         self.assertEqual(status, 200, body)
-        watch = self.second.watch(name, self.keys["apiKey"], namespaced_type="demo/slide")
+        # The token from resolving through the first instance opens the watch on the second: it is
+        # signed with the service key, which both share.
+        token = self.first.watch_token(self.keys["apiKey"], heard(name))
+        watch = self.second.watch(name, self.keys["apiKey"], namespaced_type="demo/slide", token=token)
         try:
             self.assertEqual(watch.status, 200)
             self.assertEqual(watch.next(), ("attachments", {"attachments": []}))

@@ -184,15 +184,32 @@ class PresentTests(ProjectOnAHub):
         self.assertEqual(answer.status, 200, answer)
         return answer.json
 
-    def get_show(self, beacon, key=None, hub=None) -> Answer:
-        return call(hub or self.hub, "GET", f"/v1/shows/{self.beacon_id(beacon)}", key=key or self.secret)
+    def follow_token(self, beacon, hub=None) -> str:
+        """The watchToken getforobserved answers the public key for the beacon's current EID: what
+        a phone that heard the box has, and what the public key needs to read its show."""
+        return (hub or self.hub).watch_token(self.public, beacon.observation())
+
+    def token_for(self, beacon, key, token, hub=None):
+        """The token a show request sends: `token` if given ("" for none), else for the public key
+        one from resolving the beacon (as the listener page does), else none."""
+        if token is None:
+            token = self.follow_token(beacon, hub) if key == self.public else ""
+        return token or None
+
+    def get_show(self, beacon, key=None, hub=None, token=None) -> Answer:
+        key = key or self.secret
+        token = self.token_for(beacon, key, token, hub)
+        query = "?" + urllib.parse.urlencode({"token": token}) if token else ""
+        return call(hub or self.hub, "GET", f"/v1/shows/{self.beacon_id(beacon)}{query}", key=key)
 
     def page(self, deck, number, key=None, size=None, hub=None) -> Answer:
         query = f"?size={size}" if size else ""
         return call(hub or self.hub, "GET", f"/v1/decks/{deck}/pages/{number}{query}", key=key or self.secret)
 
-    def stream(self, beacon, key, in_header=False, hub=None) -> EventStream:
-        stream = (hub or self.hub).show_events(self.beacon_id(beacon), key, in_header=in_header)
+    def stream(self, beacon, key, in_header=False, hub=None, token=None) -> EventStream:
+        """The show's events; `token` as for `get_show`."""
+        token = self.token_for(beacon, key, token, hub)
+        stream = (hub or self.hub).show_events(self.beacon_id(beacon), key, in_header=in_header, token=token)
         self.streams.append(stream)
         return stream
 
@@ -400,8 +417,10 @@ class PresentTests(ProjectOnAHub):
 
     def test_a_follower_stream_gets_the_show_its_changes_and_its_end_and_counts_as_a_follower(self):
         beacon, deck, _ = self.running_show(pages=3)
-        self.assertEqual(self.hub.show_events("4!00112233445566778899aabbccddeeff", self.public).status, 404)
+        self.assertEqual(self.hub.show_events("4!00112233445566778899aabbccddeeff", self.secret).status, 404)
         self.assertEqual(self.hub.show_events(self.beacon_id(beacon), "ncpub_wrong").status, 403)
+        # The public key follows only a beacon it resolved (test_watch_grant.py has the rest).
+        self.assertEqual(self.hub.show_events(self.beacon_id(beacon), self.public).status, 403)
         follower = self.stream(beacon, self.public)
         self.assertEqual(follower.status, 200)
         self.assertTrue(follower.content_type.startswith("text/event-stream"), follower.content_type)

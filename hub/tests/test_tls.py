@@ -24,7 +24,7 @@ import unittest
 
 from cryptography import x509
 
-from hubtest import HUB, NEARCAST, Beacon, Database, Hub, b64, chromium, create_project, have_chromium
+from hubtest import HUB, NEARCAST, Beacon, Database, Hub, b64, chromium, create_project, have_chromium, heard
 from test_listener import WEB, fake_microphone, read_wav, write_pcm16
 from tlsproxy import NAME, TestCA
 
@@ -110,7 +110,8 @@ class HubOverHTTPS(unittest.TestCase):
         status, beacon = hub.post("/v1beta1/beacons:register",
                                   {"advertisedId": {"type": "EDDYSTONE", "id": b64(b"\x01" * 16)}}, key=self.keys["secretKey"])
         self.assertEqual(status, 200, beacon)
-        watch = hub.watch(beacon["beaconName"], self.keys["apiKey"])
+        token = hub.watch_token(self.keys["apiKey"], heard(beacon["beaconName"]))
+        watch = hub.watch(beacon["beaconName"], self.keys["apiKey"], token=token)
         self.assertEqual(watch.status, 200)
         self.assertEqual(watch.next(10)[0], "attachments")
 
@@ -153,7 +154,7 @@ class HubOverHTTPS(unittest.TestCase):
             (["--tls-cert", self.cert, "--tls-key", other_key], f"--tls-key {other_key} is not the key"),
             (["--tls-cert", self.key, "--tls-key", self.key], f"--tls-cert {self.key}"),
             (["--tls-cert", self.cert], "--tls-cert and --tls-key go together"),
-            (["--redirect-http", "127.0.0.1:0"], "--redirect-http redirects to HTTPS"),
+            (["--redirect-http", "127.0.0.1:0"], "--redirect-http (redirectHTTP) redirects to HTTPS"),
             (["--tls-cert", self.cert, "--tls-key", self.key, "--redirect-http", "nowhere"], "--redirect-http nowhere: use HOST:PORT"),
         ]
         for arguments, says in cases:

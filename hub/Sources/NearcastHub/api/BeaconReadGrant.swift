@@ -8,10 +8,11 @@ import Hummingbird
 enum BeaconReadGrant {
     static let tokenParameter = "token"
 
-    /// The token getforobserved hands out with a beacon it resolved (a pass for that beacon).
+    /// The token getforobserved hands out with a beacon it resolved: signed like a pass, but
+    /// for reading only (it proves no presence: an EID up to an hour old resolves).
     static func token(project: String, beaconName: String, hub: HubServices) -> String {
         hub.presence.pass(.init(project: project, beaconName: beaconName,
-                                expiresMs: hub.clock.nowMs() + Presence.passMilliseconds))
+                                expiresMs: hub.clock.nowMs() + Presence.passMilliseconds), purpose: .watch)
     }
 
     /// Throws 403 unless `access` may read `beaconName` (see the type's comment).
@@ -28,7 +29,7 @@ enum BeaconReadGrant {
                 throw APIError(.forbidden, "with the public API key, \(beaconName) can be read only after resolving it: "
                                + "send the watchToken that beaconinfo:getforobserved answered in ?token=", field: tokenParameter)
             }
-            guard let pass = hub.presence.verify(pass: token, nowMs: hub.clock.nowMs()),
+            guard let pass = hub.presence.verify(pass: token, nowMs: hub.clock.nowMs(), purpose: .watch),
                   pass.project == project, pass.beaconName == beaconName else {
                 throw APIError(.forbidden, "the token is not valid for \(beaconName) or has expired (tokens last "
                                + "\(Presence.passMilliseconds / 60_000) minutes): resolve the beacon again", field: tokenParameter)

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// Inside the metrics middleware: a request whose client went away before it was read (a body
 /// cut short, a closed connection) is counted as 499 Client Closed Request, nginx's name for
@@ -22,7 +23,8 @@ struct ClientGoneMiddleware: RouterMiddleware {
     /// Errors that mean the connection closed under the request, not a fault of the hub's.
     static func isClientGone(_ error: any Error) -> Bool {
         if error is any HTTPResponseError { return false }
-        if error is CancellationError || error is ChannelError || error is IOError { return true }
+        // HTTPParserError: the connection ended in the middle of a body (llhttp's invalid EOF state).
+        if error is CancellationError || error is ChannelError || error is IOError || error is HTTPParserError { return true }
         // Hummingbird's own "the request body ended early" and "unexpected part" errors.
         let name = String(describing: type(of: error))
         return name.contains("HTTPChannelError") || name.contains("RequestBody")

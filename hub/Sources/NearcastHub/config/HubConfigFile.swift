@@ -148,10 +148,20 @@ extension HubLimits: Decodable {
         try read("burstPerAddress", &burstPerAddress)
         try read("requestsPerSecondPerKey", &requestsPerSecondPerKey)
         try read("burstPerKey", &burstPerKey)
-        try read("watchesPerAddress", &watchesPerAddress)
-        try read("watchesPerKey", &watchesPerKey)
-        try read("connections", &connections)
-        try read("connectionsPerAddress", &connectionsPerAddress)
+        /// A count: a whole number in 1...10,000,000 (read as a number, so 1.5 or 1e20 is named).
+        func count(_ name: String, _ value: inout Int) throws {
+            let key = Key(stringValue: name)
+            guard let given = try container.decodeIfPresent(Double.self, forKey: key) else { return }
+            guard given == given.rounded(), (1...10_000_000).contains(given) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                       debugDescription: "must be a whole number from 1 to 10000000, not \(given)")
+            }
+            value = Int(given)
+        }
+        try count("watchesPerAddress", &watchesPerAddress)
+        try count("watchesPerKey", &watchesPerKey)
+        try count("connections", &connections)
+        try count("connectionsPerAddress", &connectionsPerAddress)
         try read("headerTimeoutSeconds", &headerTimeoutSeconds)
         try read("idleTimeoutSeconds", &idleTimeoutSeconds)
         try read("unknownTokensPerMinutePerAddress", &unknownTokensPerMinutePerAddress)

@@ -19,6 +19,8 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         let address = channel.remoteAddress?.ipAddress ?? ""
         if let refusal = limiter.connections.admit(address) {
             limiter.count(refusal == .total ? .connections : .addressConnections)
+            // A failed set-up alone leaves the socket open: close it, so the refusal frees its descriptor.
+            channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(ConnectionRefused(refusal: refusal))
         }
         do {

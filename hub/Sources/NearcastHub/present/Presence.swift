@@ -79,19 +79,29 @@ struct Presence: Sendable {
         var expiresMs: Int64
     }
 
-    func pass(_ pass: Pass) -> String {
-        let payload = Data("\(pass.project)\n\(pass.beaconName)\n\(pass.expiresMs)".utf8)
-        let mac = Data(HMAC<SHA256>.authenticationCode(for: Data("pass\n".utf8) + payload, using: key)).prefix(16)
-        return Self.passPrefix + Self.base64URL(payload) + "." + Self.base64URL(mac)
+    /// What a signed grant is for: a pass proves presence (and reads its beacon); a watch token
+    /// (`BeaconReadGrant`) only reads, since resolving an EID up to an hour old earns one. Each
+    /// has its own prefix and its own HMAC domain, so neither passes for the other.
+    enum Purpose: Sendable {
+        case pass, watch
+        var prefix: String { self == .pass ? Presence.passPrefix : "ncwatch_" }
+        var domain: Data { Data((self == .pass ? "pass\n" : "watch\n").utf8) }
     }
 
-    /// The pass a text stands for, if it is genuine and not expired at `nowMs`.
-    func verify(pass text: String, nowMs: Int64) -> Pass? {
-        guard text.hasPrefix(Self.passPrefix) else { return nil }
-        let parts = text.dropFirst(Self.passPrefix.count).split(separator: ".")
+    func pass(_ pass: Pass, purpose: Purpose = .pass) -> String {
+        let payload = Data("\(pass.project)\n\(pass.beaconName)\n\(pass.expiresMs)".utf8)
+        let mac = Data(HMAC<SHA256>.authenticationCode(for: purpose.domain + payload, using: key)).prefix(16)
+        return purpose.prefix + Self.base64URL(payload) + "." + Self.base64URL(mac)
+    }
+
+    /// The pass (or watch token) a text stands for, if it is genuine, for `purpose` and not
+    /// expired at `nowMs`.
+    func verify(pass text: String, nowMs: Int64, purpose: Purpose = .pass) -> Pass? {
+        guard text.hasPrefix(purpose.prefix) else { return nil }
+        let parts = text.dropFirst(purpose.prefix.count).split(separator: ".")
         guard parts.count == 2, let payload = Self.unbase64URL(String(parts[0])), let mac = Self.unbase64URL(String(parts[1])),
               mac.count == 16 else { return nil }
-        let expected = Data(HMAC<SHA256>.authenticationCode(for: Data("pass\n".utf8) + payload, using: key)).prefix(16)
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: purpose.domain + payload, using: key)).prefix(16)
         // Constant time: a forged pass learns nothing from how long the refusal took.
         guard expected.count == mac.count, zip(expected, mac).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { return nil }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

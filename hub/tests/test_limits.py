@@ -1,0 +1,698 @@
+"""The hub's limits against hostile clients (README, "Limits"; hub/Sources/NearcastHub/limits),
+through real sockets against real `nearcast-hub serve` processes started with `--config` files
+that set small limits (so the tests are quick), or the defaults where a test needs them:
+
+- the per-address request rate: 429 with Retry-After and the API's JSON error, on every route,
+  and served again after Retry-After; another address is not affected;
+- the per-key request rate: one key from two addresses together runs out, the project's secret
+  key does not;
+- open event streams per address (and per key): past the cap a 429, while another address still
+  opens watches and resolves; closed watches give their places back;
+- a watch with the public key and no watchToken: 403;
+- 2,000 idle connections from one address against a cap of 1,000: the ones past it closed at
+  once, the others after the header timeout; another address served meanwhile; the hub's memory
+  and descriptors back where they were;
+- a slow-loris client (a request head a byte a second) closed after the header timeout; an idle
+  keep-alive connection after the idle timeout, while an open event stream outlives it;
+- walking the 2-byte space of short tokens: 429 after the unknown-token budget, a phone at
+  another address unaffected;
+- `--limits off` (and `enabled: false`): no 429;
+- a bad config file: `serve --config` exits non-zero naming the key;
+- a request whose client went away mid-body counted as 499 on /metrics, not 500.
+
+Clients at other addresses bind their sockets to 127.0.0.2 and up (loopback takes any 127.x);
+/metrics is read from addresses of its own so reading it spends no test client's budget. SQLite
+only: the limits live in the hub process, not in the database."""
+import http.client
+import itertools
+import json
+import os
+import re
+import resource
+import select
+import socket
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from hubtest import HUB, Database, Hub, b64, create_project, heard, uid_observation
+
+PHONE = "127.0.0.1"      # the hostile client, or the room
+OTHER = "127.0.0.2"      # someone else
+METRICS_SOURCES = itertools.cycle(f"127.0.9.{n}" for n in range(1, 255))
+
+DOOR = "beacons/3!0102030405060708"      # a UID beacon with an attachment
+SHORT = bytes.fromhex("abcd")            # a 2-byte direct token, far from where a walk starts
+SHORT_EARLY = bytes.fromhex("0005")      # one a walk from 0000 meets in its first call
+
+
+class Answer:
+    def __init__(self, status, headers, data):
+        self.status, self.headers, self.data = status, headers, data
+
+    @property
+    def json(self):
+        return json.loads(self.data)
+
+    def __repr__(self):
+        return f"<{self.status} {self.headers.get('retry-after', '')} {self.data[:200]!r}>"
+
+
+def call(hub, method, path, body=None, key=None, source=PHONE, headers=None, timeout=30) -> Answer:
+    """One request on a new connection from `source`."""
+    connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=timeout, source_address=(source, 0))
+    try:
+        sent = dict(headers or {})
+        if key:
+            sent["X-Api-Key"] = key
+        data = json.dumps(body).encode() if body is not None else None
+        if data is not None:
+            sent["Content-Type"] = "application/json"
+        connection.request(method, path, body=data, headers=sent)
+        response = connection.getresponse()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    finally:
+        connection.close()
+
+
+def metrics_text(hub, timeout=30) -> str:
+    answer = call(hub, "GET", "/metrics", source=next(METRICS_SOURCES), timeout=timeout)
+    assert answer.status == 200, answer
+    return answer.data.decode()
+
+
+def limited(hub, timeout=30) -> dict:
+    """nearcast_hub_limited_total by limit, and open_connections."""
+    text = metrics_text(hub, timeout)
+    counts = {name: float(value) for name, value in re.findall(r'^nearcast_hub_limited_total\{limit="(\w+)"\} (\S+)$', text, re.M)}
+    match = re.search(r"^nearcast_hub_open_connections (\S+)$", text, re.M)
+    counts["open_connections"] = float(match.group(1)) if match else None
+    return counts
+
+
+def poll(read, accept, timeout=20.0, every=0.2):
+    """`read()` until `accept` takes its value or `timeout` passes; the last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if accept(value) or time.monotonic() >= deadline:
+            return value
+        time.sleep(every)
+
+
+def connect(hub, source=PHONE, timeout=20) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", hub.port), timeout=timeout, source_address=(source, 0))
+
+
+def read_head(sock, timeout=10) -> bytes:
+    """The response head (through the blank line), or what came before the connection closed."""
+    sock.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def read_response(sock, timeout=10):
+    """(status, headers with lower-case names, body) of a response with a Content-Length."""
+    head = read_head(sock, timeout)
+    header_part, _, body = head.partition(b"\r\n\r\n")
+    headers = {}
+    for line in header_part.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower().decode()] = value.strip().decode()
+    length = int(headers.get("content-length", "0"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status_of(head), headers, body
+
+
+def status_of(head: bytes):
+    match = re.match(rb"HTTP/1\.1 (\d{3})", head)
+    return int(match.group(1)) if match else None
+
+
+def closed_within(sock, seconds) -> bool:
+    """True when the peer closes `sock` within `seconds` (data before that is read and dropped)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        ready, _, _ = select.select([sock], [], [], remaining)
+        if ready:
+            try:
+                if not sock.recv(65536):
+                    return True
+            except (ConnectionResetError, OSError):
+                return True
+
+
+def hub_descriptors(hub) -> int:
+    return len(os.listdir(f"/proc/{hub.process.pid}/fd"))
+
+
+class HubLimitsTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.database = Database("sqlite")
+        keys = create_project(cls.database.url, "demo")
+        cls.public, cls.secret = keys["apiKey"], keys["secretKey"]
+        # The beacons every test uses, registered once.
+        hub = Hub(cls.database.url, extra=("--limits", "off"))
+        try:
+            for uid in (bytes.fromhex(DOOR.split("!")[1]), SHORT, SHORT_EARLY):
+                status, body = hub.post("/v1beta1/beacons:register", {"advertisedId": {"type": "EDDYSTONE", "id": b64(uid)}},
+                                        key=cls.secret)
+                assert status == 200, body
+            status, body = hub.post(f"/v1beta1/{DOOR}/attachments", {"namespacedType": "demo/slide", "data": b64(b"slide 1")},
+                                    key=cls.secret)
+            assert status == 200, body
+        finally:
+            hub.stop()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.database.drop()
+
+    def setUp(self):
+        self.hubs = []
+        self.sockets = []
+        self.folder = tempfile.mkdtemp(prefix="nearcast-limits-")
+
+    def tearDown(self):
+        for sock in self.sockets:
+            sock.close()
+        failed = self._outcome.success is False
+        for hub in self.hubs:
+            hub.stop()
+            if failed:
+                print(hub.stderr()[-4000:])
+
+    def start(self, limits=None, extra=()) -> Hub:
+        """A hub on the class's database with `limits` (a dict) in a JSON5 config file."""
+        arguments = list(extra)
+        if limits is not None:
+            path = os.path.join(self.folder, f"hub-{len(self.hubs)}.json5")
+            with open(path, "w") as f:
+                # JSON5, as the Debian package's file: a comment, unquoted keys, a trailing comma.
+                f.write("// written by test_limits.py\n{ limits: {"
+                        + "".join(f" {name}: {json.dumps(value)}," for name, value in limits.items()) + " }, }\n")
+            arguments = ["--config", path, *arguments]
+        hub = Hub(self.database.url, extra=arguments)
+        self.hubs.append(hub)
+        return hub
+
+    def token(self, hub, name=DOOR, source=OTHER) -> str:
+        answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [heard(name)]}, key=self.public,
+                      source=source)
+        self.assertEqual(answer.status, 200, answer)
+        [beacon] = answer.json["beacons"]
+        return beacon["watchToken"]
+
+    def watch_request(self, token, name=DOOR) -> bytes:
+        return (f"GET /v1beta1/{name}/attachments:watch?key={self.public}&token={token} HTTP/1.1\r\n"
+                "Host: hub\r\nAccept: text/event-stream\r\n\r\n").encode()
+
+    def open_watch(self, hub, token, source=PHONE):
+        """(status, socket, head) of a watch on its own connection; the socket kept for tearDown."""
+        sock = connect(hub, source)
+        self.sockets.append(sock)
+        sock.sendall(self.watch_request(token))
+        head = read_head(sock)
+        return status_of(head), sock, head
+
+    def assertTooMany(self, answer, says):
+        """A 429 with Retry-After (whole seconds, at least 1) and the API's JSON error."""
+        self.assertEqual(answer.status, 429, answer)
+        self.assertGreaterEqual(int(answer.headers["retry-after"]), 1, answer.headers)
+        self.assertIn("json", answer.headers.get("content-type", ""), answer.headers)
+        error = answer.json["error"]
+        self.assertEqual((error["code"], error["status"]), (429, "RESOURCE_EXHAUSTED"), error)
+        self.assertIn(says, error["message"])
+        return int(answer.headers["retry-after"])
+
+    # --- (1) the per-address request rate ---
+    def test_a_burst_from_one_address_gets_429_with_retry_after_and_is_served_again_after_it(self):
+        hub = self.start({"requestsPerSecondPerAddress": 5, "burstPerAddress": 10})
+        answers = [call(hub, "GET", "/healthz") for _ in range(30)]
+        statuses = [a.status for a in answers]
+        refused = [a for a in answers if a.status == 429]
+        self.assertEqual(set(statuses), {200, 429}, statuses)
+        # The burst of 10, and what 5 a second refilled while the 30 were sent.
+        self.assertGreaterEqual(statuses.count(200), 10, statuses)
+        self.assertLessEqual(statuses.count(200), 20, statuses)
+        self.assertEqual(statuses[:10], [200] * 10, statuses)
+        retry_after = self.assertTooMany(refused[-1], "too many requests from your address")
+        # Every route: the API with a good key, the pages, an unknown path, all before their work.
+        for method, path, key in [("GET", "/v1beta1/beacons", self.secret), ("GET", "/listen", None), ("GET", "/nothing-here", None),
+                                  ("POST", "/v1beta1/beaconinfo:getforobserved", self.public)]:
+            with self.subTest(path=path):
+                self.assertTooMany(call(hub, method, path, key=key, body={} if method == "POST" else None), "your address")
+        # The address is the socket's: a forwarded-for header claiming another changes nothing.
+        self.assertTooMany(call(hub, "GET", "/healthz", headers={"X-Forwarded-For": "203.0.113.7", "Forwarded": "for=203.0.113.7"}),
+                           "your address")
+        # Another address has its own bucket.
+        self.assertEqual(call(hub, "GET", "/healthz", source=OTHER).status, 200)
+        counted = limited(hub)["address_rate"]
+        self.assertGreaterEqual(counted, len(refused) + 5, "each 429 is counted as address_rate")
+        # After Retry-After (the protocol's wait, not a synchronisation), served again.
+        time.sleep(retry_after)
+        self.assertEqual(call(hub, "GET", "/healthz").status, 200)
+
+    # --- (2) the per-key request rate ---
+    def test_one_key_from_two_addresses_runs_out_together_while_the_secret_key_still_works(self):
+        hub = self.start({"requestsPerSecondPerAddress": 1000, "burstPerAddress": 1000,
+                          "requestsPerSecondPerKey": 5, "burstPerKey": 10})
+        body = {"observations": [heard(DOOR)]}
+        started = time.monotonic()
+        answers = []
+        for _ in range(15):
+            for source in (PHONE, OTHER):
+                answers.append((source, call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", body, key=self.public, source=source)))
+        elapsed = time.monotonic() - started
+        served = [source for source, a in answers if a.status == 200]
+        refused = [(source, a) for source, a in answers if a.status == 429]
+        print(f"\n  one public key from two addresses: {len(served)} of {len(answers)} served in {elapsed:.2f} s")
+        self.assertEqual(len(served) + len(refused), len(answers), [a for _, a in answers])
+        self.assertGreaterEqual(len(served), 10)
+        self.assertLessEqual(len(served), 10 + 5 * elapsed + 2, "the burst of 10 and 5 a second, for both addresses together")
+        self.assertEqual({source for source, _ in refused}, {PHONE, OTHER}, "both addresses are refused: one bucket for the key")
+        self.assertTooMany(refused[-1][1], "public key")
+        # The project's secret key has its own bucket, from either address.
+        for source in (PHONE, OTHER):
+            self.assertEqual(call(hub, "GET", "/v1beta1/beacons", key=self.secret, source=source).status, 200)
+        self.assertEqual(call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", body, key=self.public).status, 429,
+                         "the public key is still out")
+        counts = limited(hub)
+        self.assertGreaterEqual(counts["key_rate"], len(refused) + 1)
+        self.assertEqual(counts["address_rate"], 0, "no address passed its own rate")
+
+    # --- (3) open event streams per address ---
+    def test_watches_past_the_per_address_cap_get_429_while_another_address_watches_and_resolves(self):
+        hub = self.start({"watchesPerAddress": 100, "requestsPerSecondPerAddress": 100_000, "burstPerAddress": 100_000})
+        token = self.token(hub)
+        body = {"observations": [heard(DOOR)], "namespacedTypes": ["*"]}
+
+        def resolve_latencies(count=20):
+            latencies = []
+            for _ in range(count):
+                began = time.monotonic()
+                answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", body, key=self.public, source=OTHER)
+                latencies.append(time.monotonic() - began)
+                self.assertEqual(answer.status, 200, answer)
+            return latencies
+
+        before = resolve_latencies()
+        opened = []
+        for index in range(100):
+            status, sock, head = self.open_watch(hub, token)
+            self.assertEqual(status, 200, (index, head))
+            opened.append(sock)
+        # The 101st to the 500th, on a thread while another address resolves and watches.
+        refusals = []
+
+        def hammer():
+            for _ in range(400):
+                sock = connect(hub)
+                try:
+                    sock.sendall(self.watch_request(token))
+                    refusals.append(read_response(sock))
+                finally:
+                    sock.close()
+
+        worker = threading.Thread(target=hammer)
+        worker.start()
+        during = resolve_latencies()
+        others = []
+        for _ in range(5):
+            status, sock, head = self.open_watch(hub, token, source=OTHER)
+            self.assertEqual(status, 200, head)
+            others.append(sock)
+        worker.join(120)
+        self.assertFalse(worker.is_alive())
+        ms = lambda values: f"p50 {statistics.median(values) * 1000:.1f} ms, max {max(values) * 1000:.1f} ms"
+        print(f"\n  resolves from another address: before {ms(before)}; during 400 refused watches with 100 open {ms(during)}")
+        self.assertEqual([status for status, _, _ in refusals], [429] * 400, [r for r in refusals if r[0] != 429][:3])
+        status, headers, payload = refusals[0]
+        self.assertGreaterEqual(int(headers["retry-after"]), 1, headers)
+        error = json.loads(payload)["error"]
+        self.assertEqual(error["code"], 429)
+        self.assertIn("too many open watches from your address", error["message"])
+        self.assertEqual(limited(hub)["address_watches"], 400)
+
+        # Closed, the watches give their places back (when the hub sees them close).
+        for sock in opened:
+            sock.close()
+        closed_at = time.monotonic()
+        reopened = poll(lambda: self.open_watch(hub, token)[0], lambda status: status == 200, timeout=30, every=0.5)
+        print(f"  a new watch from that address opened {time.monotonic() - closed_at:.1f} s after its 100 watches closed")
+        self.assertEqual(reopened, 200, "a new watch opens once the old ones closed")
+        for _ in range(50):
+            self.assertEqual(self.open_watch(hub, token)[0], 200)
+
+    def test_watches_past_the_per_key_cap_get_429_from_any_address_while_the_secret_key_watches(self):
+        hub = self.start({"watchesPerKey": 5})
+        token = self.token(hub)
+        statuses = [self.open_watch(hub, token, source=f"127.0.0.{10 + n}")[0] for n in range(8)]
+        self.assertEqual(statuses, [200] * 5 + [429] * 3)
+        refused = connect(hub, source="127.0.0.30")
+        self.sockets.append(refused)
+        refused.sendall(self.watch_request(token))
+        status, headers, body = read_response(refused)
+        self.assertEqual(status, 429)
+        self.assertGreaterEqual(int(headers["retry-after"]), 1)
+        self.assertIn("too many open watches with this key", json.loads(body)["error"]["message"])
+        secret = connect(hub)
+        self.sockets.append(secret)
+        secret.sendall(f"GET /v1beta1/{DOOR}/attachments:watch?key={self.secret} HTTP/1.1\r\nHost: hub\r\n\r\n".encode())
+        self.assertEqual(status_of(read_head(secret)), 200, "the secret key's streams are counted apart")
+        self.assertEqual(limited(hub)["key_watches"], 4)
+
+    # --- (4) a watch without a resolve ---
+    def test_a_watch_with_the_public_key_and_no_token_is_403(self):
+        hub = self.start()   # the defaults
+        for path in (f"/v1beta1/{DOOR}/attachments:watch", "/v1/shows/3!0102030405060708/events", "/v1/shows/3!0102030405060708"):
+            with self.subTest(path=path):
+                answer = call(hub, "GET", path, key=self.public)
+                self.assertEqual(answer.status, 403, answer)
+                self.assertEqual(answer.json["error"].get("field"), "token", answer)
+                self.assertIn("token", answer.json["error"]["message"])
+        status, _, _ = self.open_watch(hub, self.token(hub))
+        self.assertEqual(status, 200, "with the token it opens")
+
+    # --- (5) many idle connections ---
+    def test_idle_connections_past_the_per_address_cap_are_closed_at_once_and_the_rest_after_the_header_timeout(self):
+        # The header timeout is 10 s, not less: a debug hub on two busy cores accepts ~330
+        # connections a second, so with 3 s the first ones would time out before the 1,000th
+        # was accepted and the cap would never be reached.
+        header_timeout = 10
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard < 2_500:
+            self.skipTest(f"the open-file limit is {hard}; 2,000 connections need more")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        self.addCleanup(resource.setrlimit, resource.RLIMIT_NOFILE, (soft, hard))
+        hub = self.start({"connectionsPerAddress": 1000, "headerTimeoutSeconds": header_timeout})
+        self.assertEqual(call(hub, "GET", "/healthz", source=OTHER).status, 200)
+        rss_before, fds_before = hub.rss_kib(), hub_descriptors(hub)
+
+        sockets, connected, closed = [], [], {}
+        poller = select.poll()
+        index_of = {}
+        began = time.monotonic()
+        for index in range(2000):
+            sock = connect(hub)
+            sockets.append(sock)
+            self.sockets.append(sock)
+            connected.append(time.monotonic())
+            index_of[sock.fileno()] = index
+            poller.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+        opened_s = time.monotonic() - began
+
+        served, peak_rss, peak_open = [], hub.rss_kib(), 0
+        # Every one is closed by then: the accepted ones a header timeout after their accept
+        # (which is after the connect returned), the refused ones at once.
+        deadline = time.monotonic() + header_timeout + 8
+        next_probe = 0.0
+        while len(closed) < 2000 and time.monotonic() < deadline:
+            for descriptor, _ in poller.poll(100):
+                sock = sockets[index_of[descriptor]]
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    closed[index_of[descriptor]] = time.monotonic()
+                    poller.unregister(descriptor)
+            if time.monotonic() >= next_probe:
+                next_probe = time.monotonic() + 0.5
+                started = time.monotonic()
+                served.append((call(hub, "GET", "/healthz", source=OTHER, timeout=10).status, time.monotonic() - started))
+                peak_rss = max(peak_rss, hub.rss_kib())
+                peak_open = max(peak_open, limited(hub)["open_connections"] or 0)
+        counts = poll(lambda: limited(hub), lambda c: c["address_connections"] + c["header_timeout"] >= 2000, timeout=10)
+        # Closed long before any header timeout could have fired: refused at once.
+        early = sum(1 for index, at in closed.items() if at - connected[index] < header_timeout - 2)
+        timed_out = sorted(at - connected[index] for index, at in closed.items() if at - connected[index] >= header_timeout - 2)
+        # Whatever the hub left open, the client closes now: the hub's count, descriptors and
+        # memory should all go back.
+        for sock in sockets:
+            sock.close()
+        after_open = poll(lambda: limited(hub)["open_connections"], lambda n: n is not None and n <= 2, timeout=20)
+        fds_after = poll(lambda: hub_descriptors(hub), lambda n: n <= fds_before + 5, timeout=20)
+        rss_after = hub.rss_kib()
+        latencies = [seconds for _, seconds in served]
+        print(f"\n  2,000 idle connections from one address (cap 1,000, header timeout {header_timeout} s): opened in {opened_s:.1f} s; "
+              f"closed {len(closed)} ({early} at once, {len(timed_out)} after the timeout); /metrics: refused "
+              f"{counts['address_connections']:.0f}, timed out {counts['header_timeout']:.0f}, open at most {peak_open:.0f}, "
+              f"{after_open} after; another address served {[s for s, _ in served].count(200)} of {len(served)}, "
+              f"p50 {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.0f} ms; hub RSS "
+              f"{rss_before / 1024:.1f} -> {peak_rss / 1024:.1f} -> {rss_after / 1024:.1f} MiB; descriptors {fds_before} -> {fds_after}")
+
+        self.assertEqual([s for s, _ in served], [200] * len(served), "another address is served all along")
+        self.assertGreater(counts["address_connections"], 0, "the cap was reached")
+        self.assertLessEqual(peak_open, 1000 + 2, "never more open than the cap (and the probes)")
+        self.assertEqual(counts["address_connections"] + counts["header_timeout"], 2000,
+                         "each connection was refused or timed out, once")
+        self.assertEqual(len(closed), 2000, f"{2000 - len(closed)} connections were never closed by the hub")
+        self.assertGreaterEqual(early, counts["address_connections"], "the refused ones were closed at once")
+        self.assertLessEqual(after_open, 2)
+        self.assertLessEqual(fds_after, fds_before + 5, "the hub's descriptors are back where they were")
+        self.assertLessEqual(rss_after, rss_before + 30 * 1024, "the hub's memory is back within 30 MiB")
+
+    def test_a_connection_past_the_total_cap_is_closed_at_once_whatever_its_address(self):
+        hub = self.start({"connections": 5, "headerTimeoutSeconds": 30, "idleTimeoutSeconds": 30})
+        held = [connect(hub, source=f"127.0.0.{20 + n}") for n in range(4)]
+        self.sockets.extend(held)
+        # Four held and the one reading /metrics: the cap is full.
+        self.assertEqual(poll(lambda: limited(hub)["open_connections"], lambda n: n >= 5, timeout=10), 5)
+        # A fifth held: answered, so admitted, and kept alive.
+        fifth = connect(hub, source="127.0.0.25")
+        self.sockets.append(fifth)
+        held.append(fifth)
+        fifth.sendall(b"GET /healthz HTTP/1.1\r\nHost: hub\r\n\r\n")
+        self.assertEqual(read_response(fifth)[0], 200)
+        extra = connect(hub, source="127.0.0.40")
+        self.sockets.append(extra)
+        began = time.monotonic()
+        shut = closed_within(extra, 5)
+        print(f"\n  the 6th connection with a total cap of 5: closed {'after %.2f s' % (time.monotonic() - began) if shut else 'never (5 s)'}")
+        for sock in held:
+            sock.close()
+
+        def counts():
+            # Until the hub has seen the held ones close, /metrics' own connection is past the cap too.
+            try:
+                return limited(hub, timeout=3)
+            except (OSError, http.client.HTTPException):
+                return None
+
+        counted = poll(counts, lambda c: c is not None, timeout=20)
+        self.assertIsNotNone(counted, "/metrics answers once the held connections closed")
+        self.assertGreaterEqual(counted["connections"], 1, "counted as connections")
+        self.assertTrue(shut, "a connection past the total cap is closed at once")
+
+    # --- (6) slow loris, (7) idle keep-alive ---
+    def test_a_slow_loris_is_closed_after_the_header_timeout_while_others_are_served(self):
+        hub = self.start({"headerTimeoutSeconds": 3, "idleTimeoutSeconds": 2})
+        loris = connect(hub)
+        self.sockets.append(loris)
+        head = b"GET /healthz HTTP/1.1\r\nHost: hub\r\nUser-Agent: " + b"x" * 60 + b"\r\n\r\n"
+        outcome = {}
+
+        def drip():
+            began = time.monotonic()
+            for byte in head:
+                if closed_within(loris, 1.0):
+                    outcome["closed_after"] = time.monotonic() - began
+                    return
+                try:
+                    loris.send(bytes([byte]))
+                except OSError:
+                    outcome["closed_after"] = time.monotonic() - began
+                    return
+            outcome["finished"] = True
+
+        dripper = threading.Thread(target=drip)
+        dripper.start()
+        served = []
+        while dripper.is_alive() and len(served) < 200:
+            served.append(call(hub, "GET", "/healthz", source=PHONE).status)
+            served.append(call(hub, "GET", "/healthz", source=OTHER).status)
+            time.sleep(0.2)
+        dripper.join(60)
+        print(f"\n  a request head a byte a second (header timeout 3 s): closed after {outcome.get('closed_after', float('nan')):.1f} s; "
+              f"{len(served)} other requests meanwhile")
+        self.assertNotIn("finished", outcome, "the slow head was never cut off")
+        self.assertGreaterEqual(outcome["closed_after"], 2.0, "not before the header timeout")
+        self.assertLessEqual(outcome["closed_after"], 3 + 5, "closed within the header timeout and a margin")
+        self.assertEqual(set(served), {200}, "others (the same address too) were served meanwhile")
+        self.assertGreaterEqual(limited(hub)["header_timeout"], 1)
+
+    def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout_but_an_open_event_stream_is_not(self):
+        hub = self.start({"headerTimeoutSeconds": 3, "idleTimeoutSeconds": 2})
+        token = self.token(hub)
+        status, stream, head = self.open_watch(hub, token)
+        self.assertEqual(status, 200, head)
+
+        idle = connect(hub)
+        self.sockets.append(idle)
+        idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: hub\r\n\r\n")
+        answer = read_head(idle)
+        self.assertEqual(status_of(answer), 200, answer)
+        answered = time.monotonic()
+        shut = closed_within(idle, 2 + 6)
+        idle_s = time.monotonic() - answered
+        print(f"\n  a keep-alive connection after its answer (idle timeout 2 s): closed after {idle_s:.1f} s")
+        self.assertTrue(shut, "the idle connection was not closed within the idle timeout and 6 s")
+        self.assertGreaterEqual(idle_s, 1.5, "not before the idle timeout")
+
+        # The event stream, open longer than both timeouts: still there, and still delivering.
+        self.assertFalse(closed_within(stream, 5), "the open event stream was closed")
+        status = call(hub, "POST", f"/v1beta1/{DOOR}/attachments", {"namespacedType": "demo/slide", "data": b64(b"idle test")},
+                      key=self.secret, source=OTHER)
+        self.assertEqual(status.status, 200, status)
+        received = b""
+        deadline = time.monotonic() + 10
+        stream.settimeout(1)
+        while b64(b"idle test").encode() not in received and time.monotonic() < deadline:
+            try:
+                chunk = stream.recv(65536)
+            except socket.timeout:
+                continue
+            self.assertTrue(chunk, "the stream closed")
+            received += chunk
+        self.assertIn(b64(b"idle test").encode(), received, "the stream delivers the change after the idle timeout")
+        self.assertGreaterEqual(limited(hub)["idle_timeout"], 1)
+
+    # --- (8) unknown tokens ---
+    def test_walking_the_short_token_space_runs_out_of_unknown_tokens_and_a_phone_elsewhere_is_not_affected(self):
+        hub = self.start({"unknownTokensPerMinutePerAddress": 200})
+        answers, seen = [], set()
+        for call_number in range(30):
+            start = call_number * 100
+            observations = [uid_observation(n.to_bytes(2, "big")) for n in range(start, start + 100)]
+            answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": observations}, key=self.public)
+            answers.append(answer)
+            if answer.status == 200:
+                seen.update(range(start, start + 100))
+                found = {b["beaconName"] for b in answer.json["beacons"]}
+                self.assertTrue(found <= {"beacons/3!0005"}, found)
+        statuses = [a.status for a in answers]
+        print(f"\n  walking 2-byte tokens, 100 a call, budget 200 a minute: {statuses.count(200)} of 30 calls answered "
+              f"({len(seen)} of 65,536 tokens tried)")
+        # The budget of 200 covers two calls of 100 (the first had one known token, so a third
+        # finds one left and is let in, overdrawing the budget); past it, refusals, with a call
+        # let in only when 3.3 a second have refilled one token, which it then overdraws by 99.
+        self.assertEqual(statuses[:2], [200, 200], "the budget covers two calls")
+        self.assertIn(429, statuses[2:4], "refused by the fourth call at the latest")
+        self.assertLessEqual(statuses.count(200), 4, statuses)
+        self.assertLessEqual(len(seen), 400)
+        self.assertTooMany(answers[statuses.index(429)], "unknown tokens")
+        # A phone at another address resolves what it hears.
+        for _ in range(10):
+            answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved",
+                          {"observations": [uid_observation(SHORT), heard(DOOR)]}, key=self.public, source=OTHER)
+            self.assertEqual(answer.status, 200, answer)
+            self.assertEqual(sorted(b["beaconName"] for b in answer.json["beacons"]), sorted(["beacons/3!abcd", DOOR]))
+        self.assertGreaterEqual(limited(hub)["unknown_tokens"], statuses.count(429))
+
+    # --- (9) --limits off ---
+    def test_limits_off_lets_the_same_burst_through(self):
+        settings = {"requestsPerSecondPerAddress": 5, "burstPerAddress": 10}
+        for hub in (self.start(settings, extra=("--limits", "off")), self.start(dict(settings, enabled=False))):
+            statuses = [call(hub, "GET", "/healthz").status for _ in range(30)]
+            self.assertEqual(statuses, [200] * 30)
+            self.assertTrue(all(value == 0 for name, value in limited(hub).items() if name != "open_connections"))
+            self.assertIn("limits off", hub.stderr())
+        # On the command line `--limits on` wins over the file's `enabled: false`.
+        hub = self.start(dict(settings, enabled=False), extra=("--limits", "on"))
+        self.assertIn(429, [call(hub, "GET", "/healthz").status for _ in range(30)])
+
+    # --- (10) a bad config file ---
+    def test_a_bad_config_file_stops_serve_with_a_message_naming_the_key(self):
+        cases = [
+            ("{ limits: { requestsPerSecondPerAdress: 5 } }", "limits.requestsPerSecondPerAdress"),
+            ("{ limits: { burstPerAddress: -1 } }", "limits.burstPerAddress"),
+            ("{ limits: { watchesPerAddress: 0 } }", "limits.watchesPerAddress"),
+            ("{ limits: { idleTimeoutSeconds: -75 } }", "limits.idleTimeoutSeconds"),
+            ("{ limits: { headerTimeoutSeconds: 'soon' } }", "limits.headerTimeoutSeconds"),
+            ("{ limits: { enabled: 'yes' } }", "limits.enabled"),
+            ("{ limits: { connectionsPerAddress: 1.5 } }", "limits.connectionsPerAddress"),
+            ("{ limits: { watchesPerAddress: 1e20 } }", "limits.watchesPerAddress"),
+            ("{ limits: 5 }", "limits"),
+            ("{ lisen: '127.0.0.1:0' }", "lisen"),
+            ("{ limits: { requestsPerSecondPerAddress: 5 ", "JSON5"),
+        ]
+        for text, named in cases:
+            with self.subTest(config=text):
+                path = os.path.join(self.folder, "bad.json5")
+                with open(path, "w") as f:
+                    f.write(text)
+                try:
+                    result = subprocess.run([HUB, "serve", "--listen", "127.0.0.1:0", "--db", self.database.url, "--config", path],
+                                            capture_output=True, text=True, timeout=30)
+                except subprocess.TimeoutExpired as stopped:
+                    self.fail(f"serve started with {text!r}: {stopped.stdout!r}")
+                self.assertNotEqual(result.returncode, 0, result.stdout)
+                self.assertNotIn("serving", result.stdout)
+                self.assertIn(named, result.stderr)
+                self.assertIn(path, result.stderr, "the message names the file")
+                self.assertLessEqual(len(result.stderr.strip().splitlines()), 3, result.stderr)
+        missing = os.path.join(self.folder, "absent.json5")
+        result = subprocess.run([HUB, "serve", "--listen", "127.0.0.1:0", "--db", self.database.url, "--config", missing],
+                                capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn(missing, result.stderr)
+
+    # --- (11) a client gone mid-body ---
+    def test_a_request_whose_client_closes_mid_body_counts_as_499_not_500(self):
+        hub = self.start()
+        routes = [("/v1beta1/beaconinfo:getforobserved", self.public, "application/json", b'{"observations": [' + b" " * 2000),
+                  ("/v1beta1/beacons:register", self.secret, "application/json", b'{"advertisedId": ' + b" " * 2000),
+                  ("/v1/decks", self.secret, "application/pdf", b"%PDF-1.4\n" + b"0" * 20_000)]
+
+        def by_status():
+            found = {}
+            for route, status, count in re.findall(
+                    r'^hb_requests\{http_route="([^"]+)",http_request_method="POST",http_response_status_code="(\d+)"\} (\S+)$',
+                    metrics_text(hub), re.M):
+                found[(route, status)] = float(count)
+            return found
+
+        results = {}
+        before = {}
+        for close in ("FIN", "RST"):   # close(), as a page that went away; an RST, as a phone that lost its network
+            for path, key, kind, part in routes:
+                sock = connect(hub)
+                sock.sendall(f"POST {path} HTTP/1.1\r\nHost: hub\r\nX-Api-Key: {key}\r\nContent-Type: {kind}\r\n"
+                             f"Content-Length: {len(part) * 50}\r\n\r\n".encode() + part)
+                time.sleep(0.2)   # the hub has started on the request and waits for the rest of the body
+                if close == "RST":
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                sock.close()
+            counted = poll(by_status, lambda found: sum(found.values()) - sum(before.values()) >= len(routes), timeout=20)
+            for path, _, _, _ in routes:
+                results[(path, close)] = {status: counted.get((path, status), 0) - before.get((path, status), 0)
+                                          for status in ("499", "500") if counted.get((path, status), 0) - before.get((path, status), 0)}
+            before = counted
+        print(f"\n  requests cut off mid-body, by how the client closed, on /metrics: {results}")
+        for (path, close), statuses in results.items():
+            with self.subTest(path=path, close=close):
+                self.assertEqual(statuses, {"499": 1}, f"{close} mid-body on {path}")
+        self.assertEqual(call(hub, "GET", "/healthz").status, 200)
+
+if __name__ == "__main__":
+    unittest.main()

@@ -6,8 +6,9 @@ heard it"; hub/Sources/NearcastHub/api/BeaconReadGrant.swift), through real HTTP
 - with the public key, `attachments:watch`, `GET /v1/shows/B` and `GET /v1/shows/B/events` need
   `?token=` with that beacon's token: none, an empty one, garbage, a forged one, one for another
   beacon or another project, or an expired one is a 403 naming `token`; the right one opens it;
-- the secret key needs no token; a pass (the code on the presenter's screen, or a watchToken
-  itself, which is one) reads its own beacon only;
+- the secret key needs no token; a pass (the code on the presenter's screen) reads its own beacon
+  only; a watchToken is neither a key nor a pass (it proves no presence: an EID up to an hour old
+  resolves), and a pass is not a watchToken;
 - an open watch outlives its token; a new one with the expired token is refused.
 
 The hub has no clock a test can move (no option or environment for it in HubCommand.swift), so the

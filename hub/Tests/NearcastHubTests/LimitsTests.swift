@@ -87,7 +87,10 @@ final class LimitsTests: XCTestCase {
         XCTAssertTrue(refusal("{ lsiten: 'x' }").contains("unknown key lsiten"), refusal("{ lsiten: 'x' }"))
         XCTAssertTrue(refusal("{ limits: { burst: 3 } }").contains("unknown key limits.burst"))
         XCTAssertTrue(refusal("{ tls: { cert: 'x', key: 'y' } }").contains("unknown key tls.cert"))
-        XCTAssertTrue(refusal("{ limits: { connections: -1 } }").contains("limits.connections must be a positive number"))
+        XCTAssertTrue(refusal("{ limits: { connections: -1 } }").contains("limits.connections: must be a whole number"),
+                      refusal("{ limits: { connections: -1 } }"))
+        XCTAssertTrue(refusal("{ limits: { watchesPerKey: 1.5 } }").contains("limits.watchesPerKey: must be a whole number"))
+        XCTAssertTrue(refusal("{ limits: { idleTimeoutSeconds: 0 } }").contains("limits.idleTimeoutSeconds must be a positive number"))
         XCTAssertTrue(refusal("{ listen: 443 }").contains("listen must be a string"), refusal("{ listen: 443 }"))
         XCTAssertTrue(refusal("{ listen: ").hasPrefix("hub.json5: not valid JSON5"), refusal("{ listen: "))
         XCTAssertTrue(refusal("[1]").contains("must be an object"), refusal("[1]"))

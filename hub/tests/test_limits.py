@@ -247,13 +247,15 @@ class HubLimitsTests(unittest.TestCase):
     # --- (1) the per-address request rate ---
     def test_a_burst_from_one_address_gets_429_with_retry_after_and_is_served_again_after_it(self):
         hub = self.start({"requestsPerSecondPerAddress": 5, "burstPerAddress": 10})
+        began = time.monotonic()
         answers = [call(hub, "GET", "/healthz") for _ in range(30)]
+        elapsed = time.monotonic() - began
         statuses = [a.status for a in answers]
         refused = [a for a in answers if a.status == 429]
         self.assertEqual(set(statuses), {200, 429}, statuses)
         # The burst of 10, and what 5 a second refilled while the 30 were sent.
         self.assertGreaterEqual(statuses.count(200), 10, statuses)
-        self.assertLessEqual(statuses.count(200), 20, statuses)
+        self.assertLessEqual(statuses.count(200), 10 + 5 * elapsed + 1, (elapsed, statuses))
         self.assertEqual(statuses[:10], [200] * 10, statuses)
         retry_after = self.assertTooMany(refused[-1], "too many requests from your address")
         # Every route: the API with a good key, the pages, an unknown path, all before their work.

@@ -397,7 +397,9 @@ class ProjectOnAHub:
 
     def tearDown(self):
         failed = self._outcome.success is False
-        for hub in self.hubs:
+        # A test that restarts the hub (self.hub = Hub(...)) leaves the new one out of self.hubs:
+        # stop it too, or it outlives the test run.
+        for hub in self.hubs + ([self.hub] if self.hub not in self.hubs else []):
             hub.stop()
             if failed:
                 print(hub.stderr())

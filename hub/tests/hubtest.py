@@ -178,13 +178,17 @@ class Hub:
 
     binary = HUB
 
-    def __init__(self, db_url: str, cwd=None, port=0, extra=(), tls=None):
+    def __init__(self, db_url: str, cwd=None, port=0, extra=(), tls=None, listen=None, wrapper=()):
         """`tls`: an ssl.SSLContext trusting the hub's certificate, when `extra` has --tls-cert;
-        requests then go over HTTPS. With --redirect-http, `redirect_port` is its bound port."""
+        requests then go over HTTPS. With --redirect-http, `redirect_port` is its bound port.
+        `listen`: HOST:PORT instead of 127.0.0.1:`port`; `wrapper`: a command the hub is run
+        through (`ip netns exec NS`, test_venue_netns.py)."""
         self.tls = tls
         self.redirect_port = None
+        listen = listen or f"127.0.0.1:{port}"
+        host = listen.rsplit(":", 1)[0]
         self.log = tempfile.NamedTemporaryFile(prefix="nearcast-hub-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([HUB, "serve", "--listen", f"127.0.0.1:{port}", "--db", db_url, *extra],
+        self.process = subprocess.Popen([*wrapper, HUB, "serve", "--listen", listen, "--db", db_url, *extra],
                                         stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=cwd)
         wants_redirect = "--redirect-http" in extra
         self.port = None
@@ -202,7 +206,7 @@ class Hub:
                 *lines, pending = pending.split(b"\n")
                 for raw in lines:
                     line = raw.decode(errors="replace")
-                    match = re.search(r"serving (https?)://127\.0\.0\.1:(\d+)", line)
+                    match = re.search(r"serving (https?)://" + re.escape(host) + r":(\d+)", line)
                     if match:
                         assert (match.group(1) == "https") == (tls is not None), line
                         self.port = int(match.group(2))

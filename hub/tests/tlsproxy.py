@@ -41,8 +41,9 @@ class TestCA:
         with open(self.path, "wb") as f:
             f.write(self.certificate.public_bytes(serialization.Encoding.PEM))
 
-    def issue(self, name, days=1):
-        """(certificate path, key path, serial) of a new server certificate."""
+    def issue(self, name, days=1, addresses=("127.0.0.1",)):
+        """(certificate path, key path, serial) of a new server certificate, for NAME and the IP
+        `addresses`."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.timezone.utc)
         serial = x509.random_serial_number()
@@ -50,7 +51,7 @@ class TestCA:
                        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, NAME)]))
                        .issuer_name(self.certificate.subject).public_key(key.public_key()).serial_number(serial)
                        .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=days))
-                       .add_extension(x509.SubjectAlternativeName([x509.DNSName(NAME), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                       .add_extension(x509.SubjectAlternativeName([x509.DNSName(NAME), *(x509.IPAddress(ipaddress.ip_address(a)) for a in addresses)]),
                                       critical=False)
                        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
                        .sign(self.key, hashes.SHA256()))

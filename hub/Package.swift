@@ -32,6 +32,8 @@ let package = Package(
         // libqrencode (Debian's libqrencode-dev): the join address's QR code for Present.
         .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
+        // The release version, stamped by tools/package-hub (-Xcc -DNEARCAST_HUB_VERSION=...).
+        .systemLibrary(name: "CHubBuildStamp", path: "Sources/CHubBuildStamp"),
         // The hub: storage (one schema, SQLite or PostgreSQL), the Eddystone registration and
         // resolution, the HTTP API, watches and the operators' page.
         .target(
@@ -66,6 +68,7 @@ let package = Package(
             name: "nearcast-hub",
             dependencies: [
                 "NearcastHub",
+                "CHubBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

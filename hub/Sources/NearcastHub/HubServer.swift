@@ -60,6 +60,7 @@ public enum HubServer {
         }
         var server = HTTPServerBuilder { responder in guarding(HTTP1Channel(responder: responder, configuration: http1)) }
         let boundPort = NIOLockedValueBox(port)
+        if case .plain = transport { services.append(CertificateReloader(store: nil, logger: hub.logger)) }
         if case .tls(let store, let redirect, let onRedirectRunning) = transport {
             let tlsConfiguration = try store.serverConfiguration()
             server = HTTPServerBuilder { responder in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CHubBuildStamp
 import Foundation
 import Hummingbird
 import Logging
@@ -14,6 +15,7 @@ struct HubCommand: AsyncParsableCommand {
         abstract: "The Nearcast hub: turns heard tokens into the messages a box publishes.",
         discussion: "SQLite by default (nearcast-hub.sqlite in the working directory, made on first start); "
             + "PostgreSQL with --db postgres://USER@HOST/DATABASE for several instances.",
+        version: String(cString: nearcast_hub_build_version()),
         subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self, ReactionsCommand.self])
 }
 
@@ -132,12 +134,17 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var options: DatabaseOptions
 
-    /// HOST:PORT, or a usage error naming the option.
+    /// HOST:PORT (an IPv6 host in brackets, as [::]:443), or a usage error naming the option.
     static func address(_ text: String, option: String) throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
               (0...65_535).contains(port), colon > text.startIndex
-        else { throw ValidationError("\(option) \(text): use HOST:PORT, as in 127.0.0.1:8080") }
-        return (String(text[..<colon]), port)
+        else { throw ValidationError("\(option) \(text): use HOST:PORT, as in 127.0.0.1:8080 or [::]:443") }
+        var host = text[..<colon]
+        if host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2 { host = host.dropFirst().dropLast() }
+        guard !host.contains("[") && !host.contains("]") else {
+            throw ValidationError("\(option) \(text): an IPv6 address goes in brackets, as [::]:443")
+        }
+        return (String(host), port)
     }
 
     func validate() throws {
@@ -196,8 +203,11 @@ struct Serve: AsyncParsableCommand {
         if !limitSettings.enabled { logger.notice("nearcast-hub: limits off (--limits off, or limits.enabled false in the config file)") }
         let app = try HubServer.application(hub, host: host, port: port, listener: listenerFiles, transport: transport) { bound in
             // One line a script can wait for: the address really bound (port 0 picks one).
-            print("nearcast-hub: serving \(scheme)://\(host):\(bound)")
+            let shown = host.contains(":") ? "[\(host)]" : host
+            print("nearcast-hub: serving \(scheme)://\(shown):\(bound)")
             fflush(nil)   // all streams: stdout may be a pipe a test reads
+            // Under systemd (Type=notify): started now, and what `systemctl status` shows.
+            SystemdNotifier().notify("READY=1\nSTATUS=serving \(scheme)://\(shown):\(bound)")
         }
         do {
             try await app.runService()

@@ -51,8 +51,8 @@ enum BeaconRoutes {
         guard let kind = BeaconRecord.Kind(rawValue: body.advertisedId.type) else {
             throw APIError.invalid("advertisedId.type", "'\(body.advertisedId.type)' must be EDDYSTONE or EDDYSTONE_EID")
         }
-        if let description = body.description, description.count > 1_000 {
-            throw APIError.invalid("description", "is longer than 1000 characters")
+        if let description = body.description {
+            try RequestSupport.checkFreeText(description, field: "description", characters: 1_000)
         }
         let now = hub.clock.nowMs()
         switch kind {

@@ -31,4 +31,20 @@ enum RequestSupport {
         }
         return "beacons/" + id
     }
+
+    /// Free text a client gives and the hub stores and shows (a beacon's description, a deck's
+    /// title): at most `characters` characters and four bytes each, and no control character
+    /// but tab and line breaks. U+0000 in particular: PostgreSQL's text cannot hold it (the
+    /// insert failed, a 500) and SQLite's reads cut the text there.
+    static func checkFreeText(_ value: String, field: String, characters: Int) throws(APIError) {
+        guard value.count <= characters, value.utf8.count <= characters * 4 else {
+            throw APIError.invalid(field, "is longer than \(characters) characters")
+        }
+        if let control = value.unicodeScalars.first(where: {
+            ($0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r") || (0x7F...0x9F).contains($0.value)
+        }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            throw APIError.invalid(field, "holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+        }
+    }
 }

@@ -90,7 +90,7 @@ enum DeckRoutes {
 
     private static func title(_ request: Request) throws(APIError) -> String? {
         guard let title = request.uri.queryParameters["title"].map(String.init), !title.isEmpty else { return nil }
-        guard title.count <= 200 else { throw APIError.invalid("title", "is longer than 200 characters") }
+        try RequestSupport.checkFreeText(title, field: "title", characters: 200)
         return title
     }
 }

@@ -12,10 +12,15 @@ public struct HubRequestContext: RequestContext {
     var access: ProjectStore.Access?
     /// The client's address (a reaction without a phone id is limited by it).
     let remoteAddress: String?
+    /// Completes when the request's channel closes (the HTTP/1 connection, or the HTTP/2
+    /// stream): an event stream ends then, and gives back its slot at once, instead of at its
+    /// next write (a keep-alive up to 15 s later).
+    let channelClosed: EventLoopFuture<Void>
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        channelClosed = source.channel.closeFuture
     }
 
     public var requestDecoder: APIRequestDecoder { APIRequestDecoder() }

@@ -70,6 +70,8 @@ enum ShowRoutes {
             }
             continuation.yield(ShowFeed.event("show", json: try HubServices.encode(try await hub.showJSON(show, presenter: access.canManage))))
             followersGauge.record(hub.showFeed.followerCount)
+            // A follower gone ends the stream now, not at the next event.
+            context.channelClosed.whenComplete { _ in continuation.finish() }
             return Response(status: .ok,
                             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
                                       HTTPField.Name("X-Accel-Buffering")!: "no"],

@@ -46,6 +46,7 @@ enum WatchRoutes {
             // again, so a watcher that never reads holds one pending flag, not a copy of the
             // list per change (300 such sockets once took the hub to 1.75 GB).
             let pending = PendingWatchEvents()
+            context.channelClosed.whenComplete { _ in pending.finish() }
             let forwarder = Task {
                 for await _ in signals { pending.mark(change: true) }
                 pending.finish()

@@ -64,4 +64,20 @@ final class StateRecordTests: XCTestCase {
         XCTAssertThrowsError(try StateRecord.decode("\n", kind: "beacon-clock", supported: 0...1))
         XCTAssertThrowsError(try StateRecord.decode("42\n43\n", kind: "beacon-clock", supported: 0...1))
     }
+
+    /// Found by fuzz/targets/state_record.swift: a value ending in "\r" was written but not read
+    /// back ("\r" and the line's "\n" made one Character, so the record seemed to have three
+    /// lines), and a legacy file holding "\r\n" decoded to a value encode then refused.
+    func testCarriageReturnsInAValueRoundTripAndCRLFIsANewline() throws {
+        for value in ["\u{FFFD}\r\u{FFFD}\r", "a\r", "\r"] {
+            let record = StateRecord.encode(kind: "consent", version: 1, value: value)
+            let decoded = try StateRecord.decode(record, kind: "consent", supported: 1...1)
+            XCTAssertEqual(decoded.value, value)
+        }
+        XCTAssertEqual(try StateRecord.decode("\u{FFFD}\r\n\n", kind: "consent", supported: 0...1).value, "\u{FFFD}")
+        XCTAssertEqual(try StateRecord.decode("42\r\n", kind: "beacon-clock", supported: 0...1).value, "42")
+        XCTAssertThrowsError(try StateRecord.decode("4\r\n2", kind: "beacon-clock", supported: 0...1)) { error in
+            XCTAssertEqual(error as? StateRecordError, .notARecord)
+        }
+    }
 }

@@ -15,7 +15,8 @@ public enum StateRecord {
 
     /// The file's text for `value` (one line, no newline in it).
     public static func encode(kind: String, version: Int, value: String) -> String {
-        precondition(!value.contains("\n") && !kind.contains(" "), "a state record holds one line")
+        // Bytes, not Characters: "\r\n" is one Character, so contains("\n") misses it.
+        precondition(!value.utf8.contains(0x0A) && !kind.utf8.contains(0x20), "a state record holds one line")
         let body = "\(magic) \(kind) \(version)\n\(value)\n"
         return body + "crc32 \(Hex.format(UInt64(CRC32.checksum(body.utf8)), byteCount: 4))\n"
     }
@@ -26,10 +27,13 @@ public enum StateRecord {
         guard text.hasPrefix(magic + " ") else {
             guard supported.contains(0) else { throw .notARecord }
             let value = text.trimmingWhitespace
-            guard !value.isEmpty, !value.contains("\n") else { throw .notARecord }
+            guard !value.isEmpty, !value.utf8.contains(0x0A) else { throw .notARecord }
             return (value, 0)
         }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on the newline byte: splitting Characters would keep a value's trailing "\r"
+        // and the line's "\n" together as one "\r\n" Character, and refuse a record that
+        // encode wrote (found by fuzz/targets/state_record.swift).
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         // header, value, checksum, and the empty string after the final newline
         guard lines.count == 4, lines[3].isEmpty, lines[2].hasPrefix("crc32 ") else { throw .truncated }
         let header = lines[0].split(separator: " ")
@@ -68,7 +72,8 @@ public enum StateRecordError: Error, Equatable, CustomStringConvertible {
 extension StringProtocol {
     /// The text without leading and trailing spaces, tabs and newlines.
     var trimmingWhitespace: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        // "\r\n" is one Character of its own (a file saved by a Windows editor ends with it).
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])
     }

@@ -8,6 +8,9 @@ import NearcastCore
 /// Its ``SimulatedMicrophone`` hears what it plays. The simulated faults make it fail as the
 /// ALSA driver does: a missing card or a refused open plays silence at the same pace (the real
 /// thread discards samples at real time) and says so in ``status``; underruns are counted.
+/// A write the file system refuses (a full or read-only disk under the state directory) is the
+/// same kind of failure: the samples are dropped at the device's pace, ``status`` names the
+/// error, and every later period tries again, so the daemon goes on and recovers by itself.
 public final class SimulatedAudioOutput: AudioOutput {
     public let sampleRate: Int
     public let periodFrames: Int
@@ -23,6 +26,11 @@ public final class SimulatedAudioOutput: AudioOutput {
     private let silence: UnsafeMutableBufferPointer<Float>
     private var xruns = 0
     private var framesSinceUnderrun = 0
+    /// Frames the device has taken, written or dropped: its clock.
+    private var framesAccepted = 0
+    /// The last write's failure, while writes fail.
+    private var writeProblem: AudioDeviceError?
+    private var recoveries = 0
 
     /// Creates (or truncates) the WAV file at `path`.
     public init(path: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4,
@@ -47,8 +55,8 @@ public final class SimulatedAudioOutput: AudioOutput {
     /// What a real card would report under the faults switched on now.
     public var status: AudioDeviceStatus {
         let problem: AudioDeviceError? = faults.contains(.audioPermission) ? .permissionDenied(device: path)
-            : faults.contains(.audioMissing) ? .missing(device: path, reason: "simulated fault audio-missing") : nil
-        return AudioDeviceStatus(health: problem?.health ?? .ok, xruns: xruns, problem: problem)
+            : faults.contains(.audioMissing) ? .missing(device: path, reason: "simulated fault audio-missing") : writeProblem
+        return AudioDeviceStatus(health: problem?.health ?? .ok, xruns: xruns, problem: problem, reopenings: recoveries)
     }
 
     /// Frames accepted so far.
@@ -57,7 +65,7 @@ public final class SimulatedAudioOutput: AudioOutput {
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioDeviceError) {
         let start = startNanoseconds ?? MonotonicClock.nanoseconds()
         startNanoseconds = start
-        let playing = !faults.contains(.audioMissing) && !faults.contains(.audioPermission)
+        var playing = !faults.contains(.audioMissing) && !faults.contains(.audioPermission)
         do {
             if playing {
                 try writer.write(samples)
@@ -69,9 +77,16 @@ public final class SimulatedAudioOutput: AudioOutput {
                     left -= step
                 }
             }
+            if writeProblem != nil {
+                writeProblem = nil
+                recoveries += 1
+            }
         } catch {
-            throw Self.deviceError(error, path: path)
+            // Dropped at the device's pace, reported in `status`, tried again next period.
+            writeProblem = Self.deviceError(error, path: path)
+            playing = false
         }
+        framesAccepted += samples.count
         if playing { microphone.hear(samples) } else { microphone.hearSilence(samples.count) }
         if faults.contains(.audioUnderruns) {
             framesSinceUnderrun += samples.count
@@ -81,7 +96,7 @@ public final class SimulatedAudioOutput: AudioOutput {
             }
         }
         // A device with `bufferFrames` of buffer accepts frame n at start + (n − buffer)/rate.
-        let ahead = writer.framesWritten - bufferFrames
+        let ahead = framesAccepted - bufferFrames
         if ahead > 0 {
             let deadline = start + Int64(ahead) * 1_000_000_000 / Int64(sampleRate)
             MonotonicClock.sleep(until: deadline)
@@ -90,7 +105,7 @@ public final class SimulatedAudioOutput: AudioOutput {
 
     public func drain() throws(AudioDeviceError) {
         if let start = startNanoseconds {
-            MonotonicClock.sleep(until: start + Int64(writer.framesWritten) * 1_000_000_000 / Int64(sampleRate))
+            MonotonicClock.sleep(until: start + Int64(framesAccepted) * 1_000_000_000 / Int64(sampleRate))
         }
         do { try writer.close() } catch { throw Self.deviceError(error, path: path) }
     }

@@ -26,10 +26,14 @@ public final class WAVFileWriter {
         while index < samples.count {
             let chunk = min(samples.count - index, encoded.count / format.bytesPerFrame)
             let bytes = encode(UnsafeBufferPointer(rebasing: samples[index..<index + chunk]))
-            // Straight from the encode buffer: no copy per period on the audio path.
+            // Straight from the encode buffer: no copy per period on the audio path. At the data's
+            // own offset (pwrite): a write cut short by a full disk leaves the file position
+            // where it stopped, and the next write after space returns must still land on the
+            // frame boundary after the last whole write.
             var failure: SystemError?
+            let offset = WAVFormat.headerSize + dataBytes
             encoded.withUnsafeBytes { raw in
-                do throws(SystemError) { try file.write(UnsafeRawBufferPointer(rebasing: raw[0..<bytes])) } catch { failure = error }
+                do throws(SystemError) { try file.write(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), at: offset) } catch { failure = error }
             }
             if let failure { throw failure }
             dataBytes += bytes

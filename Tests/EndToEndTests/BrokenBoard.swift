@@ -33,4 +33,21 @@ extension PseudoTerminal {
         let line = try XCTUnwrap(tail.split(whereSeparator: \.isNewline).first { $0.hasPrefix("{") }, tail.debugDescription)
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
+
+    /// Polls `status --json` until `condition` holds (drivers notice a fault at their next call,
+    /// recover on their retry schedule) or `timeout` passes; returns the last status.
+    func waitForStatus(timeout: TimeInterval, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var status = try statusJSON()
+        while !condition(status) && Date() < deadline {
+            usleep(250_000)
+            status = try statusJSON()
+        }
+        return status
+    }
+
+    /// The `drivers.problems` of a status (what the LEDs and handlers show).
+    static func problems(_ status: [String: Any]) -> [String] {
+        ((status["drivers"] as? [String: Any])?["problems"] as? [String]) ?? ["(no problems field)"]
+    }
 }

@@ -18,25 +18,9 @@ final class DeviceFaultEndToEndTests: XCTestCase {
         ("audio-underruns", "onProblem", "audio", "fast-blink"),
     ]
 
-    private func problems(_ status: [String: Any]) -> [String] {
-        ((status["drivers"] as? [String: Any])?["problems"] as? [String]) ?? ["(no problems field)"]
-    }
 
     private func led(_ name: String, _ status: [String: Any]) -> String? {
         (status["leds"] as? [String: String])?[name]
-    }
-
-    /// Polls `status --json` until `condition` holds (drivers notice a fault at their next call,
-    /// recover on their retry schedule); returns the last status.
-    private func waitForStatus(_ terminal: PseudoTerminal, timeout: TimeInterval,
-                               _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var status = try terminal.statusJSON()
-        while !condition(status) && Date() < deadline {
-            usleep(250_000)
-            status = try terminal.statusJSON()
-        }
-        return status
     }
 
     func testEachInjectedFaultReachesTheHandlerStatusAndLEDsAndClears() throws {
@@ -48,7 +32,7 @@ final class DeviceFaultEndToEndTests: XCTestCase {
         // Listening over audio opens the simulated microphone (its fault needs it open).
         terminal.command("strategy mode both", expecting: "strategy: mediums both, mode both")
         var status = try terminal.statusJSON()
-        XCTAssertEqual(problems(status), [])
+        XCTAssertEqual(PseudoTerminal.problems(status), [])
         XCTAssertEqual((status["drivers"] as? [String: Any])?["simulated_faults"] as? [String], [])
 
         terminal.command("sim fault", expecting: "faults on: none")
@@ -60,8 +44,8 @@ final class DeviceFaultEndToEndTests: XCTestCase {
             terminal.command("sim fault \(fault.name) on", expecting: "sim fault \(fault.name) on")
             XCTAssertNotNil(terminal.wait(for: "nearby: \(fault.handler)(true): \(fault.name)", after: mark, timeout: 15),
                             "\(fault.name): no handler line\n\(terminal.screen)")
-            status = try waitForStatus(terminal, timeout: 10) { self.problems($0).contains(fault.name) }
-            XCTAssertEqual(problems(status), [fault.name], fault.name)
+            status = try terminal.waitForStatus(timeout: 10) { PseudoTerminal.problems($0).contains(fault.name) }
+            XCTAssertEqual(PseudoTerminal.problems(status), [fault.name], fault.name)
             XCTAssertEqual(led(fault.led, status), fault.pattern, "\(fault.name): \(status["leds"] ?? "")")
             XCTAssertEqual((status["drivers"] as? [String: Any])?["simulated_faults"] as? [String], [fault.name])
 
@@ -71,8 +55,8 @@ final class DeviceFaultEndToEndTests: XCTestCase {
             // stay "recent" for the LED's 10 s hold.
             XCTAssertNotNil(terminal.wait(for: "nearby: \(fault.handler)(false): \(fault.name) cleared", after: mark, timeout: 20),
                             "\(fault.name): not cleared\n\(terminal.screen)")
-            status = try waitForStatus(terminal, timeout: 5) { self.problems($0).isEmpty }
-            XCTAssertEqual(problems(status), [], fault.name)
+            status = try terminal.waitForStatus(timeout: 5) { PseudoTerminal.problems($0).isEmpty }
+            XCTAssertEqual(PseudoTerminal.problems(status), [], fault.name)
             XCTAssertEqual(led(fault.led, status), "off", "\(fault.name): \(status["leds"] ?? "")")
         }
         kill(daemon.process.processIdentifier, SIGTERM)
@@ -103,8 +87,8 @@ final class DeviceFaultEndToEndTests: XCTestCase {
         let daemon = try NearcastProcess.start(["run", "--board", board.path, "--state-dir", dir.path, "--console", terminal.slavePath],
                                                environment: ["ALSA_CONFIG_PATH": config.path])
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
-        let status = try waitForStatus(terminal, timeout: 10) { self.problems($0).count == 2 }
-        XCTAssertEqual(problems(status), ["audio-missing", "bluetooth-no-adapter"])
+        let status = try terminal.waitForStatus(timeout: 10) { PseudoTerminal.problems($0).count == 2 }
+        XCTAssertEqual(PseudoTerminal.problems(status), ["audio-missing", "bluetooth-no-adapter"])
         XCTAssertEqual(led("audio", status), "slow-blink")
         XCTAssertEqual(led("ble", status), "fast-blink")
         let drivers = try XCTUnwrap(status["drivers"] as? [String: Any])

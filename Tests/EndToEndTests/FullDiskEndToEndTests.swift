@@ -8,20 +8,6 @@ import XCTest
 /// on, and once space returns the speaker plays again and the next save succeeds. Needs root to
 /// mount the tmpfs (skipped otherwise).
 final class FullDiskEndToEndTests: XCTestCase {
-    private func problems(_ status: [String: Any]) -> [String] {
-        ((status["drivers"] as? [String: Any])?["problems"] as? [String]) ?? ["(no problems field)"]
-    }
-
-    private func waitForStatus(_ terminal: PseudoTerminal, timeout: TimeInterval,
-                               _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var status = try terminal.statusJSON()
-        while !condition(status) && Date() < deadline {
-            usleep(250_000)
-            status = try terminal.statusJSON()
-        }
-        return status
-    }
 
     /// Writes zeros into `path` until the file system refuses (ENOSPC).
     private func fill(_ path: String) {
@@ -45,14 +31,14 @@ final class FullDiskEndToEndTests: XCTestCase {
         let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath])
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
         terminal.command("config save", expecting: "the box starts with these")
-        XCTAssertEqual(problems(try terminal.statusJSON()), [])
+        XCTAssertEqual(PseudoTerminal.problems(try terminal.statusJSON()), [])
 
         // The disk fills up under the running daemon.
         let filler = dir.appendingPathComponent("filler").path
         var mark = terminal.length
         fill(filler)
-        var status = try waitForStatus(terminal, timeout: 15) { self.problems($0).contains("audio-missing") }
-        XCTAssertEqual(problems(status), ["audio-missing"], "the speaker's failed writes are a device problem")
+        var status = try terminal.waitForStatus(timeout: 15) { PseudoTerminal.problems($0).contains("audio-missing") }
+        XCTAssertEqual(PseudoTerminal.problems(status), ["audio-missing"], "the speaker's failed writes are a device problem")
         XCTAssertEqual((status["leds"] as? [String: String])?["audio"], "slow-blink")
         XCTAssertNotNil(terminal.wait(for: "No space left on device", after: mark, timeout: 10), terminal.screen)
         terminal.command("audio level 30", expecting: "warning: not saved (")
@@ -61,7 +47,7 @@ final class FullDiskEndToEndTests: XCTestCase {
         // the beacon clock moves.
         let burstsBefore = try XCTUnwrap(status["bursts"] as? Int, "\(status)")
         let timeBefore = try XCTUnwrap(status["beacon_time"] as? Int, "\(status)")
-        status = try waitForStatus(terminal, timeout: 15) { ($0["bursts"] as? Int ?? 0) > burstsBefore }
+        status = try terminal.waitForStatus(timeout: 15) { ($0["bursts"] as? Int ?? 0) > burstsBefore }
         XCTAssertGreaterThan(status["bursts"] as? Int ?? 0, burstsBefore, "no burst while the disk was full")
         XCTAssertGreaterThan(status["beacon_time"] as? Int ?? 0, timeBefore)
         XCTAssertTrue(daemon.process.isRunning, "the daemon stopped on a full disk")
@@ -69,8 +55,8 @@ final class FullDiskEndToEndTests: XCTestCase {
         // Space returns: the speaker plays again and the next change is saved.
         mark = terminal.length
         try FileManager.default.removeItem(atPath: filler)
-        status = try waitForStatus(terminal, timeout: 15) { self.problems($0).isEmpty }
-        XCTAssertEqual(problems(status), [], "the problem clears once the writes succeed")
+        status = try terminal.waitForStatus(timeout: 15) { PseudoTerminal.problems($0).isEmpty }
+        XCTAssertEqual(PseudoTerminal.problems(status), [], "the problem clears once the writes succeed")
         XCTAssertNotNil(terminal.wait(for: "playing again", after: mark, timeout: 10), terminal.screen)
         terminal.command("audio level 35", expecting: "audio level 35")
         kill(daemon.process.processIdentifier, SIGTERM)

@@ -178,4 +178,42 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
         XCTAssertGreaterThanOrEqual(found, 18, "the bursts were decoded in the room")
     }
+
+    /// A decoder's first burst allocates nothing either: every buffer is made in `init`. (Arrays
+    /// copied from one another in the inits of ChirpPairTiming, ToneOnsetScaleSearch,
+    /// MixedRadixFFT and ViterbiDecoder shared one buffer until the first decode wrote to them,
+    /// and that write allocated, on the audio thread, at the first burst heard after start-up.
+    /// The other tests here warm up with a burst, so they never saw it; fuzz/targets/burst_decoder
+    /// found it.)
+    func testAFreshDecodersFirstBurstAllocatesNothing() throws {
+        XCTAssertTrue(AllocationCounter.isActive, "malloc-interposer must replace malloc in the test process")
+        let rate = 48_000
+        let token = try Token(kind: .direct, hex: "0102030405060708")
+        let encoder = try BurstEncoder(sampleRate: rate)
+        encoder.start(token)
+        var audio = [Float](repeating: 0, count: rate / 10 + encoder.rate.burstSamples + rate / 2)
+        audio.withUnsafeMutableBufferPointer { _ = encoder.render(into: UnsafeMutableBufferPointer(rebasing: $0[(rate / 10)...])) }
+        // The runtime builds type metadata on first use: one burst through another decoder first.
+        let other = try BurstDecoder(sampleRate: rate)
+        var found = 0
+        audio.withUnsafeBufferPointer { other.push($0) { _ in found += 1 } }
+        other.finish { _ in found += 1 }
+        XCTAssertEqual(found, 1, "the warm-up burst was decoded")
+
+        let decoder = try BurstDecoder(sampleRate: rate)
+        var heard: Token?
+        let allocations = AllocationCounter.allocations {
+            audio.withUnsafeBufferPointer { all in
+                var start = 0
+                while start < all.count {
+                    let end = min(all.count, start + 1024)
+                    decoder.push(UnsafeBufferPointer(rebasing: all[start..<end])) { heard = $0.token }
+                    start = end
+                }
+            }
+            decoder.finish { heard = $0.token }
+        }
+        XCTAssertEqual(allocations, 0, "heap allocations in a fresh decoder's first decode")
+        XCTAssertEqual(heard, token, "the burst was decoded while counting")
+    }
 }

@@ -67,10 +67,12 @@ public final class MixedRadixFFT {
             }
         }
         self.roots = roots
+        // Each its own buffer: copies share one until the first write, so the first
+        // `transform` allocated (a decoder's first candidate, on the audio thread).
         bufferRe = [Float](repeating: 0, count: count)
         bufferIm = [Float](repeating: 0, count: count)
-        otherRe = bufferRe
-        otherIm = bufferIm
+        otherRe = [Float](repeating: 0, count: count)
+        otherIm = [Float](repeating: 0, count: count)
     }
 
     /// Transforms `re`/`im` (the first `count` values; fewer are zero-padded) forward:

@@ -50,10 +50,12 @@ final class ChirpPairTiming {
         tailEnd = Int(0.040 * fb)
         let chirp = rate.basebandChirpSamples
         let length = 2 * before + chirp + maximumLag + 1
+        // Each its own buffer: copies of one array share it until the first write, and that
+        // write (in `measure`, a decoder's first candidate, on the audio thread) would allocate.
         first = [Float](repeating: 0, count: length)
-        second = first
-        clearedSecond = first
-        clearedFirst = first
+        second = [Float](repeating: 0, count: length)
+        clearedSecond = [Float](repeating: 0, count: length)
+        clearedFirst = [Float](repeating: 0, count: length)
         reachAfter = before + 2 * chirp + maximumLag + 1
     }
 

@@ -59,8 +59,10 @@ public final class ToneOnsetScaleSearch {
             }
         }
         candidateOffsets = offsets
+        // Each its own buffer: a copy shares it until the first write in `search`, which would
+        // then allocate (a decoder's first candidate, on the audio thread).
         paddedRe = [Float](repeating: 0, count: Self.oversampling * ns)
-        paddedIm = paddedRe
+        paddedIm = [Float](repeating: 0, count: Self.oversampling * ns)
     }
 
     /// The time scale left in the resampled burst whose data symbols begin at `start` of

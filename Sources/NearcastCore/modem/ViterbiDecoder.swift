@@ -20,8 +20,10 @@ public final class ViterbiDecoder {
         let states = ConvolutionalCode.stateCount
         self.steps = steps
         wordsPerStep = (states + 63) / 64
+        // Each its own buffer: a copy shares it until the first write, so the first `decode`
+        // allocated.
         metrics = Array(repeating: 0, count: states)
-        nextMetrics = metrics
+        nextMetrics = Array(repeating: 0, count: states)
         decisions = Array(repeating: 0, count: steps * wordsPerStep)
         var table = [UInt8](repeating: 0, count: 2 * states)
         for state in 0..<states {

@@ -1,18 +1,29 @@
 // Shared by every fuzz target (tools/fuzz compiles it into each).
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Counts heap allocations while a body runs, through AddressSanitizer's malloc hook (every
 /// target is built with -sanitize=address): the decoder's steady path must allocate nothing.
 enum AllocationCounter {
     nonisolated(unsafe) static var count = 0
     nonisolated(unsafe) static var counting = false
     nonisolated(unsafe) static var installed = false
+    /// The thread whose allocations count: libFuzzer's own threads (the RSS watcher) allocate
+    /// now and then, and counted those made a target fail on a path that allocates nothing.
+    nonisolated(unsafe) static var thread = pthread_self()
 
     static func allocations(during body: () -> Void) -> Int {
         if !installed {
-            _ = __sanitizer_install_malloc_and_free_hooks(countAllocation, nil)
+            // ASan refuses (returns 0) unless both hooks are given: with a nil free hook nothing
+            // was ever counted, and every "allocates nothing" check passed vacuously.
+            let accepted = __sanitizer_install_malloc_and_free_hooks(countAllocation, ignoreFree)
+            precondition(accepted != 0, "fuzz: AddressSanitizer did not take the malloc hook")
             installed = true
         }
         count = 0
+        thread = pthread_self()
         counting = true
         body()
         counting = false
@@ -26,8 +37,11 @@ func __sanitizer_install_malloc_and_free_hooks(
     _ free: (@convention(c) (UnsafeRawPointer?) -> Void)?) -> Int32
 
 private let countAllocation: @convention(c) (UnsafeRawPointer?, Int) -> Void = { _, _ in
-    if AllocationCounter.counting { AllocationCounter.count += 1 }
+    if AllocationCounter.counting && pthread_equal(AllocationCounter.thread, pthread_self()) != 0 {
+        AllocationCounter.count += 1
+    }
 }
+private let ignoreFree: @convention(c) (UnsafeRawPointer?) -> Void = { _ in }
 
 /// Reads the fuzzer's bytes as a sequence of small decisions (sizes, choices), then the rest.
 struct FuzzInput {

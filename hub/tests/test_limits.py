@@ -365,8 +365,12 @@ class HubLimitsTests(unittest.TestCase):
         reopened = poll(lambda: self.open_watch(hub, token)[0], lambda status: status == 200, timeout=10, every=0.2)
         print(f"  a new watch from that address opened {time.monotonic() - closed_at:.1f} s after its 100 watches closed")
         self.assertEqual(reopened, 200, "a new watch opens once the old ones closed")
-        for _ in range(50):
-            self.assertEqual(self.open_watch(hub, token)[0], 200)
+        # All 100 places come back (the hub ends each watch as it sees its connection close: on a
+        # busy machine the last a moment after the first): 50 more from this address are
+        # admitted, each within a few seconds.
+        for index in range(50):
+            status = poll(lambda: self.open_watch(hub, token)[0], lambda status: status == 200, timeout=10, every=0.2)
+            self.assertEqual(status, 200, f"watch {index + 2} after the 100 closed")
 
     def test_watches_past_the_per_key_cap_get_429_from_any_address_while_the_secret_key_watches(self):
         hub = self.start({"watchesPerKey": 5})

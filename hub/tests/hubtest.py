@@ -32,6 +32,9 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 HUB = os.environ.get("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "nearcast-hub"))
 NEARCAST = os.environ.get("NEARCAST_BIN", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "nearcast"))
 POSTGRES = os.environ.get("NEARCAST_HUB_POSTGRES_URL")
+# Set by tools/sanitize when NEARCAST_HUB_BIN is a sanitized build: its allocator keeps freed
+# memory in quarantine and pads every block, so the tests' memory bounds do not apply to it.
+SANITIZED = os.environ.get("NEARCAST_HUB_SANITIZER")
 
 
 def have_chromium() -> bool:

@@ -8,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from hubtest import HUB, Beacon, Hub, ProjectOnAHub, b64, create_project, heard, unb64
+from hubtest import HUB, SANITIZED, Beacon, Hub, ProjectOnAHub, b64, create_project, heard, unb64
 
 
 class APITests(ProjectOnAHub):
@@ -422,7 +422,8 @@ class APITests(ProjectOnAHub):
             grown_mib = (rss_kib() - before) / 1024
             # Pushing every change to each of them would queue 20 x (60 x 137 KB - 4 MB) = 84 MB
             # in the hub; pulled, each holds at most the one event being written.
-            self.assertLess(grown_mib, 40, f"the hub grew {grown_mib:.0f} MiB for 20 stalled watchers")
+            if not SANITIZED:   # a sanitized build's allocator keeps what is freed
+                self.assertLess(grown_mib, 40, f"the hub grew {grown_mib:.0f} MiB for 20 stalled watchers")
             # A watcher that does read gets the newest state, and the hub still answers.
             watch = self.hub.watch(name, self.public, token=token)
             event, data = watch.next(10)

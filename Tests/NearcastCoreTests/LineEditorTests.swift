@@ -126,6 +126,27 @@ final class LineEditorTests: XCTestCase {
         XCTAssertEqual(s.current, "nothing")
     }
 
+    func testAnOverlongDraftStaysRefusedAfterWalkingTheHistory() {
+        var s = Session()
+        s.type("status\r")
+        s.type(String(repeating: "x", count: 300))
+        s.type("\u{1B}[A")
+        XCTAssertEqual(s.current, "status")
+        s.type("\u{1B}[B\r")
+        XCTAssertEqual(s.events.last, .tooLong(length: 300), "the 45 dropped bytes are still counted")
+        XCTAssertEqual(s.lines, ["status"], "the cut line did not run")
+    }
+
+    func testARecalledFullLineCountsOnlyTheBytesDroppedAfterIt() {
+        var s = Session()
+        let full = String(repeating: "y", count: LineEditor.maximumLength)
+        s.type(full + "\r")
+        XCTAssertEqual(s.lines, [full], "exactly the limit is accepted")
+        s.type("\u{1B}[A" + String(repeating: "z", count: 18) + "\r")
+        XCTAssertEqual(s.events.last, .tooLong(length: LineEditor.maximumLength + 18),
+                       "the recalled line and the 18 bytes that did not fit")
+    }
+
     func testOverlongLinesAreRefusedWholeAndControlBytesIgnored() {
         var s = Session()
         s.type(String(repeating: "x", count: 300) + "\r")

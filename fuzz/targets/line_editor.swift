@@ -88,9 +88,11 @@ public func fuzzLineEditor(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
                 }
             case .tooLong(let length):
                 // Refused because bytes were dropped at the limit: the length counts them, also
-                // when the line was shortened again afterwards (the dropped bytes are gone).
+                // when the line was shortened again afterwards (the dropped bytes are gone). The
+                // line may have been filled by a recalled history line, so only the dropped part
+                // (length - kept) is bounded by the bytes typed.
                 require(filled, "refused a line that never reached \(LineEditor.maximumLength) bytes")
-                require(length > before.count && length <= fedSinceEvent,
+                require(length > before.count && length - before.count <= fedSinceEvent,
                         "refused a line of \(length) bytes: \(before.count) kept, \(fedSinceEvent) fed")
             case .interrupt, .endOfInput:
                 break

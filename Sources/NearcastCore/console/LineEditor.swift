@@ -55,6 +55,9 @@ public struct LineEditor: Sendable {
     private var browsing = -1
     private var draft: FixedArray<Tuple256<UInt8>, UInt8> = FixedArray(repeating: 0)
     private var draftCount = 0
+    /// Bytes dropped from the draft at the limit: walking the history and back must not turn a
+    /// refused line into a shorter one that runs.
+    private var draftOverflow = 0
     private var escape = EscapeState.none
     private var escapeParameter = 0
     private var escapeLength = 0
@@ -312,6 +315,7 @@ public struct LineEditor: Sendable {
         if browsing == -1 {
             for index in 0..<count { draft[index] = line[index] }
             draftCount = count
+            draftOverflow = overflow
         }
         browsing += 1
         loadHistory(&out)
@@ -323,6 +327,7 @@ public struct LineEditor: Sendable {
         if browsing == -1 {
             for index in 0..<draftCount { line[index] = draft[index] }
             count = draftCount
+            overflow = draftOverflow
             cursor = count
             refresh(&out)
         } else {

@@ -252,6 +252,11 @@ class Hub:
 
     def request(self, method: str, path: str, body=None, key=None, raw=None, headers=None):
         """(status, parsed JSON or text) of one request."""
+        status, parsed, _ = self.exchange(method, path, body, key, raw, headers)
+        return status, parsed
+
+    def exchange(self, method: str, path: str, body=None, key=None, raw=None, headers=None):
+        """(status, parsed JSON or text, response headers with lower-case names) of one request."""
         connection = self.connect()
         sent = dict(headers or {})
         if key:
@@ -264,7 +269,8 @@ class Hub:
         payload = response.read()
         connection.close()
         kind = response.getheader("Content-Type", "")
-        return response.status, (json.loads(payload) if "json" in kind else payload.decode(errors="replace"))
+        parsed = json.loads(payload) if "json" in kind else payload.decode(errors="replace")
+        return response.status, parsed, {name.lower(): value for name, value in response.getheaders()}
 
     def get(self, path, key=None):
         return self.request("GET", path, key=key)

@@ -18,6 +18,7 @@ public enum HubServer {
         let router = Router(context: HubRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ClientGoneMiddleware())
+        router.add(middleware: UnexpectedErrorMiddleware(logger: hub.logger))
         router.add(middleware: APICORSMiddleware())
         router.add(middleware: AddressRateMiddleware(limiter: hub.limiter))
         // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.

@@ -1,0 +1,36 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Inside the client-gone middleware: an error no route turned into an ``APIError`` still gets
+/// the API's error shape. The database not answering (``HubDatabase/isUnavailable(_:)``) is a
+/// 503 with Retry-After, so phones and boxes retry while PostgreSQL restarts instead of reading a
+/// bare 500 as "the hub is broken"; anything else is a 500 whose details go to the log only (they
+/// may name tables, files or addresses), with the method and path (not the query: `?key=`).
+struct UnexpectedErrorMiddleware: RouterMiddleware {
+    typealias Context = HubRequestContext
+
+    /// What a client is told to wait before trying again while the database does not answer.
+    static let retryAfterSeconds = 2
+
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error where error is any HTTPResponseError || ClientGoneMiddleware.isClientGone(error) {
+            throw error
+        } catch {
+            let route = "\(request.method) \(request.uri.path)"
+            if HubDatabase.isUnavailable(error) {
+                logger.warning("\(route): the database does not answer: \(HubDatabase.describe(error))")
+                var answer = APIError(.serviceUnavailable, "the database does not answer; try again shortly")
+                answer.retryAfterSeconds = Self.retryAfterSeconds
+                throw answer
+            }
+            logger.error("\(route) failed: \(HubDatabase.describe(error))")
+            throw APIError(.internalServerError, "the hub could not answer this request (its log says why)")
+        }
+    }
+}

@@ -83,3 +83,34 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The hub's fuzz targets (hub/Fuzz, run by tools/fuzz): only when tools/fuzz builds them, in
+// their own scratch path (.build-fuzz) with NEARCAST_HUB_FUZZ=1. NearcastHub is then compiled
+// with libFuzzer's coverage instrumentation and AddressSanitizer (its dependencies are not: the
+// coverage that guides the fuzzer is the hub's own code), and each target links compiler-rt's
+// libFuzzer without its main (NEARCAST_HUB_FUZZ_RUNTIME), calling its driver from a main that
+// sets up a hub first.
+if Context.environment["NEARCAST_HUB_FUZZ"] == "1" {
+    let runtime = Context.environment["NEARCAST_HUB_FUZZ_RUNTIME"] ?? "libclang_rt.fuzzer_no_main-x86_64.a"
+    for target in package.targets where target.name == "NearcastHub" {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    }
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(
+            name: "hub_requests",
+            dependencies: [
+                "NearcastHub", "CLibFuzzer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Fuzz/hub_requests",
+            swiftSettings: [.unsafeFlags(["-sanitize=address"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", runtime, "-lstdc++"])]
+        ),
+    ]
+}

@@ -52,6 +52,13 @@ class APITests(ProjectOnAHub):
         self.assertEqual(status, 200, body)
         return body["beacons"]
 
+    def test_a_path_no_route_takes_is_a_404_in_the_error_shape_naming_it(self):
+        # (Hummingbird answers it with an empty body; a client reads every refusal the same way.)
+        status, body = self.hub.request("PUT", "/v1/shows/", key=self.secret)
+        self.assertEqual(status, 404, body)
+        self.assertEqual(body["error"]["status"], "NOT_FOUND")
+        self.assertIn("PUT /v1/shows/", body["error"]["message"])
+
     # --- eidparams ---
     def test_eidparams_gives_a_stable_x25519_key(self):
         status, params = self.hub.get("/v1beta1/eidparams")

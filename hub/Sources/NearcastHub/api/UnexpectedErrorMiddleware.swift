@@ -3,7 +3,8 @@ import Hummingbird
 import Logging
 
 /// Inside the client-gone middleware: an error no route turned into an ``APIError`` still gets
-/// the API's error shape. The database not answering (``HubDatabase/isUnavailable(_:)``) is a
+/// the API's error shape, and so do the framework's own refusals (a 404 for a path no route
+/// takes, which Hummingbird answers with an empty body). The database not answering (``HubDatabase/isUnavailable(_:)``) is a
 /// 503 with Retry-After, so phones and boxes retry while PostgreSQL restarts instead of reading a
 /// bare 500 as "the hub is broken"; anything else is a 500 whose details go to the log only (they
 /// may name tables, files or addresses), with the method and path (not the query: `?key=`).
@@ -19,6 +20,15 @@ struct UnexpectedErrorMiddleware: RouterMiddleware {
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError {
+            // The framework's own refusals (no such route, a body it cannot read) in the same
+            // shape as every other refusal, naming what was asked (the path, not the query).
+            var message = error.body ?? ""
+            if message.isEmpty {
+                message = error.status == .notFound ? "no such route: \(request.method) \(request.uri.path)"
+                    : "\(error.status.reasonPhrase.lowercased()): \(request.method) \(request.uri.path)"
+            }
+            throw APIError(error.status, message)
         } catch let error where error is any HTTPResponseError || ClientGoneMiddleware.isClientGone(error) {
             throw error
         } catch {

@@ -7,14 +7,19 @@ public final class WAVFileWriter {
     private let file: OpenFile
     private var dataBytes = 0
     private var encoded: [UInt8]
+    /// Whether the header has been written: a disk full when the file is made leaves it to the
+    /// first write that succeeds, so the failure is the device's to report (like every later
+    /// write's), not the daemon's reason not to start.
+    private var headerWritten = false
 
-    /// Creates (or truncates) `path` and writes its header.
+    /// Creates (or truncates) `path` and writes its header (or, when the disk refuses it, leaves
+    /// it to the next write).
     public init(path: String, format: WAVFormat, capacityFrames: Int = 4096) throws(SystemError) {
         precondition(format.channels == 1, "Nearcast writes mono WAV files")
         self.format = format
         file = try OpenFile.forWriting(path)
         encoded = [UInt8](repeating: 0, count: capacityFrames * format.bytesPerFrame)
-        try file.write(format.header(dataBytes: 0))
+        try? writeHeaderIfNeeded()
     }
 
     /// Frames written so far.
@@ -22,6 +27,7 @@ public final class WAVFileWriter {
 
     /// Appends samples (−1...1; PCM is clipped there).
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(SystemError) {
+        try writeHeaderIfNeeded()
         var index = 0
         while index < samples.count {
             let chunk = min(samples.count - index, encoded.count / format.bytesPerFrame)
@@ -44,6 +50,7 @@ public final class WAVFileWriter {
 
     /// Fixes the header and closes the file.
     public func close() throws(SystemError) {
+        try writeHeaderIfNeeded()
         try updateHeader()
         try file.close()
     }
@@ -67,6 +74,13 @@ public final class WAVFileWriter {
                 return samples.count * 4
             }
         }
+    }
+
+    private func writeHeaderIfNeeded() throws(SystemError) {
+        guard !headerWritten else { return }
+        let header = format.header(dataBytes: dataBytes)
+        try file.write(header[0..<header.count], at: 0)
+        headerWritten = true
     }
 
     private func updateHeader() throws(SystemError) {

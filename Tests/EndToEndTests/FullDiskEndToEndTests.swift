@@ -9,6 +9,22 @@ import XCTest
 /// mount the tmpfs (skipped otherwise).
 final class FullDiskEndToEndTests: XCTestCase {
 
+    /// A tmpfs of `megabytes` on a new temporary directory (skips the test without root).
+    private func mountTmpfs(megabytes: Int) throws -> URL {
+        let dir = try makeTemporaryDirectory()
+        guard mount("tmpfs", dir.path, "tmpfs", 0, "size=\(megabytes)m,mode=0700") == 0 else {
+            let error = errno
+            try? FileManager.default.removeItem(at: dir)
+            throw XCTSkip("cannot mount a tmpfs at \(dir.path) (errno \(error)): needs root")
+        }
+        return dir
+    }
+
+    private func unmount(_ dir: URL) {
+        _ = umount2(dir.path, Int32(MNT_DETACH))
+        try? FileManager.default.removeItem(at: dir)
+    }
+
     /// Writes zeros into `path` until the file system refuses (ENOSPC).
     private func fill(_ path: String) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -18,15 +34,46 @@ final class FullDiskEndToEndTests: XCTestCase {
         while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
     }
 
+    /// A disk full before the daemon starts: the beacon clock's reservation cannot be saved (a
+    /// power cut now could send the clock back), which `status` and the status LED (lit steadily
+    /// where the heartbeat blinks) show while the box broadcasts; once space returns, the save
+    /// retried a minute later succeeds and both clear.
+    func testAStateDiskFullAtStartIsShownOnTheStatusLEDUntilASaveSucceeds() throws {
+        let dir = try mountTmpfs(megabytes: 16)
+        defer { unmount(dir) }
+        // 16 MiB: the sim speaker's WAV file (96 kB/s) must not fill the freed space again
+        // before the save is retried a minute later.
+        let filler = dir.appendingPathComponent("filler").path
+        fill(filler)
+        let terminal = try PseudoTerminal()
+        let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath])
+        XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
+        var status = try terminal.waitForStatus(timeout: 15) { ($0["drivers"] as? [String: Any])?["state_detail"] is String }
+        let detail = (status["drivers"] as? [String: Any])?["state_detail"] as? String
+        XCTAssertTrue(detail?.contains("No space left on device") == true, "\(status)")
+        XCTAssertEqual((status["leds"] as? [String: String])?["status"], "on", "the status LED lit steadily: \(status)")
+        terminal.command("status", expecting: "state: not saved (")
+        let burstsBefore = try XCTUnwrap(status["bursts"] as? Int, "\(status)")
+        status = try terminal.waitForStatus(timeout: 15) { ($0["bursts"] as? Int ?? 0) > burstsBefore }
+        XCTAssertGreaterThan(status["bursts"] as? Int ?? 0, burstsBefore, "broadcasting goes on")
+
+        try FileManager.default.removeItem(atPath: filler)
+        // The retry comes BeaconClockReservation.retrySeconds (60 s) after the failed write.
+        status = try terminal.waitForStatus(timeout: 90) { ($0["drivers"] as? [String: Any])?["state_detail"] is NSNull }
+        XCTAssertTrue((status["drivers"] as? [String: Any])?["state_detail"] is NSNull, "\(status)")
+        XCTAssertEqual((status["leds"] as? [String: String])?["status"], "slow-blink", "the heartbeat is back")
+        let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
+        XCTAssertFalse(saved.isEmpty)
+        kill(daemon.process.processIdentifier, SIGTERM)
+        let result = try NearcastProcess.wait(daemon, timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("warning: beacon clock reservation not saved"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("state directory writable again"), result.stdout)
+    }
+
     func testAFullStateDiskIsReportedTheBoxGoesOnAndRecoversWhenSpaceReturns() throws {
-        let dir = try makeTemporaryDirectory()
-        defer {
-            _ = umount2(dir.path, Int32(MNT_DETACH))
-            try? FileManager.default.removeItem(at: dir)
-        }
-        guard mount("tmpfs", dir.path, "tmpfs", 0, "size=4m,mode=0700") == 0 else {
-            throw XCTSkip("cannot mount a tmpfs at \(dir.path) (errno \(errno)): needs root")
-        }
+        let dir = try mountTmpfs(megabytes: 4)
+        defer { unmount(dir) }
         let terminal = try PseudoTerminal()
         let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath])
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)

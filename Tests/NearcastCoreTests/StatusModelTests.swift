@@ -29,6 +29,10 @@ final class StatusModelTests: XCTestCase {
         XCTAssertEqual(patterns(DeviceStates(broadcasting: false)), [.off, .off, .off, .off], "stopped, all ok, consent given")
         XCTAssertEqual(patterns(DeviceStates(broadcasting: true)), [.slowBlink, .off, .off, .off], "the heartbeat")
         XCTAssertEqual(StatusModel.pattern(for: .status, DeviceStates(broadcasting: true, fatal: true)), .fastBlink, "fatal wins")
+        // The status LED's "on" cell (unused in DESIGN.md's table): state not saved, broadcasting or not.
+        XCTAssertEqual(patterns(DeviceStates(broadcasting: true, stateNotSaved: true)), [.on, .off, .off, .off])
+        XCTAssertEqual(StatusModel.pattern(for: .status, DeviceStates(broadcasting: false, stateNotSaved: true)), .on)
+        XCTAssertEqual(StatusModel.pattern(for: .status, DeviceStates(fatal: true, stateNotSaved: true)), .fastBlink, "fatal still wins")
         XCTAssertEqual(StatusModel.pattern(for: .audio, DeviceStates(audio: .permissionDenied)), .on)
         XCTAssertEqual(StatusModel.pattern(for: .audio, DeviceStates(audio: .missing)), .slowBlink)
         XCTAssertEqual(StatusModel.pattern(for: .audio, DeviceStates(audio: .underruns)), .fastBlink)

@@ -22,6 +22,7 @@ enum StatusReport {
         lines.append("drivers: audio \(c.board.audioOutput.driver) \(c.audioProblem ?? "ok"), bluetooth \(c.board.bluetooth.driver) "
                      + (c.bluetoothProblem ?? "ok")
                      + (problems.isEmpty ? "" : "; problems: " + problems.identifiers.joined(separator: ", ")))
+        if let problem = c.stateProblem { lines.append("state: not saved (\(problem)); broadcasting goes on, saves retried every minute") }
         if let faults = c.faults, !faults.active.isEmpty {
             lines.append("simulated faults on: " + faults.active.map { $0.rawValue }.sorted().joined(separator: ", "))
         }
@@ -82,6 +83,7 @@ enum StatusReport {
         let problems = c.manager.currentProblems.identifiers.map(string).joined(separator: ",")
         let details = "\"audio_detail\":" + (c.audioProblem.map(string) ?? "null")
             + ",\"bluetooth_detail\":" + (c.bluetoothProblem.map(string) ?? "null")
+            + ",\"state_detail\":" + (c.stateProblem.map(string) ?? "null")
         let faults = c.faults.map { ",\"simulated_faults\":[" + $0.active.map { string($0.rawValue) }.sorted().joined(separator: ",") + "]" } ?? ""
         return "{\"mediums\":\(string("\(c.strategy.mediums)")),\"mode\":\(string("\(c.strategy.mode)")),"
             + "\"consent\":\(c.consentGranted),\"publications\":[\(publications.joined(separator: ","))],"

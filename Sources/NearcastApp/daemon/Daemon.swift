@@ -99,7 +99,7 @@ public final class Daemon {
 
         // The beacon clock resumes from disk and reserves its next stretch before anything is sent.
         var reservation = BeaconClockReservation(saved: settings.state.savedBeaconTime(log: log))
-        saveReservation(&reservation, at: reservation.clock.start)
+        let firstSave = saveReservation(&reservation, at: reservation.clock.start)
         log("state directory \(settings.state.path); beacon time starts at \(reservation.clock.start)")
 
         var config = SchedulerConfiguration(ticksPerSecond: fs, audioBurstLength: Int64(encoder.rate.burstSamples))
@@ -117,6 +117,7 @@ public final class Daemon {
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
         let state = DaemonState(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
                                 strategy: strategy, faults: devices.faults, log: log)
+        if case .failed(let why) = firstSave { state.stateProblem = why }
         state.txPower = Int8(clamping: resolved.txPower)
         state.bleIntervalMilliseconds = resolved.bleIntervalMilliseconds
         state.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
@@ -203,7 +204,13 @@ public final class Daemon {
             position += count
             state.position = position
             parts.systemd.periodPlayed(state)
-            saveReservation(&parts.reservation, at: state.manager.schedule.beaconTime(at: Int64(position)))
+            switch saveReservation(&parts.reservation, at: state.manager.schedule.beaconTime(at: Int64(position))) {
+            case .notDue: break
+            case .saved:
+                if state.stateProblem != nil { log("state directory writable again: beacon clock reservation saved") }
+                state.stateProblem = nil
+            case .failed(let why): state.stateProblem = why
+            }
             if state.restartRequested {
                 restartRequested = true
                 return "restart requested on the console"
@@ -286,16 +293,26 @@ public final class Daemon {
         return requests
     }
 
+    /// What became of a due reservation write.
+    private enum ReservationSave {
+        case notDue, saved
+        /// Not written: the error, which `status` and the status LED show until a write succeeds.
+        case failed(String)
+    }
+
     /// Writes the next reservation when it is due; a failed write is retried a minute later and
-    /// reported, since a power cut while it fails could send the clock back.
-    private func saveReservation(_ reservation: inout BeaconClockReservation, at time: UInt32) {
-        guard let value = reservation.valueToSave(at: time) else { return }
+    /// reported (log, `status`, the status LED lit steadily), since a power cut while it fails
+    /// could send the clock back.
+    private func saveReservation(_ reservation: inout BeaconClockReservation, at time: UInt32) -> ReservationSave {
+        guard let value = reservation.valueToSave(at: time) else { return .notDue }
         do {
             try settings.state.saveBeaconTime(value)
             reservation.saved(value)
+            return .saved
         } catch {
             reservation.saveFailed(at: time)
             log("warning: beacon clock reservation not saved (retrying in \(BeaconClockReservation.retrySeconds) s): \(error)")
+            return .failed("\(error)")
         }
     }
 

@@ -232,6 +232,9 @@ final class DaemonState {
     var audioProblem: String?
     /// What is wrong with the Bluetooth controller, in the driver's words, while something is.
     var bluetoothProblem: String?
+    /// Why the state directory cannot be written, while the beacon clock's reservation fails to
+    /// save (a full or read-only disk); nil once a save succeeds again.
+    var stateProblem: String?
 
     /// The status LEDs: the status model's patterns, or the walk `leds test` started.
     var panel = LEDPanel()
@@ -242,7 +245,8 @@ final class DaemonState {
         let problems = manager.currentProblems
         return DeviceStates(
             broadcasting: consentGranted && !publications.isEmpty && strategy.mode.contains(.broadcast),
-            audio: problems.audioHealth, bluetooth: problems.bluetoothHealth, consentGranted: consentGranted)
+            audio: problems.audioHealth, bluetooth: problems.bluetoothHealth, consentGranted: consentGranted,
+            stateNotSaved: stateProblem != nil)
     }
 
     /// Each LED's name and pattern, in table order.

@@ -45,5 +45,6 @@ final class SystemdReporter {
             : states.broadcasting ? "broadcasting \(count) publication\(count == 1 ? "" : "s")"
             : "not broadcasting (no publications)"
         return what + "; audio \(state.audioProblem ?? "ok"); bluetooth \(state.bluetoothProblem ?? "ok")"
+            + (state.stateProblem.map { "; state not saved: \($0)" } ?? "")
     }
 }

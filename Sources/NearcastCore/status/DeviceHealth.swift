@@ -35,14 +35,18 @@ public struct DeviceStates: Sendable, Equatable {
     public var bluetooth = BluetoothHealth.ok
     /// Whether the operator allows broadcasting (the Nearby permission).
     public var consentGranted = true
+    /// Whether the box's state (its beacon clock) cannot be saved: a full or read-only disk.
+    /// The box goes on broadcasting, but a power cut now could lose what it should keep.
+    public var stateNotSaved = false
 
     public init(broadcasting: Bool = false, fatal: Bool = false, audio: AudioHealth = .ok,
-                bluetooth: BluetoothHealth = .ok, consentGranted: Bool = true) {
+                bluetooth: BluetoothHealth = .ok, consentGranted: Bool = true, stateNotSaved: Bool = false) {
         self.broadcasting = broadcasting
         self.fatal = fatal
         self.audio = audio
         self.bluetooth = bluetooth
         self.consentGranted = consentGranted
+        self.stateNotSaved = stateNotSaved
     }
 }
 
@@ -50,7 +54,7 @@ public struct DeviceStates: Sendable, Equatable {
 ///
 /// | LED | off | on | slow blink (1 Hz) | fast blink (5 Hz) |
 /// |---|---|---|---|---|
-/// | status | stopped | - | broadcasting (heartbeat) | fatal error |
+/// | status | stopped | state not saved (disk full or read-only) | broadcasting (heartbeat) | fatal error |
 /// | audio | ok | permission denied on the sound device | device missing, retrying | underruns |
 /// | ble | ok | permission denied (no CAP_NET_RAW) | powered off / rfkill | no adapter |
 /// | consent | broadcasting allowed | broadcasting not allowed by the operator | - | - |
@@ -59,7 +63,9 @@ public enum StatusModel {
     public static func pattern(for led: StatusLED, _ states: DeviceStates) -> LEDPattern {
         switch led {
         case .status:
-            return states.fatal ? .fastBlink : states.broadcasting ? .slowBlink : .off
+            // The table's unused "on" cell: steady light where the heartbeat should be, so a
+            // technician sees that something needs a hand though the box still broadcasts.
+            return states.fatal ? .fastBlink : states.stateNotSaved ? .on : states.broadcasting ? .slowBlink : .off
         case .audio:
             switch states.audio {
             case .ok: return .off

@@ -94,3 +94,26 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The box's fuzz targets that need the composition around the parsers (fuzz/app, run by
+// tools/fuzz; the pure parsers' targets in fuzz/targets are built without SwiftPM): only when
+// tools/fuzz builds them, in their own scratch path (.build-fuzz) with NEARCAST_FUZZ=1.
+// NearcastApp and NearcastCore are then compiled with libFuzzer's coverage instrumentation and
+// AddressSanitizer, and each target links compiler-rt's libFuzzer without its main
+// (NEARCAST_FUZZ_RUNTIME), calling its driver from a main that sets the console up first.
+if Context.environment["NEARCAST_FUZZ"] == "1" {
+    let runtime = Context.environment["NEARCAST_FUZZ_RUNTIME"] ?? "libclang_rt.fuzzer_no_main-x86_64.a"
+    for target in package.targets where ["NearcastApp", "NearcastCore"].contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    }
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "fuzz/app/CLibFuzzer"),
+        .executableTarget(
+            name: "console",
+            dependencies: ["NearcastApp", "NearcastCore", "NearcastDrivers", "NearcastNearby", "CLibFuzzer"],
+            path: "fuzz/app/console",
+            swiftSettings: [.unsafeFlags(["-sanitize=address"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", runtime, "-lstdc++"])]
+        ),
+    ]
+}

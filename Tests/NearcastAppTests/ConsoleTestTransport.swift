@@ -3,32 +3,21 @@ import NearcastDrivers
 /// The console transport's test twin: a test types bytes in and reads what the session wrote,
 /// so console commands are exercised without a process or a terminal.
 final class ConsoleTestTransport: ConsoleTransport {
-    let name = "test console"
-    private(set) var isClosed = false
-    let closeReason = ""
-    private var input: [UInt8] = []
-    private(set) var output: [UInt8] = []
+    private let memory = MemoryConsoleTransport(name: "test console")
+    var name: String { memory.name }
+    var isClosed: Bool { memory.isClosed }
+    var closeReason: String { memory.closeReason }
 
     /// Queues `text` as if typed.
-    func type(_ text: String) { input += Array(text.utf8) }
+    func type(_ text: String) { memory.input += Array(text.utf8) }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = min(buffer.count, input.count)
-        for index in 0..<count { buffer[index] = input[index] }
-        input.removeFirst(count)
-        return count
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer) -> Int {
-        output += bytes
-        return bytes.count
-    }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int { memory.read(into: buffer) }
+    func write(_ bytes: UnsafeRawBufferPointer) -> Int { memory.write(bytes) }
 
     /// What the session wrote since the last call, as lines with the terminal's control
     /// sequences and prompts removed.
     func takeLines() -> [String] {
-        let text = String(decoding: output, as: UTF8.self)
-        output.removeAll()
+        let text = String(decoding: memory.takeOutput(), as: UTF8.self)
         // By scalar: "\r\n" is one Character to Swift.
         var cleaned = String.UnicodeScalarView()
         var escape = false

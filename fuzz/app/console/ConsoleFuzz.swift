@@ -1,0 +1,133 @@
+/// fuzz: terminal bytes typed into the box's console (the line editor, the interpreter and every command's handler, on a fresh daemon state for the sim board in a temporary state directory): no crash or trap, the row after every reply starts with a prompt, the terminal sees no control byte but CR, LF, BEL and escape sequences, and every settings file the console saved reads back
+import CLibFuzzer
+import Foundation
+import NearcastCore
+import NearcastDrivers
+import NearcastNearby
+@testable import NearcastApp
+
+/// libFuzzer's driver with a main of our own; every input is typed into a console of its own
+/// (a fresh daemon state and state directory), so that a finding replays from its input alone.
+@main
+enum ConsoleFuzz {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, typeInput))
+    }
+}
+
+private func typeInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    guard let data, size > 0 else { return 0 }
+    let console: Console
+    do {
+        console = try Console.make()
+    } catch {
+        fail("setting up the console failed: \(error)")
+    }
+    // A line that ends the input is submitted, as a technician's Enter would.
+    console.type(Array(UnsafeBufferPointer(start: data, count: size)) + [0x0D])
+    return 0
+}
+
+/// The console under test: a session on a fuzz transport, over a daemon state for the sim board.
+final class Console {
+    let directory: URL
+    let state: DaemonState
+    let transport = MemoryConsoleTransport(name: "fuzz console")
+    let session: ConsoleSession
+
+    init(directory: URL, state: DaemonState, session: (MemoryConsoleTransport) -> ConsoleSession) {
+        self.directory = directory
+        self.state = state
+        self.session = session(transport)
+    }
+
+    static func make() throws -> Console {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-console-fuzz-\(getpid())")
+        try? FileManager.default.removeItem(at: directory)
+        let stateDirectory = try StateDirectory(path: directory.path)
+        let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../boards")
+        let board = try BoardLoader.load(boards.appendingPathComponent("sim.json5").standardizedFileURL.path)
+        let encoder = try BurstEncoder(sampleRate: 48_000)
+        let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
+        let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
+        let state = DaemonState(board: board, state: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
+                                strategy: Strategy(mediums: .both, mode: .broadcast), faults: SimulatedFaults(), log: { _ in })
+        let console = Console(directory: directory, state: state) { transport in
+            ConsoleSession(port: transport, table: ConsoleInterpreter.table, colour: false, canClose: false) { line, session in
+                ConsoleInterpreter.run(line, state, session: session)
+            }
+        }
+        console.session.service()
+        _ = console.transport.takeOutput()
+        return console
+    }
+
+    func type(_ bytes: [UInt8]) {
+        transport.input += bytes
+        var rounds = 0
+        while !transport.input.isEmpty {
+            session.service()
+            rounds += 1
+            if rounds > bytes.count + 16 { fail("the session stopped reading: \(transport.input.count) bytes left") }
+        }
+        session.service()
+        let output = transport.takeOutput()
+        check(output, typed: bytes)
+        checkSavedSettings()
+    }
+
+    /// What the terminal receives: printable text, line ends, the bell and escape sequences;
+    /// never a control byte a reply smuggled in (a name or message echoed back raw).
+    private func check(_ output: [UInt8], typed: [UInt8]) {
+        var escape = false
+        for byte in output {
+            if escape {
+                if (0x40...0x7E).contains(byte) && byte != UInt8(ascii: "[") { escape = false }
+                continue
+            }
+            switch byte {
+            case 0x1B: escape = true
+            case 0x0D, 0x0A, 0x07, 0x20...0x7E, 0x80...: break
+            default: fail("the console wrote control byte \(byte) after \(String(decoding: typed, as: UTF8.self).debugDescription)")
+            }
+        }
+        // What the last row shows: the escape sequences (redraws, clear to end of line) and
+        // carriage returns taken out.
+        var visible: [UInt8] = []
+        var inSequence = false
+        for byte in output {
+            if inSequence {
+                if (0x40...0x7E).contains(byte) && byte != UInt8(ascii: "[") { inSequence = false }
+            } else if byte == 0x1B {
+                inSequence = true
+            } else if byte != 0x0D && byte != 0x07 {
+                visible.append(byte)
+            }
+        }
+        // After a reply the row being typed on starts with a prompt (the line typed after it may
+        // still be open: an escape sequence can swallow the final Enter).
+        if let newline = visible.lastIndex(of: 0x0A) {
+            let row = String(decoding: visible[(newline + 1)...], as: UTF8.self)
+            if !row.hasPrefix("nearcast> ") && !row.hasPrefix("PIN: ") {
+                fail("no prompt after the reply to \(String(decoding: typed, as: UTF8.self).debugDescription): \(row.prefix(200).debugDescription)")
+            }
+        }
+    }
+
+    /// The box must read back every settings file it writes (it starts from it).
+    private func checkSavedSettings() {
+        let file = directory.appendingPathComponent(SavedSettings.fileName)
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return }
+        do {
+            _ = try SavedSettings.parse(text, file: file.path)
+        } catch {
+            fail("the console saved settings it cannot read back (\(error)):\n\(text)")
+        }
+    }
+}
+
+private func fail(_ message: String) -> Never {
+    fatalError("fuzz: \(message)")
+}

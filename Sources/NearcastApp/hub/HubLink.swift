@@ -8,7 +8,7 @@ import NearcastNearby
 ///
 /// Broadcasting never waits for it. Each step is one short-lived child process (`curl`, or
 /// `nearcast hub-identity` for the key exchange) polled once a period; while the hub cannot be
-/// reached the steps are retried with backoff (1 s doubling to 60 s), and the message changes
+/// reached the steps are retried with backoff (1 s doubling to 15 s), and the message changes
 /// simply wait: what is sent is always the messages published *now*, so a change made while the
 /// hub was down (or while the box was restarted) reaches it once it answers again. Only the very
 /// first start needs the hub before a message goes on air: the identity is derived from the
@@ -41,7 +41,10 @@ final class HubLink {
     private var identityChild: (child: ChildProcess, serviceKey: [UInt8], output: String, started: Double)?
     /// `nearcast hub-identity` takes milliseconds; one that runs this long is stuck.
     static let identityTimeoutSeconds = 30.0
-    private var backoff = RetryBackoff(first: 1, longest: 60)
+    /// At most 15 s between tries: after a hub restart the audience sees the presenter's slide
+    /// again within that (the soak measured 26-32 s with 60 s), and a venue's few boxes do not
+    /// load a hub by trying every 15 s.
+    private var backoff = RetryBackoff(first: 1, longest: 15)
     /// The contents being synchronised (captured when the attachment list was asked for), the
     /// revision they came from, and the calls left to make.
     private var sync: (revision: Int, types: [String], remaining: [Step])?

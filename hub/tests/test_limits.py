@@ -365,12 +365,17 @@ class HubLimitsTests(unittest.TestCase):
         reopened = poll(lambda: self.open_watch(hub, token)[0], lambda status: status == 200, timeout=10, every=0.2)
         print(f"  a new watch from that address opened {time.monotonic() - closed_at:.1f} s after its 100 watches closed")
         self.assertEqual(reopened, 200, "a new watch opens once the old ones closed")
-        # All 100 places come back (the hub ends each watch as it sees its connection close: on a
-        # busy machine the last a moment after the first): 50 more from this address are
-        # admitted, each within a few seconds.
+        # All 100 places come back: 50 more from this address are admitted. The hub ends a watch
+        # as it sees its connection close, and at the latest at its next keep-alive write (every
+        # 15 s), which fails on a closed connection; on a loaded 2-core machine (CI beside a
+        # soak and a fuzzer) 60 of 100 closes were seen only then, so each may take up to that.
+        slowest = 0.0
         for index in range(50):
-            status = poll(lambda: self.open_watch(hub, token)[0], lambda status: status == 200, timeout=10, every=0.2)
+            began = time.monotonic()
+            status = poll(lambda: self.open_watch(hub, token)[0], lambda status: status == 200, timeout=20, every=0.2)
+            slowest = max(slowest, time.monotonic() - began)
             self.assertEqual(status, 200, f"watch {index + 2} after the 100 closed")
+        print(f"  50 more watches admitted from that address, the slowest {slowest:.1f} s after asking")
 
     def test_watches_past_the_per_key_cap_get_429_from_any_address_while_the_secret_key_watches(self):
         hub = self.start({"watchesPerKey": 5})

@@ -20,8 +20,10 @@ final class World: @unchecked Sendable {   // set up once, then only read
     let keys: CreatedProject
     let logger: Logger
     /// The one channel every request's context names (a channel made per request is a
-    /// reference cycle EmbeddedChannel leaves for `close()`, which LeakSanitizer reports).
-    let channel = EmbeddedChannel()
+    /// reference cycle the testing channels leave for `close()`, which LeakSanitizer reports).
+    /// NIOAsyncTestingChannel, not EmbeddedChannel: the requests run on the concurrency pool's
+    /// threads, and EmbeddedChannel's loop may be used only from the thread that made it.
+    let channel = NIOAsyncTestingChannel()
 
     init(hub: HubServices, router: Router<HubRequestContext>, keys: CreatedProject, logger: Logger) {
         self.hub = hub

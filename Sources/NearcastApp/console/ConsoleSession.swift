@@ -25,6 +25,8 @@ final class ConsoleSession {
     /// Where the next line goes while a secret (a PIN) is being typed.
     private var secretHandler: ((String, ConsoleSession) -> [String])?
     private static let commandPrompt: StaticString = "nearcast> "
+    /// What the editor shows before the line now: the command prompt, or a PIN's question.
+    var currentPrompt: StaticString { editor.prompt }
     /// Whether `exit` and Ctrl-D may end this session: only a `nearcast console` client; the
     /// UART and stdio consoles stay open for as long as the daemon runs.
     let canClose: Bool

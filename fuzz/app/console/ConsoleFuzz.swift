@@ -1,4 +1,4 @@
-/// fuzz: terminal bytes typed into the box's console (the line editor, the interpreter and every command's handler, on a fresh daemon state for the sim board in a temporary state directory): no crash or trap, the row after every reply starts with a prompt, the terminal sees no control byte but CR, LF, BEL and escape sequences, and every settings file the console saved reads back
+/// fuzz: terminal bytes typed into the box's console (the line editor, the interpreter and every command's handler, on a fresh daemon state for the sim board in a temporary state directory): no crash or trap, the row after every reply starts with the session's current prompt (the command prompt or a PIN question), the terminal sees no control byte but CR, LF, BEL and escape sequences, and every settings file the console saved reads back
 import CLibFuzzer
 import Foundation
 import NearcastCore
@@ -110,7 +110,8 @@ final class Console {
         // still be open: an escape sequence can swallow the final Enter).
         if let newline = visible.lastIndex(of: 0x0A) {
             let row = String(decoding: visible[(newline + 1)...], as: UTF8.self)
-            if !row.hasPrefix("nearcast> ") && !row.hasPrefix("PIN: ") {
+            let prompt = session.currentPrompt.description     // "nearcast> ", or a PIN's question
+            if !row.hasPrefix(prompt) {
                 fail("no prompt after the reply to \(String(decoding: typed, as: UTF8.self).debugDescription): \(row.prefix(200).debugDescription)")
             }
         }

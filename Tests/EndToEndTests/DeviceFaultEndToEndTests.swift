@@ -44,7 +44,10 @@ final class DeviceFaultEndToEndTests: XCTestCase {
             terminal.command("sim fault \(fault.name) on", expecting: "sim fault \(fault.name) on")
             XCTAssertNotNil(terminal.wait(for: "nearby: \(fault.handler)(true): \(fault.name)", after: mark, timeout: 15),
                             "\(fault.name): no handler line\n\(terminal.screen)")
-            status = try terminal.waitForStatus(timeout: 10) { PseudoTerminal.problems($0).contains(fault.name) }
+            // The LEDs follow the problems at the next audio period: wait for both.
+            status = try terminal.waitForStatus(timeout: 10) {
+                PseudoTerminal.problems($0).contains(fault.name) && led(fault.led, $0) == fault.pattern
+            }
             XCTAssertEqual(PseudoTerminal.problems(status), [fault.name], fault.name)
             XCTAssertEqual(led(fault.led, status), fault.pattern, "\(fault.name): \(status["leds"] ?? "")")
             XCTAssertEqual((status["drivers"] as? [String: Any])?["simulated_faults"] as? [String], [fault.name])
@@ -55,7 +58,7 @@ final class DeviceFaultEndToEndTests: XCTestCase {
             // stay "recent" for the LED's 10 s hold.
             XCTAssertNotNil(terminal.wait(for: "nearby: \(fault.handler)(false): \(fault.name) cleared", after: mark, timeout: 20),
                             "\(fault.name): not cleared\n\(terminal.screen)")
-            status = try terminal.waitForStatus(timeout: 5) { PseudoTerminal.problems($0).isEmpty }
+            status = try terminal.waitForStatus(timeout: 5) { PseudoTerminal.problems($0).isEmpty && led(fault.led, $0) == "off" }
             XCTAssertEqual(PseudoTerminal.problems(status), [], fault.name)
             XCTAssertEqual(led(fault.led, status), "off", "\(fault.name): \(status["leds"] ?? "")")
         }

@@ -48,7 +48,9 @@ final class FullDiskEndToEndTests: XCTestCase {
         let terminal = try PseudoTerminal()
         let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--console", terminal.slavePath])
         XCTAssertNotNil(terminal.wait(for: "nearcast> "), terminal.screen)
-        var status = try terminal.waitForStatus(timeout: 15) { ($0["drivers"] as? [String: Any])?["state_detail"] is String }
+        var status = try terminal.waitForStatus(timeout: 15) {
+            ($0["drivers"] as? [String: Any])?["state_detail"] is String && ($0["leds"] as? [String: String])?["status"] == "on"
+        }
         let detail = (status["drivers"] as? [String: Any])?["state_detail"] as? String
         XCTAssertTrue(detail?.contains("No space left on device") == true, "\(status)")
         XCTAssertEqual((status["leds"] as? [String: String])?["status"], "on", "the status LED lit steadily: \(status)")
@@ -59,7 +61,11 @@ final class FullDiskEndToEndTests: XCTestCase {
 
         try FileManager.default.removeItem(atPath: filler)
         // The retry comes BeaconClockReservation.retrySeconds (60 s) after the failed write.
-        status = try terminal.waitForStatus(timeout: 90) { ($0["drivers"] as? [String: Any])?["state_detail"] is NSNull }
+        // (The LEDs follow at the next audio period: wait for both, or a status read between
+        // the save and that period sees the problem gone and the LED still lit.)
+        status = try terminal.waitForStatus(timeout: 90) {
+            ($0["drivers"] as? [String: Any])?["state_detail"] is NSNull && ($0["leds"] as? [String: String])?["status"] == "slow-blink"
+        }
         XCTAssertTrue((status["drivers"] as? [String: Any])?["state_detail"] is NSNull, "\(status)")
         XCTAssertEqual((status["leds"] as? [String: String])?["status"], "slow-blink", "the heartbeat is back")
         let saved = try String(contentsOf: dir.appendingPathComponent("beacon-clock"), encoding: .utf8)
@@ -84,7 +90,9 @@ final class FullDiskEndToEndTests: XCTestCase {
         let filler = dir.appendingPathComponent("filler").path
         var mark = terminal.length
         fill(filler)
-        var status = try terminal.waitForStatus(timeout: 15) { PseudoTerminal.problems($0).contains("audio-missing") }
+        var status = try terminal.waitForStatus(timeout: 15) {   // the LEDs follow at the next period
+            PseudoTerminal.problems($0).contains("audio-missing") && ($0["leds"] as? [String: String])?["audio"] == "slow-blink"
+        }
         XCTAssertEqual(PseudoTerminal.problems(status), ["audio-missing"], "the speaker's failed writes are a device problem")
         XCTAssertEqual((status["leds"] as? [String: String])?["audio"], "slow-blink")
         XCTAssertNotNil(terminal.wait(for: "No space left on device", after: mark, timeout: 10), terminal.screen)

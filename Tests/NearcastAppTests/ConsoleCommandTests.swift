@@ -10,7 +10,7 @@ import XCTest
 final class ConsoleCommandTests: XCTestCase {
     private var directory: URL!
     private var state: DaemonState!
-    private var transport: ConsoleTestTransport!
+    private var transport: MemoryConsoleTransport!
     private var session: ConsoleSession!
     private var logged: [String] = []
 
@@ -24,7 +24,7 @@ final class ConsoleCommandTests: XCTestCase {
         state = DaemonState(board: board, state: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
                             strategy: Strategy(mediums: .both, mode: .broadcast), faults: SimulatedFaults(),
                             log: { [unowned self] in self.logged.append($0) })
-        transport = ConsoleTestTransport()
+        transport = MemoryConsoleTransport(name: "test console")
         let state = self.state!
         session = ConsoleSession(port: transport, table: ConsoleInterpreter.table, colour: false, canClose: false) { line, session in
             ConsoleInterpreter.run(line, state, session: session)

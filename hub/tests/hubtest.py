@@ -269,7 +269,7 @@ class Hub:
         payload = response.read()
         connection.close()
         kind = response.getheader("Content-Type", "")
-        parsed = json.loads(payload) if "json" in kind else payload.decode(errors="replace")
+        parsed = json.loads(payload) if "json" in kind and payload else payload.decode(errors="replace")
         return response.status, parsed, {name.lower(): value for name, value in response.getheaders()}
 
     def get(self, path, key=None):
@@ -277,12 +277,8 @@ class Hub:
 
     def headers(self, method: str, path: str, headers=None):
         """(status, response headers with lower-case names) of one request, its body read and dropped."""
-        connection = self.connect()
-        connection.request(method, path, headers=dict(headers or {}))
-        response = connection.getresponse()
-        response.read()
-        connection.close()
-        return response.status, {name.lower(): value for name, value in response.getheaders()}
+        status, _, received = self.exchange(method, path, headers=headers)
+        return status, received
 
     def post(self, path, body=None, key=None, raw=None):
         return self.request("POST", path, body=body, key=key, raw=raw)

@@ -81,29 +81,20 @@ final class Console {
     /// What the terminal receives: printable text, line ends, the bell and escape sequences;
     /// never a control byte a reply smuggled in (a name or message echoed back raw).
     private func check(_ output: [UInt8], typed: [UInt8]) {
-        var escape = false
-        for byte in output {
-            if escape {
-                if (0x40...0x7E).contains(byte) && byte != UInt8(ascii: "[") { escape = false }
-                continue
-            }
-            switch byte {
-            case 0x1B: escape = true
-            case 0x0D, 0x0A, 0x07, 0x20...0x7E, 0x80...: break
-            default: fail("the console wrote control byte \(byte) after \(String(decoding: typed, as: UTF8.self).debugDescription)")
-            }
-        }
-        // What the last row shows: the escape sequences (redraws, clear to end of line) and
-        // carriage returns taken out.
+        // One pass: every byte outside an escape sequence must be printable or CR, LF, BEL;
+        // what remains without the sequences, CR and BEL is what the rows show.
         var visible: [UInt8] = []
         var inSequence = false
         for byte in output {
             if inSequence {
                 if (0x40...0x7E).contains(byte) && byte != UInt8(ascii: "[") { inSequence = false }
-            } else if byte == 0x1B {
-                inSequence = true
-            } else if byte != 0x0D && byte != 0x07 {
-                visible.append(byte)
+                continue
+            }
+            switch byte {
+            case 0x1B: inSequence = true
+            case 0x0D, 0x07: break
+            case 0x0A, 0x20...0x7E, 0x80...: visible.append(byte)
+            default: fail("the console wrote control byte \(byte) after \(String(decoding: typed, as: UTF8.self).debugDescription)")
             }
         }
         // After a reply the row being typed on starts with a prompt (the line typed after it may

@@ -1,6 +1,7 @@
 #!/bin/sh
 # usage: sh screen3.sh  (screening batch 3: receiver options and designs in room B, 200 trials)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+cd "$(dirname "$0")"   # bench.py is beside this script: run from anywhere (sh research/modem-lab/screen3.sh)
 B="nice -n 10 python3 bench.py --trials 200 --cond B"
 $B --prof T=60 M=4 G=8 P=22 plan=table --tag T60G8
 $B --prof T=60 M=4 G=8 P=22 plan=table --opt rho=0.3 --tag T60G8-rho.3

@@ -1,6 +1,7 @@
 #!/bin/sh
 # usage: sh screen1.sh  (screening batch 1: airtime vs design in room A and white noise, 100 trials)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+cd "$(dirname "$0")"   # bench.py is beside this script: run from anywhere (sh research/modem-lab/screen1.sh)
 B="nice -n 10 python3 bench.py --trials 100 --cond A W28"
 $B --prof T=40 M=4 G=6 P=15 plan=table --opt metric=i0 --tag G6-i0
 $B --prof T=40 M=4 G=6 P=15 plan=table --opt L=1 --tag G6-L1

@@ -1,6 +1,7 @@
 #!/bin/sh
 # usage: sh screen4.sh  (screening batch 4: noise efficiency at 0.60-0.72 s, white 28 dB-Hz, 300 trials)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+cd "$(dirname "$0")"   # bench.py is beside this script: run from anywhere (sh research/modem-lab/screen4.sh)
 B="nice -n 10 python3 bench.py --trials 300 --cond W28"
 $B --prof T=60 M=4 G=8 P=22 plan=table --tag T60G8
 $B --prof T=60 M=4 G=9 P=22 plan=table --tag T60G9

@@ -43,24 +43,24 @@ final class HubClientTests: XCTestCase {
     }
 
     func testCurlConfigValuesAreQuotedSoNoValueStartsALine() {
-        XCTAssertEqual(HubCall.quoted(#"a"b\c"#), #""a\"b\\c""#)
-        XCTAssertEqual(HubCall.quoted("x\noutput = /etc/passwd"), #""x\noutput = /etc/passwd""#)
-        XCTAssertFalse(HubCall.quoted("a\r\n\u{0}b").contains("\n"))
+        XCTAssertEqual(CurlTransport.quoted(#"a"b\c"#), #""a\"b\\c""#)
+        XCTAssertEqual(CurlTransport.quoted("x\noutput = /etc/passwd"), #""x\noutput = /etc/passwd""#)
+        XCTAssertFalse(CurlTransport.quoted("a\r\n\u{0}b").contains("\n"))
     }
 
     /// Names from the hub's answers go into URLs and curl's config: only the hub's shapes pass.
     func testOnlyBeaconAndAttachmentNamesOfTheHubsShapeAreTaken() {
-        XCTAssertTrue(HubLink.isBeaconName("beacons/4!0011aabb"))
-        XCTAssertTrue(HubLink.isBeaconName("beacons/3!01"))
+        XCTAssertTrue(HubNames.isBeaconName("beacons/4!0011aabb"))
+        XCTAssertTrue(HubNames.isBeaconName("beacons/3!01"))
         for bad in ["beacons/4!", "beacons/5!00", "beacons/4!00\nurl", "beacons/4!00/../x", "beacons/4!AA", "x"] {
-            XCTAssertFalse(HubLink.isBeaconName(bad), bad)
+            XCTAssertFalse(HubNames.isBeaconName(bad), bad)
         }
-        XCTAssertTrue(HubLink.isAttachmentName("beacons/4!00/attachments/0a1b", of: "beacons/4!00"))
+        XCTAssertTrue(HubNames.isAttachmentName("beacons/4!00/attachments/0a1b", of: "beacons/4!00"))
         for bad in ["beacons/4!01/attachments/0a", "beacons/4!00/attachments/", "beacons/4!00/attachments/a\nb",
                     "beacons/4!00/attachments/a/../b"] {
-            XCTAssertFalse(HubLink.isAttachmentName(bad, of: "beacons/4!00"), bad)
+            XCTAssertFalse(HubNames.isAttachmentName(bad, of: "beacons/4!00"), bad)
         }
-        XCTAssertFalse(HubLink.isAttachmentName("beacons/4!00/attachments/0a", of: nil))
+        XCTAssertFalse(HubNames.isAttachmentName("beacons/4!00/attachments/0a", of: nil))
     }
 
     func testTheConfigFileTakesAHubAndPublications() throws {

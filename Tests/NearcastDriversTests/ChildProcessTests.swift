@@ -13,14 +13,39 @@ final class ChildProcessTests: XCTestCase {
     }
 
     func testOutputAndExitStatusAreCollectedAfterItEnds() throws {
-        let directory = TemporaryDirectory()
-        let child = try ChildProcess(arguments: ["/bin/sh", "-c", "echo out; echo err >&2; exit 3"],
-                                     stdout: directory.file("out"), stderr: directory.file("err"))
+        let child = try ChildProcess(arguments: ["/bin/sh", "-c", "echo out; echo err >&2; exit 3"])
         let status = try waitForExit(child)
         XCTAssertEqual(status, .exited(3))
-        XCTAssertEqual(try FileSystem.readText(directory.file("out")), "out\n")
-        XCTAssertEqual(try FileSystem.readText(directory.file("err")), "err\n")
+        XCTAssertEqual(String(decoding: child.output, as: UTF8.self), "out\n")
+        XCTAssertEqual(String(decoding: child.errors, as: UTF8.self), "err\n")
         XCTAssertEqual(try child.poll(), .exited(3), "a reaped child keeps its status")
+    }
+
+    /// The input goes in a little at a time, as the pipe takes it: 1 MiB is sixteen pipefuls,
+    /// more than one poll can write, and the output (the same MiB back) more than one can read.
+    func testLargeInputAndOutputGoThroughThePipesWithoutBlocking() throws {
+        let input = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        let child = try ChildProcess(arguments: ["/bin/cat"], input: input, outputLimit: 2 << 20)
+        XCTAssertEqual(try waitForExit(child), .exited(0))
+        XCTAssertEqual(child.output.count, input.count)
+        XCTAssertTrue(child.output == input, "what cat read is what it was given")
+        XCTAssertFalse(child.outputOverflowed)
+    }
+
+    /// A child that writes more than the limit is killed, not read for ever.
+    func testOutputBeyondTheLimitKillsTheChild() throws {
+        let child = try ChildProcess(arguments: ["/bin/sh", "-c", "yes nearcast"], outputLimit: 100_000)
+        let status = try waitForExit(child)
+        XCTAssertEqual(status, .signalled(SIGKILL))
+        XCTAssertTrue(child.outputOverflowed)
+        XCTAssertEqual(child.output.count, 100_000)
+    }
+
+    /// A child that ends without reading its input: the write fails with EPIPE (no SIGPIPE
+    /// ends the test process) and the exit status is what counts.
+    func testAChildThatIgnoresItsInputDoesNotBreakTheParent() throws {
+        let child = try ChildProcess(arguments: ["/bin/true"], input: Array(repeating: 0x41, count: 1 << 20))
+        XCTAssertEqual(try waitForExit(child), .exited(0))
     }
 
     /// The child gets none of the daemon's descriptors and no blocked signals.
@@ -33,28 +58,28 @@ final class ChildProcessTests: XCTestCase {
         sigaddset(&blocked, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &blocked, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let shell = try ChildProcess(arguments: ["/bin/sh", "-c", "ls /proc/$$/fd"],
-                                     stdout: directory.file("fds"), stderr: directory.file("err"))
+        let shell = try ChildProcess(arguments: ["/bin/sh", "-c", "ls /proc/$$/fd"])
         XCTAssertEqual(try waitForExit(shell), .exited(0))
-        let descriptors = try FileSystem.readText(directory.file("fds")).split(separator: "\n").map(String.init)
+        let descriptors = String(decoding: shell.output, as: UTF8.self).split(separator: "\n").map(String.init)
         XCTAssertEqual(descriptors.filter { Int($0) != nil }, ["0", "1", "2"], "only stdin, stdout and stderr")
         // grep reads its own mask, as posix_spawn left it: a shell's mask is not the child's, since
         // dash blocks every signal for a moment around each fork (a reader of /proc/$$ can see that).
-        let grep = try ChildProcess(arguments: ["/bin/grep", "SigBlk", "/proc/self/status"],
-                                    stdout: directory.file("mask"), stderr: directory.file("err"))
+        let grep = try ChildProcess(arguments: ["/bin/grep", "SigBlk", "/proc/self/status"])
         XCTAssertEqual(try waitForExit(grep), .exited(0))
-        XCTAssertEqual(try FileSystem.readText(directory.file("mask")), "SigBlk:\t0000000000000000\n")
+        XCTAssertEqual(String(decoding: grep.output, as: UTF8.self), "SigBlk:\t0000000000000000\n")
     }
 
     func testAHangingChildIsKilledAndAMissingProgramIsAnError() throws {
-        let directory = TemporaryDirectory()
-        let child = try ChildProcess(arguments: ["/bin/sleep", "30"], stdout: directory.file("out"), stderr: directory.file("err"))
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))
+        let child = try ChildProcess(arguments: ["/bin/sleep", "30"])
         XCTAssertNil(try child.poll(), "still running: poll does not wait")
         child.kill()
         XCTAssertEqual(try child.poll(), .signalled(SIGKILL))
-        XCTAssertThrowsError(try ChildProcess(arguments: ["/nonexistent/program"], stdout: directory.file("out"), stderr: directory.file("err"))) {
+        XCTAssertThrowsError(try ChildProcess(arguments: ["/nonexistent/program"])) {
             XCTAssertTrue("\($0)".contains("/nonexistent/program"), "\($0)")
         }
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))
+        XCTAssertEqual(after.subtracting(before), [], "the pipes are closed, also when the program is missing")
         XCTAssertNotNil(ChildProcess.find("sh"))
         XCTAssertNil(ChildProcess.find("no-such-program-here"))
     }

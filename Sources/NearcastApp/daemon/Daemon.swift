@@ -122,7 +122,8 @@ public final class Daemon {
         state.bleIntervalMilliseconds = resolved.bleIntervalMilliseconds
         state.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
         if let hub = settings.hub {
-            let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent, log: log)
+            let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
+                               description: "nearcast \(board.name) (\(board.description))", log: log)
             state.hub = link
             // A known identity puts the messages on air at once; the hub is told when it answers.
             manager.hubIdentity = link.identity
@@ -232,7 +233,10 @@ public final class Daemon {
         let now = Int64(position) * 1000 / Int64(fs)
         parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: now, state: state, log: consoles.log)
         consoles.service()
-        state.hub?.service(state, now: devices.clock.seconds, log: consoles.log)
+        if let hub = state.hub {
+            hub.service(now: devices.clock.seconds, beaconTime: state.beaconTime, manager: state.manager,
+                        heartbeat: { state.hubHeartbeat }, identityChanged: state.hubIdentityChanged, log: consoles.log)
+        }
         parts.display.update(state, atMilliseconds: now, log: consoles.log)
         if let seconds = state.stallRequested {
             // Deliberately blocks the loop, watchdog pings included (see `debug stall`).

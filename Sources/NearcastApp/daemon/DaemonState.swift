@@ -119,9 +119,23 @@ final class DaemonState {
         return id
     }
 
+    /// The box's hub identity arrived (derived on the first contact: the waiting messages go on
+    /// air) or was lost (nil: the hub's key changed; the messages go off air until a new one).
+    func hubIdentityChanged(_ identity: HubIdentity?) {
+        if let identity { hubIdentityArrived(identity) } else { hubIdentityLost() }
+    }
+
+    /// What the box tells the hub with each heartbeat.
+    var hubHeartbeat: HubHeartbeat {
+        let count = publications.count
+        return .init(status: consentGranted ? "broadcasting \(count) publication\(count == 1 ? "" : "s")"
+                                            : "consent not granted: broadcasting nothing",
+                     problems: manager.currentProblems.identifiers, version: BuildInfo.version)
+    }
+
     /// The hub no longer knows the box's identity (its key changed): the messages go off air
     /// and wait for the new identity.
-    func hubIdentityLost() {
+    private func hubIdentityLost() {
         for entry in publications where Self.namespacedType(of: entry.request) != nil {
             entry.publication.unpublish()
             pendingMessages.append((entry.id, entry.request))
@@ -131,7 +145,7 @@ final class DaemonState {
     }
 
     /// The box's hub identity is known (derived on the first contact): the waiting messages go on air.
-    func hubIdentityArrived(_ identity: HubIdentity) {
+    private func hubIdentityArrived(_ identity: HubIdentity) {
         manager.hubIdentity = identity
         let waiting = pendingMessages
         pendingMessages.removeAll()

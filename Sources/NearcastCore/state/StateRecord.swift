@@ -71,7 +71,7 @@ public enum StateRecordError: Error, Equatable, CustomStringConvertible {
 
 extension StringProtocol {
     /// The text without leading and trailing spaces, tabs and newlines.
-    var trimmingWhitespace: String {
+    public var trimmingWhitespace: String {
         // "\r\n" is one Character of its own (a file saved by a Windows editor ends with it).
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }

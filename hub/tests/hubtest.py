@@ -415,23 +415,43 @@ class ProjectOnAHub:
         self.database.drop()
 
 
-def console(state_dir, line, wait=1.0):
-    """Types one line on the daemon's console socket and returns what it printed."""
+CONSOLE_PROMPT = b"nearcast> "
+
+
+def console(state_dir, line, timeout=10.0):
+    """Types one line on the daemon's console socket and returns what it printed: the greeting,
+    the line and its reply, up to the prompt that follows the reply. A line answered with a
+    question instead (a PIN's) returns what came within `timeout` s, as does a console that
+    closes."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.connect(os.path.join(state_dir, "console.sock"))
         s.sendall((line + "\r").encode())
-        s.settimeout(0.2)
         out = b""
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + timeout
+        # The greeting ends with a prompt, and so does the reply.
+        while out.count(CONSOLE_PROMPT) < 2:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            s.settimeout(remaining)
             try:
                 chunk = s.recv(65536)
-                if not chunk:
-                    break
-                out += chunk
             except socket.timeout:
-                pass
+                break
+            if not chunk:
+                break
+            out += chunk
         return out.decode(errors="replace")
+
+
+def console_answers(state_dir, line="status"):
+    """The reply to `line` when the daemon's console answers it now, else None: the socket not
+    there yet, or left by a daemon that has stopped (nothing listens on it)."""
+    try:
+        reply = console(state_dir, line)
+    except (FileNotFoundError, ConnectionRefusedError):
+        return None
+    return reply if reply.count("nearcast> ") >= 2 else None
 
 
 def start_sim_box(state_dir, hub_url, hub_key, publish, log_path, extra=()):

@@ -4,6 +4,7 @@ with `nearcast decode` and what it heard is resolved by getforobserved, as a pho
 import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -12,6 +13,12 @@ import unittest
 
 from hubtest import NEARCAST, Database, Hub, console, create_project, free_port, start_sim_box, unb64
 from tlsproxy import TLSProxy
+
+
+def retry_in(status):
+    """The seconds until the hub link's next try, as the console's `status` says them; -1 without."""
+    match = re.search(r"\(retry in (\d+) s\)", status)
+    return int(match.group(1)) if match else -1
 
 
 def decoded_eids(wav):
@@ -121,7 +128,10 @@ class BoxPublishesThroughTheHub(unittest.TestCase):
                                "status saying the hub is unreachable")
         self.assertIn("message changes waiting to be sent", status)
         self.assertIn("retry in", status)
-        time.sleep(3)   # a few retries fail while it is down
+        # A few retries fail while it is down: the backoff (1, 2, 4, 8 s) shows a wait of 3 s or
+        # more only after the third failure in a row.
+        self.wait_for(lambda: retry_in(console(self.state, "status")) >= 3, 30,
+                      "a third failed retry while the hub is down (status: retry in 3 s or more)")
         self.hub = Hub(self.database.url, port=self.port)
         started = time.monotonic()
         self.wait_for(lambda: self.hub_texts() == ["Slide 2"], 90, "the queued change reaching the restarted hub")

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // Nearcast: the firmware core of a venue set-top box that broadcasts rotating event tokens
-// over near-ultrasonic audio and BLE. See README.md for the architecture.
+// over near-ultrasonic audio and BLE. See docs/developer.md ("Architecture").
 import PackageDescription
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // nearcast-hub: the server that turns heard tokens into messages, in the Proximity Beacon API's
 // shapes. Its own package so the box's binary never links a server library; it shares the box's
-// Eddystone-EID maths by depending on NearcastCore by path. See README.md ("The hub").
+// Eddystone-EID maths by depending on NearcastCore by path. See docs/venue-operator.md ("The hub").
 import PackageDescription
 
 let package = Package(

@@ -102,7 +102,7 @@ final class CommandEndToEndTests: XCTestCase {
     }
 
     func testBenchMovesAnImageMethodRoomAcrossRT60AndDistance() throws {
-        // The sweep behind the README's picture, one small cell: the room's RT60 and distance
+        // The sweep behind docs/modem.md's picture, one small cell: the room's RT60 and distance
         // come from the options, and a longer, farther room has a lower direct-to-reverberant ratio.
         func drr(_ rt60: String, _ distance: String) throws -> Double {
             let result = try NearcastProcess.run(["bench", "modem", "--conditions", "room-a", "--rt60", rt60,

@@ -1,4 +1,4 @@
-"""The hub's limits against hostile clients (README, "Limits"; hub/Sources/NearcastHub/limits),
+"""The hub's limits against hostile clients (docs/venue-operator.md, "Limits"; hub/Sources/NearcastHub/limits),
 through real sockets against real `nearcast-hub serve` processes started with `--config` files
 that set small limits (so the tests are quick), or the defaults where a test needs them:
 

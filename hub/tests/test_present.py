@@ -455,7 +455,7 @@ class PresentTests(ProjectOnAHub):
         self.assertIn(self.page(deck, 1, key=self.public).status, (403, 404))
 
     def test_an_open_show_stream_does_not_hold_up_a_graceful_stop(self):
-        # As an attachments watch does not (test_api; README: "watches end when the hub stops").
+        # As an attachments watch does not (test_api; docs/venue-operator.md, "API": "watches end when the hub stops").
         beacon, _, _ = self.running_show()
         follower = self.stream(beacon, self.public)
         presenter = self.stream(beacon, self.secret, in_header=True)

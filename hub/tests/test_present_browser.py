@@ -11,7 +11,7 @@ screen. A page that stops hearing the box says it is lost and stops following, a
 when it hears the box. On PostgreSQL, the presenter on one hub and the audience on another.
 
 NEARCAST_PRESENT_SCREENSHOTS=DIR saves present-presenter.png, present-audience.png and
-present-remote.png there (the README's are made so)."""
+present-remote.png there (docs/presenter.md's are made so)."""
 import math
 import os
 import shutil

@@ -1,4 +1,4 @@
-"""Reading a beacon by name needs having heard it (README: "Reading a beacon by name needs having
+"""Reading a beacon by name needs having heard it (docs/venue-operator.md, "API": "Reading a beacon by name needs having
 heard it"; hub/Sources/NearcastHub/api/BeaconReadGrant.swift), through real HTTP against real
 `nearcast-hub serve` processes, on SQLite and on a real PostgreSQL:
 

@@ -18,7 +18,7 @@ const params = new URLSearchParams(location.search);
 const apiKey = params.get("key") || "";
 let hub = (params.get("hub") || "").replace(/\/+$/, "");
 
-/** The band the box sends in, and what counts as "no energy in it" (see README, "The listener page"). */
+/** The band the box sends in, and what counts as "no energy in it" (see docs/venue-operator.md, "The listener page"). */
 const bandLow = 18_500;
 const bandHigh = 20_000;
 const silentBandDB = -110;        // per-bin level (dBFS) a real microphone's own noise stays above

@@ -4,7 +4,7 @@
 ///
 /// Nearcast parses its command line itself rather than with swift-argument-parser: that
 /// package links FoundationEssentials into the binary, 7 MB of file and 3 MB of resident
-/// memory, a quarter of the daemon's budget (README, "Size and memory").
+/// memory, a quarter of the daemon's budget (docs/hardware-tester.md, "Size and memory").
 struct ArgumentSpec: Sendable {
     enum Kind: Sendable {
         case flag

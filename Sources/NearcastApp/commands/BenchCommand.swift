@@ -266,7 +266,7 @@ struct BenchChannelCommand: RunnableCommand {
 }
 
 /// `--rt60` and `--distance`: one image-method room condition moved to another point of the
-/// RT60 × distance plane (the sweep behind the README's picture).
+/// RT60 × distance plane (the sweep behind docs/modem.md's picture).
 struct RoomOverride {
     var rt60: Double?
     var distance: Double?

@@ -129,7 +129,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "on or off: the request, watch and connection limits (default on; off for a benchmark on loopback)",
-        discussion: "The limits' settings are in the config file's limits object (README, \"Limits\")."))
+        discussion: "The limits' settings are in the config file's limits object (docs/venue-operator.md, \"Limits\")."))
     var limits: String?
 
     @OptionGroup var options: DatabaseOptions

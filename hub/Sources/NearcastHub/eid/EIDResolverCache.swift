@@ -42,7 +42,7 @@ actor EIDResolverCache {
         self.logger = logger
     }
 
-    /// EIDs precomputed across all projects (the table whose memory the README reports).
+    /// EIDs precomputed across all projects (the table whose memory docs/venue-operator.md reports, "Measured: the hub").
     var tableSize: Int { resolvers.values.reduce(0) { $0 + $1.tableSize } }
     var beaconCount: Int { handles.count }
 

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Every refusal is a 4xx naming what is wrong with the file.
 struct DeckRenderer: Sendable {
-    /// The limits a deck must keep (the README lists them).
+    /// The limits a deck must keep (docs/presenter.md lists them, "Decks").
     struct Limits: Sendable {
         var maximumBytes = 50 * 1024 * 1024
         var maximumPages = 300

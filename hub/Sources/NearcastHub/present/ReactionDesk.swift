@@ -5,7 +5,7 @@
 /// behind one address are each limited on their own) and per beacon (what all phones together
 /// may send). They are per instance: behind a load balancer each instance allows its share.
 actor ReactionDesk {
-    /// The limits (the README lists them).
+    /// The limits (docs/presenter.md lists them, "Proof of presence").
     struct Limits: Sendable {
         var perPhonePerSecond = 4.0
         var perPhoneBurst = 12.0

@@ -73,9 +73,9 @@ public final class SimulatedBLEController: BLEController {
         if sets.contains(where: { $0 != nil }) || scanning {
             sets = Array(repeating: nil, count: setCount)
             scanning = false
-            try? record("controller lost (simulated fault \(fault)): every set off the air")
+            try? record("controller lost (simulated fault \(fault.identifier)): every set off the air")
         }
-        throw BluetoothError(SystemError(code: code, operation: operation, subject: "simulated controller (sim fault \(fault))"))
+        throw BluetoothError(SystemError(code: code, operation: operation, subject: "simulated controller (sim fault \(fault.identifier))"))
     }
 
     private func record(_ line: String) throws(BluetoothError) {

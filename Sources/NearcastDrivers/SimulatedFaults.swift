@@ -1,26 +1,26 @@
 import Glibc
+import NearcastCore
 
 /// A fault a technician (or a test) switches on the simulated board with `sim fault NAME on`,
-/// so the LEDs, the log, `status` and the Nearby error handlers can be seen without hardware.
-/// Each makes a simulated driver fail the way its real twin does: the same errno sorted into
-/// the same error, the same retries and recovery.
-public enum SimulatedFault: String, CaseIterable, Sendable, CustomStringConvertible {
-    /// The speaker's card is gone (a USB card unplugged): silence, retried.
-    case audioMissing = "audio-missing"
-    /// The process may not open the speaker (EACCES).
-    case audioPermission = "audio-permission"
-    /// The speaker underruns about twice a second.
-    case audioUnderruns = "audio-underruns"
-    /// The process may not open the microphone (EACCES): nothing is heard.
-    case microphonePermission = "microphone-permission"
-    /// The controller is powered off or rfkill-blocked (ERFKILL).
-    case bluetoothPower = "bluetooth-power"
-    /// No CAP_NET_RAW for the HCI socket (EPERM).
-    case bluetoothPermission = "bluetooth-permission"
-    /// The adapter is unplugged (ENODEV).
-    case bluetoothNoAdapter = "bluetooth-no-adapter"
+/// so the LEDs, the log, `status` and the Nearby error handlers can be seen without hardware:
+/// each is the problem it simulates, made to happen, and has that problem's name. Each makes a
+/// simulated driver fail the way its real twin does: the same errno sorted into the same error,
+/// the same retries and recovery.
+public typealias SimulatedFault = MediumProblem
 
-    public var description: String { rawValue }
+extension MediumProblem {
+    /// How the simulated board makes this problem happen.
+    public var simulation: String {
+        switch self {
+        case .audioMissing: return "the speaker's card is gone (a USB card unplugged): silence, retried"
+        case .audioPermission: return "the process may not open the speaker (EACCES)"
+        case .audioUnderruns: return "the speaker underruns about twice a second"
+        case .microphonePermission: return "the process may not open the microphone (EACCES): nothing is heard"
+        case .bluetoothPower: return "the controller is powered off or rfkill-blocked (ERFKILL)"
+        case .bluetoothPermission: return "no CAP_NET_RAW for the HCI socket (EPERM)"
+        case .bluetoothNoAdapter: return "the adapter is unplugged (ENODEV)"
+        }
+    }
 }
 
 /// The simulated board's fault switches, shared by its drivers. Real boards have none.

@@ -5,11 +5,12 @@ import NearcastNearby
 import XCTest
 @testable import NearcastApp
 
-/// Console commands through a real ``ConsoleSession`` and the interpreter, on a daemon state for
+/// Console commands through a real ``ConsoleSession`` and the interpreter, on the parts of a box for
 /// the sim board, with the transport's test twin in place of a terminal: no process needed.
 final class ConsoleCommandTests: XCTestCase {
     private var directory: URL!
-    private var state: DaemonState!
+    private var box: Box!
+    private var interpreter: ConsoleInterpreter!
     private var transport: MemoryConsoleTransport!
     private var session: ConsoleSession!
     private var logged: [String] = []
@@ -21,13 +22,15 @@ final class ConsoleCommandTests: XCTestCase {
         let encoder = try BurstEncoder(sampleRate: 48_000)
         let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
         let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
-        state = DaemonState(board: board, state: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
-                            strategy: Strategy(mediums: .both, mode: .broadcast), faults: SimulatedFaults(),
-                            log: { [unowned self] in self.logged.append($0) })
+        box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
+                  strategy: Strategy(mediums: .both, mode: .broadcast), listenMediums: .both,
+                  advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), faults: SimulatedFaults(), hub: nil,
+                  log: { [unowned self] in self.logged.append($0) })
         transport = MemoryConsoleTransport(name: "test console")
-        let state = self.state!
-        session = ConsoleSession(port: transport, table: ConsoleInterpreter.table, colour: false, canClose: false) { line, session in
-            ConsoleInterpreter.run(line, state, session: session)
+        let interpreter = ConsoleInterpreter(box: box)
+        self.interpreter = interpreter
+        session = ConsoleSession(port: transport, table: interpreter.table, colour: false, canClose: false) { line, session in
+            interpreter.run(line, session: session)
         }
         session.service()
         _ = transport.takeLines()                      // the greeting
@@ -46,39 +49,39 @@ final class ConsoleCommandTests: XCTestCase {
 
     func testEveryCommandHasUsageAndHelpListsThemAll() {
         let help = run("help")
-        XCTAssertEqual(help.count, ConsoleInterpreter.commands.count + 1)
-        for command in ConsoleInterpreter.commands {
+        XCTAssertEqual(help.count, interpreter.commands.count + 1)
+        for command in interpreter.commands {
             XCTAssertTrue(help.contains { $0.hasPrefix(command.nameText + " ") }, "\(command.nameText) missing from help")
             XCTAssertEqual(run("\(command.nameText) -h"), ["usage: \(command.usage)", "  \(command.summary)"])
         }
-        XCTAssertEqual(Set(ConsoleInterpreter.commands.map { $0.nameText }).count, ConsoleInterpreter.commands.count, "names are unique")
+        XCTAssertEqual(Set(interpreter.commands.map { $0.nameText }).count, interpreter.commands.count, "names are unique")
     }
 
     func testArgumentCountsAreCheckedBeforeTheHandlerRuns() {
         XCTAssertEqual(run("version extra"), ["error: unexpected 'extra'", "usage: version"])
         XCTAssertEqual(run("unpublish"), ["error: missing arguments", "usage: unpublish ID"])
         XCTAssertEqual(run("consent grant now"), ["error: unexpected 'now'", "usage: consent grant|deny|show"])
-        XCTAssertTrue(state.consentGranted, "the handler did not run")
+        XCTAssertTrue(box.consent.isGranted, "the handler did not run")
         XCTAssertEqual(run("frobnicate"), ["error: unknown command 'frobnicate'; type help"])
     }
 
     func testPublishingChangesStateAndIsSavedAtOnce() throws {
         XCTAssertEqual(run("publish direct c0ffee ble"), ["published 0: direct token c0ffee over ble"])
         XCTAssertEqual(run("publications"), ["0: direct token c0ffee over ble, now c0ffee"])
-        let saved = try XCTUnwrap(SavedSettings.load(from: state.state, log: { _ in }))
+        let saved = try XCTUnwrap(SavedSettings.load(from: box.stateDirectory, log: { _ in }))
         XCTAssertEqual(saved.publications, ["direct:c0ffee@ble"])
         let bad = run("publish direct zz")
         XCTAssertEqual(bad.count, 2, "\(bad)")
         XCTAssertTrue(bad[0].hasPrefix("error: ") && bad[0].contains("zz"), "\(bad)")
         XCTAssertEqual(bad[1], "usage: publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]")
-        XCTAssertEqual(state.publications.count, 1, "nothing published by a bad line")
+        XCTAssertEqual(box.publications.entries.count, 1, "nothing published by a bad line")
         XCTAssertEqual(run("unpublish 0"), ["unpublished 0"])
         XCTAssertEqual(run("publications"), ["no publications"])
     }
 
     func testSimFaultsSwitchTheDriversFaultsAndListThem() {
         XCTAssertEqual(run("sim fault bluetooth-power on"), ["sim fault bluetooth-power on"])
-        XCTAssertTrue(state.faults?.contains(.bluetoothPower) ?? false)
+        XCTAssertTrue(box.faults?.contains(.bluetoothPower) ?? false)
         XCTAssertEqual(run("sim fault bluetooth-power on"), ["sim fault bluetooth-power on (it already was)"])
         XCTAssertEqual(run("sim fault")[0], "faults on: bluetooth-power")
         XCTAssertEqual(run("sim fault bluetooth-power off"), ["sim fault bluetooth-power off"])
@@ -87,19 +90,19 @@ final class ConsoleCommandTests: XCTestCase {
     }
 
     func testStatusListsTheManagersProblemsAndTheLEDsFollowThem() throws {
-        state.manager.report(.bluetoothPower, present: true)
-        state.manager.report(.audioMissing, present: true)
+        box.manager.report(.bluetoothPower, present: true)
+        box.manager.report(.audioMissing, present: true)
         XCTAssertTrue(run("status").contains("drivers: audio wav ok, bluetooth sim ok; problems: audio-missing, bluetooth-power"))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run("status --json")[0].utf8)) as? [String: Any])
         XCTAssertEqual((json["drivers"] as? [String: Any])?["problems"] as? [String], ["audio-missing", "bluetooth-power"])
-        XCTAssertEqual(state.deviceStates.audio, .missing)
-        XCTAssertEqual(state.deviceStates.bluetooth, .poweredOff)
-        state.manager.report(.audioMissing, present: false)
-        XCTAssertEqual(state.deviceStates.audio, .ok)
+        XCTAssertEqual(box.lights.deviceStates.audio, .missing)
+        XCTAssertEqual(box.lights.deviceStates.bluetooth, .poweredOff)
+        box.manager.report(.audioMissing, present: false)
+        XCTAssertEqual(box.lights.deviceStates.audio, .ok)
     }
 
     func testAPINGuardsTheCommandsThatChangeTheBox() throws {
-        try state.pin.set("2468")
+        try box.pin.set("2468")
         XCTAssertEqual(run("publish direct c0ffee"), ["error: 'publish' changes the box and needs the technician PIN: type login"])
         XCTAssertEqual(run("sim fault audio-missing on"), ["error: 'sim' changes the box and needs the technician PIN: type login"])
         XCTAssertEqual(run("sim fault")[0], "faults on: none", "listing is reading")

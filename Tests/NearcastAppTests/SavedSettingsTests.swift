@@ -34,11 +34,13 @@ final class SavedSettingsTests: XCTestCase {
 
     func testTheSpecOfARequestIsWhatRunsPublishReads() throws {
         let token = try Token(kind: .direct, hex: "c0ffee")
-        XCTAssertEqual(SavedSettings.spec(of: .init(message: .direct(token), strategy: Strategy(mediums: .audio, mode: .broadcast))),
+        XCTAssertEqual(PublicationSpec(PublicationRequest(message: .direct(token), strategy: Strategy(mediums: .audio, mode: .broadcast))).text,
                        "direct:c0ffee@audio")
         let spec = try PublicationSpec.parse("eid:7@ble", defaultExponent: 10)
         XCTAssertEqual(spec, PublicationSpec(kind: .eid(exponent: 7), mediums: .ble))
-        XCTAssertEqual(SavedSettings.spec(of: .init(message: .eid(identityKey: [UInt8](repeating: 1, count: 16), exponent: 7),
-                                                    strategy: Strategy(mediums: .ble, mode: .broadcast))), "eid:7@ble")
+        let request = PublicationRequest(message: .eid(identityKey: [UInt8](repeating: 1, count: 16), exponent: 7),
+                                         strategy: Strategy(mediums: .ble, mode: .broadcast))
+        XCTAssertEqual(PublicationSpec(request).text, "eid:7@ble")
+        XCTAssertEqual(spec.request(identityKey: { [UInt8](repeating: 1, count: 16) }), request, "and back")
     }
 }

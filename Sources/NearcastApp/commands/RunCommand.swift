@@ -107,7 +107,7 @@ struct RunCommand: RunnableCommand {
         if publish.count > SchedulerConfiguration.maximumPublications {
             throw UsageError("--publish given \(publish.count) times: at most \(SchedulerConfiguration.maximumPublications) publications")
         }
-        for spec in publish { _ = try PublicationSpec.parse(spec, defaultExponent: exponent) }
+        for text in publish { _ = try Self.publication(text, exponent: exponent) }
     }
 
     func run() throws {
@@ -147,7 +147,7 @@ struct RunCommand: RunnableCommand {
         commandLine.console = console
         commandLine.debug = debug ? true : nil
         if !publish.isEmpty {
-            commandLine.publications = try publish.map { text throws(UsageError) in try PublicationSpec.parse(text, defaultExponent: exponent).text }
+            commandLine.publications = try publish.map { text throws(UsageError) in try Self.publication(text, exponent: exponent) }
         } else if payload != nil || kind != nil {
             // --payload/--kind: one publication on the mediums the box uses.
             let mediums = commandLine.mediums ?? staticConfig.mediums ?? .both
@@ -160,9 +160,9 @@ struct RunCommand: RunnableCommand {
             case .eid:
                 kind = .eid(exponent: exponent)
             }
-            commandLine.publications = [PublicationSpec(kind: kind, mediums: mediums).text]
+            commandLine.publications = [PublicationSpec(kind: kind, mediums: mediums)]
         }
-        var settings = Daemon.Settings(board: loaded, state: state)
+        var settings = DaemonSettings(board: loaded, state: state)
         settings.commandLine = commandLine
         settings.configPath = config
         settings.config = staticConfig
@@ -190,6 +190,11 @@ struct RunCommand: RunnableCommand {
             throw CommandFailure("restart failed: \(failure)")
         }
     }
+
+    /// One `--publish` value, parsed once.
+    private static func publication(_ text: String, exponent: Int) throws(UsageError) -> PublicationSpec {
+        do { return try PublicationSpec.parse(text, defaultExponent: exponent) } catch { throw UsageError("--publish \(text): \(error)") }
+    }
 }
 
 /// The syslog level of a log line, as the journal reads it from a `<N>` prefix: errors 3,
@@ -199,85 +204,5 @@ enum JournalLevel {
         if line.hasPrefix("error:") || line.contains("] error:") { return "<3>" }
         if line.hasPrefix("warning:") || line.contains("] warning:") { return "<4>" }
         return "<6>"
-    }
-}
-
-/// One `--publish` value: `direct:HEX`, `eid[:K]` or `message:NAMESPACE/TYPE:TEXT`, optionally
-/// `@audio`, `@ble` or `@both` (for a message, only when the text does not itself end so).
-struct PublicationSpec: Equatable {
-    enum Kind: Equatable {
-        case direct(Token)
-        case eid(exponent: Int)
-        /// Text attached on the hub to the EID of the box's hub identity.
-        case message(namespacedType: String, text: String)
-    }
-
-    var kind: Kind
-    var mediums: DiscoveryMediums
-
-    /// The spec written out in full, as the settings file keeps it: `direct:HEX@MEDIUMS`, `eid:K@MEDIUMS`.
-    var text: String {
-        switch kind {
-        case .direct(let token): return "direct:\(token.hex)@\(mediums)"
-        case .eid(let exponent): return "eid:\(exponent)@\(mediums)"
-        case .message(let type, let text): return "message:\(type):\(text)@\(mediums)"
-        }
-    }
-
-    /// `message:NAMESPACE/TYPE:TEXT[@MEDIUMS]`: the text may hold ':' and '@'; a trailing
-    /// `@audio`, `@ble` or `@both` names the mediums.
-    private static func parseMessage(_ text: String) throws(UsageError) -> PublicationSpec {
-        var body = String(text.dropFirst("message:".count))
-        var mediums = DiscoveryMediums.both
-        if let at = body.lastIndex(of: "@"), let named = DiscoveryMediums(name: body[body.index(after: at)...]) {
-            mediums = named
-            body = String(body[..<at])
-        }
-        guard let colon = body.firstIndex(of: ":") else {
-            throw UsageError("--publish \(text): write message:NAMESPACE/TYPE:TEXT, e.g. message:demo/slide:Slide 3")
-        }
-        let type = String(body[..<colon]), message = String(body[body.index(after: colon)...])
-        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !type.contains(" "), !type.contains("*") else {
-            throw UsageError("--publish \(text): the type '\(type)' must be NAMESPACE/TYPE, e.g. demo/slide (the namespace is the hub project's name)")
-        }
-        guard !message.isEmpty else { throw UsageError("--publish \(text): the message's text is empty") }
-        guard message.utf8.count <= Message.maximumContentBytes else {
-            throw UsageError("--publish \(text.prefix(40))...: the text is \(message.utf8.count) bytes; a message holds at most 100 KiB")
-        }
-        return PublicationSpec(kind: .message(namespacedType: type, text: message), mediums: mediums)
-    }
-
-    static func parse(_ text: String, defaultExponent: Int) throws(UsageError) -> PublicationSpec {
-        if text.hasPrefix("message:") { return try parseMessage(text) }
-        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-        var mediums = DiscoveryMediums.both
-        if parts.count == 2 {
-            guard let parsed = DiscoveryMediums(name: parts[1]) else {
-                throw UsageError("--publish \(text): mediums '\(parts[1])' must be audio, ble or both")
-            }
-            mediums = parsed
-        }
-        let fields = parts[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        switch fields[0] {
-        case "direct":
-            guard fields.count == 2 else { throw UsageError("--publish \(text): write direct:HEX, e.g. direct:c0ffee") }
-            do {
-                return PublicationSpec(kind: .direct(try Token(kind: .direct, hex: fields[1])), mediums: mediums)
-            } catch {
-                throw UsageError("--publish \(text): \(error)")
-            }
-        case "eid":
-            var exponent = defaultExponent
-            if fields.count == 2 {
-                guard let k = Int(fields[1]), (0...EphemeralIdentifier.maximumExponent).contains(k) else {
-                    throw UsageError("--publish \(text): the rotation exponent after eid: must be 0 to 15")
-                }
-                exponent = k
-            }
-            return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
-        default:
-            throw UsageError("--publish \(text): start with direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT")
-        }
     }
 }

@@ -6,29 +6,33 @@ import NearcastNearby
 /// console drawn above the prompt), the in-memory ring for `log`, and the other consoles
 /// (event lines such as bursts only while debug logging is on, so a technician can type).
 final class Consoles {
-    let context: DaemonState
+    let interpreter: ConsoleInterpreter
+    private let logRing: LogRing
+    private let manager: MessageManager
     let plainLog: (String) -> Void
     var server: ConsoleSocketServer?
     private var sessions: [(session: ConsoleSession, isLogTerminal: Bool)] = []
 
-    init(context: DaemonState, plainLog: @escaping (String) -> Void) {
-        self.context = context
+    init(box: Box, plainLog: @escaping (String) -> Void) {
+        interpreter = ConsoleInterpreter(box: box)
+        logRing = box.logRing
+        manager = box.manager
         self.plainLog = plainLog
     }
 
     func attach(_ port: any ConsoleTransport, colour: Bool, isLogTerminal: Bool, canClose: Bool = false) {
-        let context = self.context
-        let session = ConsoleSession(port: port, table: ConsoleInterpreter.table, colour: colour, canClose: canClose) { line, session in
-            ConsoleInterpreter.run(line, context, session: session)
+        let interpreter = self.interpreter
+        let session = ConsoleSession(port: port, table: interpreter.table, colour: colour, canClose: canClose) { line, session in
+            interpreter.run(line, session: session)
         }
         sessions.append((session, isLogTerminal))
     }
 
     func log(_ line: String) {
-        context.logRing.append(line)
+        logRing.append(line)
         if !sessions.contains(where: { $0.isLogTerminal }) { plainLog(line) }
         let isEvent = line.hasPrefix("[")
-        for entry in sessions where entry.isLogTerminal || !isEvent || context.manager.debugLogging {
+        for entry in sessions where entry.isLogTerminal || !isEvent || manager.debugLogging {
             entry.session.logLine(line)
         }
     }
@@ -45,10 +49,10 @@ final class Consoles {
 
     /// The consoles: the terminal given by `--console` (stdio only when it is a terminal; with
     /// pipes the daemon just logs) and `<state-dir>/console.sock` for `nearcast console`.
-    static func open(_ settings: Daemon.Settings, console: String, state context: DaemonState,
+    static func open(_ settings: DaemonSettings, console: String, box: Box,
                      log: @escaping (String) -> Void) throws(CommandFailure) -> Consoles {
-        let consoles = Consoles(context: context, plainLog: log)
-        context.logHandler = { [unowned consoles] line in consoles.log(line) }
+        let consoles = Consoles(box: box, plainLog: log)
+        box.log.handler = { [unowned consoles] line in consoles.log(line) }
         switch console {
         case "none":
             break

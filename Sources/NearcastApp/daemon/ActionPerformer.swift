@@ -11,18 +11,27 @@ final class ActionPerformer {
     private let encoder: BurstEncoder
     private let radio: any BLERadio
     private let clock: StreamClock
-    private let state: DaemonState
+    private let manager: MessageManager
+    private let progress: LoopProgress
+    private let advertising: AdvertisingSettings
     private let sampleRate: Int
     private var events: [String] = []
+    /// `audio test` asked for a calibration burst: played once no burst is under way.
+    private var testBurstPending = false
 
-    init(encoder: BurstEncoder, devices: Devices, state: DaemonState) {
+    init(encoder: BurstEncoder, devices: Devices, manager: MessageManager, progress: LoopProgress, advertising: AdvertisingSettings) {
         self.encoder = encoder
         self.radio = devices.radio
         self.clock = devices.clock
-        self.state = state
-        self.sampleRate = state.sampleRate
+        self.manager = manager
+        self.progress = progress
+        self.advertising = advertising
+        self.sampleRate = progress.sampleRate
         events.reserveCapacity(64)
     }
+
+    /// Plays one calibration burst as soon as no other burst is under way (`audio test`).
+    func requestTestBurst() { testBurstPending = true }
 
     /// The calibration burst `audio test` plays: the direct token "test".
     static let testToken = Token(kind: .direct, packed: 0x7465_7374, count: 4)!
@@ -31,13 +40,13 @@ final class ActionPerformer {
     func render(into span: UnsafeMutableBufferPointer<Float>, at position: Int) {
         span.update(repeating: 0)
         let carried = encoder.render(into: span)
-        if state.testBurstRequested && encoder.isFinished {
-            state.testBurstRequested = false
+        if testBurstPending && encoder.isFinished {
+            testBurstPending = false
             encoder.start(Self.testToken)
             encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[carried...]))
             events.append("[\(Self.stamp(seconds(position + carried)))] audio test burst (direct \(Self.testToken.hex))")
         }
-        state.manager.tick(at: Int64(position), count: span.count) { action in
+        manager.tick(at: Int64(position), count: span.count) { action in
             perform(action, span: span, position: position, carried: carried)
         }
     }
@@ -48,12 +57,12 @@ final class ActionPerformer {
             let offset = max(Int(at) - position, carried)
             encoder.start(token)
             encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[offset...]))
-            state.bursts += 1
+            progress.bursts += 1
             events.append(burstLine(at: position + offset, token: token, slot: slot))
         case .advertise(let set, let slot, let token, let address, let at):
             clock.seconds = seconds(Int(at))
             do {
-                try radio.advertise(set: set, data: EddystoneFrame.advertisingData(for: token, txPower: state.txPower), address: address)
+                try radio.advertise(set: set, data: EddystoneFrame.advertisingData(for: token, txPower: advertising.txPower), address: address)
                 events.append("[\(Self.stamp(seconds(Int(at))))] ble set \(set) \(token.kind) \(token.hex) from \(address) (\(slot))")
             } catch {
                 events.append("error: BLE set \(set): \(error)")
@@ -91,8 +100,8 @@ final class ActionPerformer {
     }
 
     private func burstLine(at sample: Int, token: Token, slot: PublicationSlot) -> String {
-        let schedule = state.manager.schedule
-        var line = "[\(Self.stamp(seconds(sample)))] burst #\(state.bursts) audio \(token.kind) \(token.hex) (\(slot)) "
+        let schedule = manager.schedule
+        var line = "[\(Self.stamp(seconds(sample)))] burst #\(progress.bursts) audio \(token.kind) \(token.hex) (\(slot)) "
             + "beacon-time \(schedule.beaconTime(at: Int64(sample)))"
         if let status = schedule.status(of: slot), let next = status.nextSwitchAt {
             line += " (next EID at \(Formatting.fixed(seconds(Int(next)), decimals: 1)) s)"

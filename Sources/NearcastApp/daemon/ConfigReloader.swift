@@ -18,7 +18,7 @@ final class ConfigReloader {
         self.board = board
     }
 
-    func reload(into state: DaemonState, log: (String) -> Void) {
+    func reload(into box: Box, log: (String) -> Void) {
         guard let path else {
             log("SIGHUP: no config file to reload (start with --config FILE)")
             return
@@ -37,19 +37,19 @@ final class ConfigReloader {
         for (key, change) in changes {
             switch key {
             case "audioLevel":
-                state.encoder.amplitude = Float(new.audioLevel ?? SettingsDefaults.audioLevel) / 100
+                box.encoder.amplitude = Float(new.audioLevel ?? SettingsDefaults.audioLevel) / 100
                 applied.append(change)
             case "bleInterval":
-                state.bleIntervalMilliseconds = new.bleInterval ?? SettingsDefaults.bleIntervalMilliseconds
+                box.advertising.intervalMilliseconds = new.bleInterval ?? SettingsDefaults.bleIntervalMilliseconds
                 applied.append(change)
             case "txPower":
-                state.txPower = Int8(clamping: new.txPower ?? board.bluetooth.txPower)
+                box.advertising.txPower = Int8(clamping: new.txPower ?? board.bluetooth.txPower)
                 applied.append(change + " (in the frames from the next advertising change)")
             case "mediums":
-                state.apply(Strategy(mediums: new.mediums ?? .both, mode: state.strategy.mode))
+                box.publications.apply(Strategy(mediums: new.mediums ?? .both, mode: box.publications.strategy.mode))
                 applied.append(change)
             case "debug":
-                state.manager.debugLogging = new.debug ?? false
+                box.manager.debugLogging = new.debug ?? false
                 applied.append(change)
             default:
                 pending.append(change)

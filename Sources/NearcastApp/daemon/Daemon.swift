@@ -8,51 +8,16 @@ import NearcastNearby
 /// ``Listener`` decodes what was heard, the ``DeviceHealthReporter`` reports the drivers'
 /// states to the manager, the consoles and LEDs are served, the period goes to the device
 /// (which paces the loop), systemd hears how it went, and the beacon clock's reservation is
-/// kept on disk. All state lives in one ``DaemonState``.
+/// kept on disk. The box's state lives in its parts, each with one owner (``Box``); what the
+/// consoles ask of the loop arrives as ``LoopRequest`` values it drains once a period.
 public final class Daemon {
-    /// One thing to publish.
-    public struct PublicationRequest: Sendable, Equatable {
-        public var message: Message
-        public var strategy: Strategy
-        public init(message: Message, strategy: Strategy) {
-            self.message = message
-            self.strategy = strategy
-        }
-    }
-
-    /// How the daemon was asked to run.
-    public struct Settings {
-        public var board: Board
-        public var state: StateDirectory
-        /// What the command line said (publications, mediums, interval, console, debug); laid
-        /// over the config file and under the console's saved settings by ``SettingsResolver``.
-        var commandLine = SettingsLayer()
-        /// Stop after this many seconds of audio (nil: run until SIGINT/SIGTERM).
-        public var duration: Double?
-        /// Listen on these mediums and log found/lost tokens (nil: broadcast only). On the sim
-        /// board the microphone hears the simulated speaker and the scanner the simulated advertiser.
-        public var subscribe: DiscoveryMediums?
-        /// Seconds a subscription waits without hearing a token before reporting it lost.
-        public var lostAfter: Double = SettingsDefaults.lostAfter
-        /// Whether a serial console that cannot be opened stops the daemon (a flag given on
-        /// the command line) or is logged and skipped (one from the config file).
-        public var consoleIsRequired = false
-        /// The hub message publications go through (`--hub`, or the config file's `hub`).
-        var hub: HubSettings?
-        /// The rotation exponent of the box's hub identity (`--exponent`).
-        var exponent = SettingsDefaults.exponent
-        /// The static config file (`--config`), read again on SIGHUP, and what it said at start.
-        var configPath: String?
-        var config = StaticConfig()
-    }
-
     /// Whether the daemon stopped to be started again (the console's `restart`).
     public private(set) var restartRequested = false
 
-    private let settings: Settings
+    private let settings: DaemonSettings
     private let log: (String) -> Void
 
-    public init(settings: Settings, log: @escaping (String) -> Void) {
+    public init(settings: DaemonSettings, log: @escaping (String) -> Void) {
         self.settings = settings
         self.log = log
     }
@@ -60,7 +25,7 @@ public final class Daemon {
     /// Everything a running daemon is made of, built by ``start()``.
     private struct Parts {
         let devices: Devices
-        let state: DaemonState
+        let box: Box
         let consoles: Consoles
         let listener: Listener
         let performer: ActionPerformer
@@ -69,7 +34,7 @@ public final class Daemon {
         let reloader: ConfigReloader
         let systemd: SystemdReporter
         var reservation: BeaconClockReservation
-        var sampleRate: Int { state.sampleRate }
+        var sampleRate: Int { box.progress.sampleRate }
     }
 
     /// Runs until the duration is reached or a stop signal arrives.
@@ -115,32 +80,32 @@ public final class Daemon {
         // The box's strategy: each publication is made within it, on the mediums it asks for.
         var strategy = resolved.strategy
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
-        let state = DaemonState(board: board, state: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
-                                strategy: strategy, faults: devices.faults, log: log)
-        if case .failed(let why) = firstSave { state.stateProblem = why }
-        state.txPower = Int8(clamping: resolved.txPower)
-        state.bleIntervalMilliseconds = resolved.bleIntervalMilliseconds
-        state.listenMediums = (settings.subscribe ?? .both).intersection(board.listenableMediums)
-        if let hub = settings.hub {
-            let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
-                               description: "nearcast \(board.name) (\(board.description))", log: log)
-            state.hub = link
+        let hub = settings.hub.map { hub in
+            HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
+                    description: "nearcast \(board.name) (\(board.description))", log: log)
+        }
+        let box = Box(board: board, stateDirectory: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
+                      strategy: strategy, listenMediums: (settings.subscribe ?? .both).intersection(board.listenableMediums),
+                      advertising: AdvertisingSettings(txPower: Int8(clamping: resolved.txPower),
+                                                       intervalMilliseconds: resolved.bleIntervalMilliseconds),
+                      faults: devices.faults, hub: hub, log: log)
+        if case .failed(let why) = firstSave { box.problems.state = why }
+        if let link = box.hub {
             // A known identity puts the messages on air at once; the hub is told when it answers.
             manager.hubIdentity = link.identity
-            log("hub: publishing messages through \(hub.url)"
+            log("hub: publishing messages through \(link.settings.url)"
                 + (link.identity == nil ? " (the first contact derives the box's identity; messages go on air then)" : ""))
         }
         for request in try publicationRequests(resolved) {
             do {
-                let id = try state.publish(request)
-                let waiting = state.pendingMessages.contains { $0.id == id }
+                let id = try box.publications.publish(request)
                 log("publishing \(request.message) over \(request.strategy.mediums) as publication \(id)"
-                    + (waiting ? " once the hub has answered" : ""))
+                    + (box.publications.isWaiting(id) ? " once the hub has answered" : ""))
             } catch {
                 throw CommandFailure("cannot publish \(request.message): \(error)")
             }
         }
-        let consoles = try Consoles.open(settings, console: resolved.console, state: state, log: log)
+        let consoles = try Consoles.open(settings, console: resolved.console, box: box, log: log)
         DeviceHealthReporter.logHandlers(of: manager, to: consoles.log)
         let sets = devices.radio.setCount
         log("audio: each publication every \(Formatting.fixed(Double(manager.schedule.effectiveAudioInterval) / Double(fs), decimals: 2)) s"
@@ -148,13 +113,16 @@ public final class Daemon {
             + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(sets) advertising set\(sets == 1 ? "" : "s")")
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
-        let parts = Parts(devices: devices, state: state, consoles: consoles, listener: Listener(devices: devices, state: state),
-                          performer: ActionPerformer(encoder: encoder, devices: devices, state: state),
+        let parts = Parts(devices: devices, box: box, consoles: consoles,
+                          listener: Listener(devices: devices, manager: manager, progress: box.progress, heard: box.heard),
+                          performer: ActionPerformer(encoder: encoder, devices: devices, manager: manager, progress: box.progress,
+                                                     advertising: box.advertising),
                           display: LEDDisplay(leds: devices.leds),
                           reloader: ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: board),
                           systemd: SystemdReporter(log: log), reservation: reservation)
-        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: 0, state: state, log: consoles.log)
-        parts.display.update(state, atMilliseconds: 0, log: consoles.log)
+        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: 0, manager: manager,
+                            problems: box.problems, log: consoles.log)
+        parts.display.update(box.lights, atMilliseconds: 0, log: consoles.log)
         return parts
     }
 
@@ -177,7 +145,7 @@ public final class Daemon {
     /// One audio period at a time until the duration, a stop signal or a restart; returns why
     /// it stopped. `position` is the stream position reached.
     private func loop(_ parts: inout Parts, signals: SignalWatcher, position: inout Int) throws(CommandFailure) -> String {
-        let state = parts.state, output = parts.devices.output, fs = parts.sampleRate
+        let box = parts.box, output = parts.devices.output, fs = parts.sampleRate
         let performer = parts.performer, listener = parts.listener, consoles = parts.consoles
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
         // The hand-over to the driver: the period is rendered in place in the ring and the
@@ -187,10 +155,10 @@ public final class Daemon {
             if let signal = signals.poll() {
                 guard signal == .hangUp else { return signal == .interrupt ? "SIGINT" : "SIGTERM" }
                 let reloader = parts.reloader
-                parts.systemd.reloading { reloader.reload(into: state, log: consoles.log) }
+                parts.systemd.reloading { reloader.reload(into: box, log: consoles.log) }
             }
             // The daemon's own subscription follows the strategy (the console's `strategy mode scan`).
-            do { try listener.follow(state.listeningMediums, log: consoles.log) } catch {
+            do { try listener.follow(box.publications.listeningMediums, log: consoles.log) } catch {
                 throw CommandFailure("cannot subscribe: \(error)")
             }
             let wanted = limit.map { min(output.periodFrames, $0 - position) } ?? output.periodFrames
@@ -200,19 +168,19 @@ public final class Daemon {
                 performer.render(into: span, at: start)
                 return span.count
             }
-            servicePeriod(parts, at: position)
+            let restart = servicePeriod(parts, at: position)
             do { try output.write(from: ring, frames: count) } catch { throw CommandFailure("\(error)") }
             position += count
-            state.position = position
-            parts.systemd.periodPlayed(state)
-            switch saveReservation(&parts.reservation, at: state.manager.schedule.beaconTime(at: Int64(position))) {
+            box.progress.position = position
+            parts.systemd.periodPlayed(box.lights, publications: box.publications, problems: box.problems)
+            switch saveReservation(&parts.reservation, at: box.manager.schedule.beaconTime(at: Int64(position))) {
             case .notDue: break
             case .saved:
-                if state.stateProblem != nil { log("state directory writable again: beacon clock reservation saved") }
-                state.stateProblem = nil
-            case .failed(let why): state.stateProblem = why
+                if box.problems.state != nil { log("state directory writable again: beacon clock reservation saved") }
+                box.problems.state = nil
+            case .failed(let why): box.problems.state = why
             }
-            if state.restartRequested {
+            if restart {
                 restartRequested = true
                 return "restart requested on the console"
             }
@@ -220,47 +188,56 @@ public final class Daemon {
     }
 
     /// Everything but the audio, once per period before it is played: what was heard, the
-    /// log lines, the radio, the devices' health, the consoles, the LEDs, a requested stall.
-    private func servicePeriod(_ parts: Parts, at position: Int) {
-        let state = parts.state, devices = parts.devices, consoles = parts.consoles, fs = parts.sampleRate
+    /// log lines, the radio, the devices' health, the consoles, the hub, the LEDs, and what the
+    /// consoles asked of the loop. Returns whether a restart was asked for.
+    private func servicePeriod(_ parts: Parts, at position: Int) -> Bool {
+        let box = parts.box, devices = parts.devices, consoles = parts.consoles, fs = parts.sampleRate
         parts.listener.service(at: position)
         // Log outside the period's rendering (formatting allocates; the audio path does not).
         parts.performer.flush(consoles.log)
         parts.listener.flush(stamp: ActionPerformer.stamp(Double(position) / Double(fs)), consoles.log)
-        devices.radio.intervalMilliseconds = state.bleIntervalMilliseconds
+        devices.radio.intervalMilliseconds = box.advertising.intervalMilliseconds
         devices.clock.seconds = Double(position) / Double(fs)
         devices.radio.maintain(now: devices.clock.seconds)
         let now = Int64(position) * 1000 / Int64(fs)
-        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: now, state: state, log: consoles.log)
+        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: now, manager: box.manager,
+                            problems: box.problems, log: consoles.log)
         consoles.service()
-        if let hub = state.hub {
-            hub.service(now: devices.clock.seconds, beaconTime: state.beaconTime, manager: state.manager,
-                        heartbeat: { state.hubHeartbeat }, identityChanged: state.hubIdentityChanged, log: consoles.log)
+        if let hub = box.hub {
+            let publications = box.publications
+            hub.service(now: devices.clock.seconds, beaconTime: box.beaconTime, manager: box.manager,
+                        heartbeat: { box.hubHeartbeat }, identityChanged: publications.hubIdentityChanged, log: consoles.log)
         }
-        parts.display.update(state, atMilliseconds: now, log: consoles.log)
-        if let seconds = state.stallRequested {
-            // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
-            state.stallRequested = nil
-            log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")
-            MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(seconds) * 1_000_000_000)
-            log("the loop runs again after the \(seconds) s stall")
+        parts.display.update(box.lights, atMilliseconds: now, log: consoles.log)
+        var restart = false
+        while let request = box.requests.next() {
+            switch request {
+            case .restart: restart = true
+            case .testBurst: parts.performer.requestTestBurst()
+            case .stall(let seconds):
+                // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
+                log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")
+                MonotonicClock.sleep(until: MonotonicClock.nanoseconds() + Int64(seconds) * 1_000_000_000)
+                log("the loop runs again after the \(seconds) s stall")
+            }
         }
+        return restart
     }
 
     /// A clean stop: the device drained, advertising off, the exact beacon time saved.
     private func stop(_ parts: inout Parts, at position: Int, reason: String) {
-        let state = parts.state, consoles = parts.consoles
+        let box = parts.box, consoles = parts.consoles
         parts.systemd.stopping(reason)
         do { try parts.devices.output.drain() } catch { log("warning: \(error)") }
         parts.performer.stopAdvertising(at: position, log: log)
-        state.hub?.cancel()
-        state.unpublishAll()
+        box.hub?.cancel()
+        box.publications.unpublishAll()
         parts.listener.stop()
         // A clean stop saves the exact time: the next start continues from here.
-        let final = state.manager.schedule.beaconTime(at: Int64(position))
+        let final = box.manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
         consoles.log("stopped (\(reason)) after \(Formatting.fixed(Double(position) / Double(parts.sampleRate), decimals: 2)) s: "
-                     + "\(state.bursts) burst\(state.bursts == 1 ? "" : "s"); beacon time \(final)")
+                     + "\(box.progress.bursts) burst\(box.progress.bursts == 1 ? "" : "s"); beacon time \(final)")
         parts.display.release(log: consoles.log)
         consoles.service()
     }
@@ -274,24 +251,17 @@ public final class Daemon {
         let origin = resolved.sources["publications"] ?? "command line"
         let source = origin == "saved settings" ? settings.state.file(SavedSettings.fileName)
             : origin == "config file" ? (settings.configPath ?? "the config file") : "--publish"
-        for text in resolved.publications {
+        for spec in resolved.publications {
+            if spec.isMessage && settings.hub == nil {
+                let why = "a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)"
+                guard origin != "command line" else { throw CommandFailure(why) }
+                log("error: \(source): publication '\(spec.text)' skipped: \(why)")
+                continue
+            }
             do {
-                let spec = try PublicationSpec.parse(text, defaultExponent: SettingsDefaults.exponent)
-                let strategy = Strategy(mediums: spec.mediums, mode: .broadcast)
-                switch spec.kind {
-                case .direct(let token): requests.append(.init(message: .direct(token), strategy: strategy))
-                case .eid(let k): requests.append(.init(message: .eid(identityKey: try settings.state.identityKey(log: log), exponent: k), strategy: strategy))
-                case .message(let type, let message):
-                    guard settings.hub != nil else {
-                        let why = "a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)"
-                        guard origin != "command line" else { throw CommandFailure(why) }
-                        log("error: \(source): publication '\(text)' skipped: \(why)")
-                        continue
-                    }
-                    requests.append(.init(message: .content(namespacedType: type, bytes: Array(message.utf8)), strategy: strategy))
-                }
+                requests.append(try spec.request(identityKey: { () throws(CommandFailure) in try settings.state.identityKey(log: log) }))
             } catch {
-                throw CommandFailure("\(source): publication '\(text)': \(error)")
+                throw CommandFailure("\(source): publication '\(spec.text)': \(error)")
             }
         }
         return requests

@@ -16,15 +16,14 @@ final class DeviceHealthReporter {
     private var last: (played: AudioDeviceStatus, heard: AudioDeviceStatus?, lately: Bool)?
 
     /// Reports the state of `devices` (and the microphone while it is open) at `milliseconds` of
-    /// stream time to `state`'s manager.
+    /// stream time to `manager`, and the drivers' words to `problems`.
     func update(_ devices: Devices, microphone: AudioInput?, atMilliseconds milliseconds: Int64,
-                state: DaemonState, log: (String) -> Void) {
-        let manager = state.manager
+                manager: MessageManager, problems: DriverProblems, log: (String) -> Void) {
         let radio = devices.radio
         manager.report(.bluetoothPermission, present: radio.health == .permissionDenied)
         manager.report(.bluetoothPower, present: radio.health == .poweredOff)
         manager.report(.bluetoothNoAdapter, present: radio.health == .noAdapter)
-        state.bluetoothProblem = radio.problem
+        problems.bluetooth = radio.problem
 
         let played = devices.output.status
         let heard = microphone?.status
@@ -46,7 +45,7 @@ final class DeviceHealthReporter {
             }
             shownProblem = text
         }
-        state.audioProblem = text ?? (lately ? "\(played.xruns) underruns" + (heard.map { ", \($0.xruns) overruns" } ?? "") : nil)
+        problems.audio = text ?? (lately ? "\(played.xruns) underruns" + (heard.map { ", \($0.xruns) overruns" } ?? "") : nil)
         if lately && !shownUnderruns {
             log("warning: audio: underrun recovered (\(played.xruns) played" + (heard.map { ", \($0.xruns) captured" } ?? "")
                 + " so far); the audio LED blinks fast for 10 s")

@@ -12,17 +12,20 @@ final class Listener {
     /// The microphone and its decoder while listening over audio.
     private(set) var capture: CapturedAudioDecoder?
     private let devices: Devices
-    private let state: DaemonState
+    private let manager: MessageManager
+    private let progress: LoopProgress
+    private let tokens: HeardTokens
     /// Lines for the log from handlers that run inside the loop, written once the period is done.
     private(set) var heard: [String] = []
 
-    init(devices: Devices, state: DaemonState) {
+    init(devices: Devices, manager: MessageManager, progress: LoopProgress, heard tokens: HeardTokens) {
         self.devices = devices
-        self.state = state
+        self.manager = manager
+        self.progress = progress
+        self.tokens = tokens
         heard.reserveCapacity(64)
-        let manager = state.manager
-        devices.radio.onReport = { [unowned self] event in
-            do { try manager.heard(report: Array(event), at: Int64(state.position)) } catch {
+        devices.radio.onReport = { [unowned self, manager, progress] event in
+            do { try manager.heard(report: Array(event), at: Int64(progress.position)) } catch {
                 self.heard.append("error: advertising report from the controller: \(error)")
             }
         }
@@ -36,7 +39,7 @@ final class Listener {
         guard wanted != mediums else { return }
         subscription?.cancel()
         subscription = nil
-        state.present.removeAll()
+        tokens.clear()
         mediums = wanted
         if !wanted.contains(.audio), let capture {
             capture.input.stop()
@@ -46,13 +49,13 @@ final class Listener {
             log("listening stopped")
             return
         }
-        let state = self.state
-        subscription = try state.manager.subscribe(
+        let tokens = self.tokens
+        subscription = try manager.subscribe(
             strategy: Strategy(mediums: wanted, mode: .scan),
-            onFound: { [unowned self] in self.heard.append("found \($0)"); state.present.append($0) },
+            onFound: { [unowned self] in self.heard.append("found \($0)"); tokens.found($0) },
             onLost: { [unowned self] message in
                 self.heard.append("lost \(message.token)")
-                state.present.removeAll { $0.token == message.token }
+                tokens.lost(message)
             })
         var how: [String] = []
         if wanted.contains(.audio), capture == nil, let input = try devices.openMicrophone() {
@@ -67,13 +70,13 @@ final class Listener {
                                                               : "the controller scans (passive)")
         }
         log("listening over \(wanted): \(how.joined(separator: ", ")); tokens unheard for "
-            + "\(Formatting.fixed(Double(state.manager.lostAfter) / Double(state.sampleRate), decimals: 0)) s are lost")
+            + "\(Formatting.fixed(Double(manager.lostAfter) / Double(progress.sampleRate), decimals: 0)) s are lost")
     }
 
     /// Decodes what the microphone captured since the last period, and keeps the radio
     /// scanning exactly while the subscription listens over BLE.
     func service(at position: Int) {
-        let manager = state.manager
+        let manager = self.manager
         // Drained every period even while consent is withdrawn (the manager then ignores what
         // is heard), so the microphone never backs up with stale audio.
         capture?.decodeAvailable { burst in manager.heard(burst.token, on: .audio, at: Int64(position)) }

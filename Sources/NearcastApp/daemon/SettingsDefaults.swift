@@ -1,3 +1,6 @@
+import NearcastCore
+import NearcastNearby
+
 /// The settings' defaults, named once: what the box uses when neither the command line, the
 /// config file nor the console's saved settings say otherwise.
 enum SettingsDefaults {
@@ -13,4 +16,9 @@ enum SettingsDefaults {
     static let exponent = 10
     /// The direct token published when nothing else is asked for: "nearcast".
     static let payload = "6e65617263617374"
+
+    /// The publication a box makes when nothing names one: the direct token "nearcast".
+    static func publication(over mediums: DiscoveryMediums) -> PublicationSpec {
+        PublicationSpec(kind: .direct((try? Token(kind: .direct, hex: payload))!), mediums: mediums)
+    }
 }

@@ -13,8 +13,7 @@ struct SettingsLayer: Equatable {
     var interval: Double?
     /// `stdio`, `none` or a serial device.
     var console: String?
-    /// Publications as `--publish` specs (`direct:HEX@MEDIUMS`, `eid:K@MEDIUMS`).
-    var publications: [String]?
+    var publications: [PublicationSpec]?
 }
 
 /// The settings the daemon starts with, each from the layer that won, and which one that was.
@@ -26,7 +25,7 @@ struct ResolvedSettings: Equatable {
     var debug: Bool
     var interval: Double
     var console: String
-    var publications: [String]
+    var publications: [PublicationSpec]
     /// Where each setting came from, by name (`"audioLevel": "saved settings"`), for the log.
     var sources: [String: String]
 }
@@ -47,7 +46,7 @@ enum SettingsResolver {
         let defaults = SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: SettingsDefaults.audioLevel,
                                      bleIntervalMilliseconds: SettingsDefaults.bleIntervalMilliseconds, txPower: board.bluetooth.txPower,
                                      debug: false, interval: SettingsDefaults.interval, console: "stdio",
-                                     publications: ["direct:\(SettingsDefaults.payload)@both"])
+                                     publications: [SettingsDefaults.publication(over: .both)])
         var layers = [Layer(name: "default", values: defaults), Layer(name: "config file", values: config),
                       Layer(name: "command line", values: commandLine)]
         if let saved { layers.append(Layer(name: "saved settings", values: saved)) }
@@ -68,7 +67,7 @@ enum SettingsResolver {
             publications = explicit
             sources["publications"] = "command line"
         } else if sources["publications"] == "default" {
-            publications = ["direct:\(SettingsDefaults.payload)@\(strategy.mediums)"]
+            publications = [SettingsDefaults.publication(over: strategy.mediums)]
         }
         return ResolvedSettings(
             strategy: strategy,

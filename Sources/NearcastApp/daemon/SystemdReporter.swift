@@ -17,12 +17,13 @@ final class SystemdReporter {
     }
 
     /// Once per period, after the period is played.
-    func periodPlayed(_ state: DaemonState) {
+    func periodPlayed(_ lights: StatusLights, publications: Publications, problems: DriverProblems) {
         guard let notifier else { return }
-        let states = state.deviceStates
-        if announced == nil || announced!.states != states || announced!.publications != state.publications.count {
-            notifier.send((announced == nil ? "READY=1\n" : "") + "STATUS=" + Self.status(states, state))
-            announced = (states, state.publications.count)
+        let states = lights.deviceStates
+        let count = publications.entries.count
+        if announced == nil || announced!.states != states || announced!.publications != count {
+            notifier.send((announced == nil ? "READY=1\n" : "") + "STATUS=" + Self.status(states, publications: count, problems))
+            announced = (states, count)
         }
         notifier.pingWatchdogIfDue(now: MonotonicClock.seconds())
     }
@@ -39,12 +40,11 @@ final class SystemdReporter {
     }
 
     /// The one-line state `systemctl status` shows.
-    static func status(_ states: DeviceStates, _ state: DaemonState) -> String {
-        let count = state.publications.count
+    static func status(_ states: DeviceStates, publications count: Int, _ problems: DriverProblems) -> String {
         let what = !states.consentGranted ? "consent not granted: broadcasting nothing"
             : states.broadcasting ? "broadcasting \(count) publication\(count == 1 ? "" : "s")"
             : "not broadcasting (no publications)"
-        return what + "; audio \(state.audioProblem ?? "ok"); bluetooth \(state.bluetoothProblem ?? "ok")"
-            + (state.stateProblem.map { "; state not saved: \($0)" } ?? "")
+        return what + "; audio \(problems.audio ?? "ok"); bluetooth \(problems.bluetooth ?? "ok")"
+            + (problems.state.map { "; state not saved: \($0)" } ?? "")
     }
 }

@@ -19,23 +19,12 @@ struct SavedSettings: Equatable {
     var bleIntervalMilliseconds: Int
     var txPower: Int
     var debug: Bool
-    /// Publications as `--publish` specs: `direct:HEX@MEDIUMS` or `eid:K@MEDIUMS`.
-    var publications: [String]
-
-    /// The spec of a publication request, as `--publish` and the settings file write it.
-    static func spec(of request: Daemon.PublicationRequest) -> String {
-        switch request.message {
-        case .direct(let token): return PublicationSpec(kind: .direct(token), mediums: request.strategy.mediums).text
-        case .eid(_, let exponent): return PublicationSpec(kind: .eid(exponent: exponent), mediums: request.strategy.mediums).text
-        case .content(let type, let bytes):
-            return PublicationSpec(kind: .message(namespacedType: type, text: String(decoding: bytes, as: UTF8.self)),
-                                   mediums: request.strategy.mediums).text
-        }
-    }
+    /// The publications, written in the file as `--publish` writes them.
+    var publications: [PublicationSpec]
 
     /// The file's text.
     func text(savedAtBeaconTime time: UInt32) -> String {
-        let list = publications.map { "    \(Formatting.jsonString($0)),\n" }.joined()
+        let list = publications.map { "    \(Formatting.jsonString($0.text)),\n" }.joined()
         return """
             // Saved by `config save` on the Nearcast console at beacon time \(time).
             // The daemon starts from these settings; `config save` replaces them. Remove this file
@@ -88,10 +77,9 @@ struct SavedSettings: Equatable {
             guard case .string(let spec) = item.value else {
                 throw place.with("expected a string such as \"direct:c0ffee@both\", found \(item.value.typeName)")
             }
-            do { _ = try PublicationSpec.parse(spec, defaultExponent: 10) } catch {
-                throw place.with("'\(spec)' is not a publication: direct:HEX or eid:K, then @audio, @ble or @both")
+            do { settings.publications.append(try PublicationSpec.parse(spec, defaultExponent: SettingsDefaults.exponent)) } catch {
+                throw place.with("'\(spec)' is not a publication (\(error)): direct:HEX, eid:K or message:NAMESPACE/TYPE:TEXT, then @audio, @ble or @both")
             }
-            settings.publications.append(spec)
         }
         try reader.finish()
         return settings

@@ -35,7 +35,7 @@ struct StaticConfig: Equatable {
     var txPower: Int?
     var console: String?
     var debug: Bool?
-    var publications: [String]?
+    var publications: [PublicationSpec]?
     var hub: HubSettings?
 
     /// Parses and validates the text of a config file called `file`.
@@ -64,12 +64,13 @@ struct StaticConfig: Equatable {
             guard publications.count <= SchedulerConfiguration.maximumPublications else {
                 throw reader.error("publications", "\(publications.count) publications: at most \(SchedulerConfiguration.maximumPublications)")
             }
-            for (index, spec) in publications.enumerated() {
-                do { _ = try PublicationSpec.parse(spec, defaultExponent: SettingsDefaults.exponent) } catch {
-                    throw reader.error("publications", "item \(index + 1): \(error.description.hasPrefix("--publish ") ? String(error.description.dropFirst(10)) : error.description)")
+            var specs: [PublicationSpec] = []
+            for (index, text) in publications.enumerated() {
+                do { specs.append(try PublicationSpec.parse(text, defaultExponent: SettingsDefaults.exponent)) } catch {
+                    throw reader.error("publications", "item \(index + 1): \(text): \(error)")
                 }
             }
-            config.publications = publications
+            config.publications = specs
         }
         if var hub = try reader.object("hub") {
             let url = try hub.requiredString("url"), key = try hub.requiredString("key")

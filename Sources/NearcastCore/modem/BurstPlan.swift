@@ -1,7 +1,7 @@
 /// The fixed tables of format 2: which subband each group of each symbol uses, which coded
 /// bits the puncturing drops, and where each coded bit is sent. Generated once by
-/// `tools/modem-lab/tables.py T=60 M=4 G=8 P=22 plan=table K=9 nsym=11` (its output is kept in
-/// `tools/modem-lab/tables_T60G8.txt`); the tests check the properties they were chosen for.
+/// `research/modem-lab/tables.py T=60 M=4 G=8 P=22 plan=table K=9 nsym=11` (its output is kept in
+/// `research/modem-lab/tables_T60G8.txt`); the tests check the properties they were chosen for.
 public enum BurstPlan {
     /// Subband (0..21) of group g in symbol n, at index n·8 + g.
     ///

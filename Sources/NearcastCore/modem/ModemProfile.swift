@@ -11,7 +11,7 @@
 ///
 /// with raised-cosine fades over the first and last 3 ms so a speaker does not click.
 ///
-/// Why these numbers (measured in `tools/modem-lab/REPORT.md`, image-method rooms):
+/// Why these numbers (measured in `research/modem-lab/REPORT.md`, image-method rooms):
 /// - A room at 19 kHz keeps a tone ringing in its own frequency bin for 100 ms and more. A
 ///   60 ms symbol collects most of a tone's reverberant energy in its own window, and the
 ///   hopping plan leaves every bin idle for at least one symbol after it was used, so the ring

@@ -1,4 +1,4 @@
-/// fuzz: terminal bytes typed into the box's console (the line editor, the interpreter and every command's handler, on a fresh daemon state for the sim board in a temporary state directory): no crash or trap, the row after every reply starts with the session's current prompt (the command prompt or a PIN question), the terminal sees no control byte but CR, LF, BEL and escape sequences, and every settings file the console saved reads back
+/// fuzz: terminal bytes typed into the box's console (the line editor, the interpreter and every command's handler, on a fresh box for the sim board in a temporary state directory): no crash or trap, the row after every reply starts with the session's current prompt (the command prompt or a PIN question), the terminal sees no control byte but CR, LF, BEL and escape sequences, and every settings file the console saved reads back
 import CLibFuzzer
 import Foundation
 import NearcastCore
@@ -7,7 +7,7 @@ import NearcastNearby
 @testable import NearcastApp
 
 /// libFuzzer's driver with a main of our own; every input is typed into a console of its own
-/// (a fresh daemon state and state directory), so that a finding replays from its input alone.
+/// (a fresh box and state directory), so that a finding replays from its input alone.
 @main
 enum ConsoleFuzz {
     static func main() {
@@ -30,16 +30,16 @@ private func typeInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
-/// The console under test: a session on a fuzz transport, over a daemon state for the sim board.
+/// The console under test: a session on a fuzz transport, over a fresh box for the sim board.
 final class Console {
     let directory: URL
-    let state: DaemonState
+    let box: Box
     let transport = MemoryConsoleTransport(name: "fuzz console")
     let session: ConsoleSession
 
-    init(directory: URL, state: DaemonState, session: (MemoryConsoleTransport) -> ConsoleSession) {
+    init(directory: URL, box: Box, session: (MemoryConsoleTransport) -> ConsoleSession) {
         self.directory = directory
-        self.state = state
+        self.box = box
         self.session = session(transport)
     }
 
@@ -52,11 +52,14 @@ final class Console {
         let encoder = try BurstEncoder(sampleRate: 48_000)
         let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
         let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
-        let state = DaemonState(board: board, state: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
-                                strategy: Strategy(mediums: .both, mode: .broadcast), faults: SimulatedFaults(), log: { _ in })
-        let console = Console(directory: directory, state: state) { transport in
-            ConsoleSession(port: transport, table: ConsoleInterpreter.table, colour: false, canClose: false) { line, session in
-                ConsoleInterpreter.run(line, state, session: session)
+        let box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
+                      strategy: Strategy(mediums: .both, mode: .broadcast), listenMediums: .both,
+                      advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), faults: SimulatedFaults(), hub: nil,
+                      log: { _ in })
+        let interpreter = ConsoleInterpreter(box: box)
+        let console = Console(directory: directory, box: box) { transport in
+            ConsoleSession(port: transport, table: interpreter.table, colour: false, canClose: false) { line, session in
+                interpreter.run(line, session: session)
             }
         }
         console.session.service()

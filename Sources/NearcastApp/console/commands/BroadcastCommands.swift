@@ -4,55 +4,56 @@ import NearcastNearby
 
 /// What the box broadcasts: `publish`, `unpublish`, `publications`, `strategy`, `consent`, `token`.
 enum BroadcastCommands {
-    static let all: [ConsoleCommandDescriptor] = [
+    static func commands(_ publications: Publications, consent: Consent, progress: LoopProgress, stateDirectory: StateDirectory,
+                         log: LogSink) -> [ConsoleCommandDescriptor] { [
+
         ConsoleCommandDescriptor("publish", completions: ["direct", "eid", "message"],
                                  usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]",
                                  summary: "start broadcasting a token (up to 8 publications), or a message through the hub (replaces one of its type)",
                                  arguments: 1...64,
-                                 changesState: { _ in true }, persists: { _ in true }, handler: publish),
+                                 changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
+            try publish(call.arguments, publications, identityKey: { () throws(CommandFailure) in try stateDirectory.identityKey(log: log.callAsFunction) })
+        },
         ConsoleCommandDescriptor("unpublish", usage: "unpublish ID", summary: "stop a publication (ids from publications)",
                                  arguments: 1...1, changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
             guard let id = Int(call[0]) else { throw ConsoleFailure("give the publication's id") }
-            guard call.state.unpublish(id) else { throw ConsoleFailure("no publication \(id); see publications") }
+            guard publications.unpublish(id) else { throw ConsoleFailure("no publication \(id); see publications") }
             return ["unpublished \(id)"]
         },
         ConsoleCommandDescriptor("publications", usage: "publications", summary: "list the publications") { call throws(ConsoleFailure) in
-            let c = call.state
-            if c.publications.isEmpty && c.pendingMessages.isEmpty { return ["no publications"] }
-            return c.publications.map { StatusReport.describe($0, c) }
-                + c.pendingMessages.map { "\($0.id): \($0.request.message), waiting for the box's hub identity" }
+            if publications.entries.isEmpty && publications.waiting.isEmpty { return ["no publications"] }
+            return publications.entries.map { StatusReport.describe($0, publications.manager) }
+                + publications.waiting.map { "\($0.id): \($0.request.message), waiting for the box's hub identity" }
         },
         ConsoleCommandDescriptor("strategy", completions: ["mediums", "mode", "show"],
                                  usage: "strategy [mediums audio|ble|both] [mode broadcast|scan|both]",
                                  summary: "which mediums the box uses, and whether it broadcasts and scans", arguments: 0...5,
                                  changesState: { $0.contains { $0 != "show" } }, persists: { $0.contains { $0 != "show" } },
-                                 handler: strategy),
+                                 handler: { call throws(ConsoleFailure) in try strategy(call.arguments, publications) }),
         ConsoleCommandDescriptor("consent", completions: ["grant", "deny", "show"], usage: "consent grant|deny|show",
                                  summary: "the operator's permission to broadcast (remembered across restarts)", arguments: 1...1,
                                  changesState: { $0.first == "grant" || $0.first == "deny" }) { call throws(ConsoleFailure) in
-            let c = call.state
             switch call[0] {
             case "show": break
             case "grant", "deny":
-                do { try c.setConsent(call[0] == "grant") } catch { throw ConsoleFailure("consent not saved: \(error)") }
+                do { try consent.set(call[0] == "grant") } catch { throw ConsoleFailure("consent not saved: \(error)") }
             default: throw ConsoleFailure("grant, deny or show, not '\(call[0])'")
             }
-            return [c.consentGranted ? "consent granted: broadcasting" : "consent not granted: nothing is broadcast"]
+            return [consent.isGranted ? "consent granted: broadcasting" : "consent not granted: nothing is broadcast"]
         },
         ConsoleCommandDescriptor("token", usage: "token", summary: "each publication's current token and next rotation") { call throws(ConsoleFailure) in
-            let c = call.state
-            if c.publications.isEmpty { return ["no publications"] }
-            return c.publications.map { entry in
-                let status = c.manager.schedule.status(of: entry.publication.slot)
+            if publications.entries.isEmpty { return ["no publications"] }
+            return publications.entries.map { entry in
+                let status = publications.manager.schedule.status(of: entry.publication.slot)
                 let token = status?.token.map { "\($0)" } ?? "(EID being computed)"
                 var line = "\(entry.id): \(token)"
                 if let next = status?.nextSwitchAt {
-                    line += "; next EID in \(Formatting.fixed(Double(next - Int64(c.position)) / Double(c.sampleRate), decimals: 1)) s"
+                    line += "; next EID in \(Formatting.fixed(Double(next - Int64(progress.position)) / Double(progress.sampleRate), decimals: 1)) s"
                 }
                 return line
             }
         },
-    ]
+    ] }
 
     private static func mediums(_ text: String?) throws(ConsoleFailure) -> DiscoveryMediums {
         guard let text else { return .both }
@@ -60,8 +61,8 @@ enum BroadcastCommands {
         return mediums
     }
 
-    private static func publish(_ call: ConsoleInvocation) throws(ConsoleFailure) -> [String] {
-        let c = call.state, args = call.arguments
+    private static func publish(_ args: [String], _ publications: Publications,
+                                identityKey: () throws(CommandFailure) -> [UInt8]) throws(ConsoleFailure) -> [String] {
         let message: Message
         var mediumWord: String?
         guard args[0] == "message" || args.count <= 3 else {
@@ -70,18 +71,20 @@ enum BroadcastCommands {
         switch args[0] {
         case "message":
             guard args.count >= 3 else { throw ConsoleFailure("publish message NAMESPACE/TYPE TEXT... (e.g. publish message demo/slide Slide 3)") }
-            let spec: PublicationSpec
-            do {
-                spec = try PublicationSpec.parse("message:\(args[1]):" + args[2...].joined(separator: " "), defaultExponent: SettingsDefaults.exponent)
-            } catch {
-                throw ConsoleFailure(error.description.hasPrefix("--publish ") ? String(error.description.dropFirst(10)) : error.description)
+            // A trailing @audio, @ble or @both names the mediums, as in --publish.
+            var text = args[2...].joined(separator: " "), mediums = DiscoveryMediums.both
+            if let at = text.lastIndex(of: "@"), let named = DiscoveryMediums(name: text[text.index(after: at)...]) {
+                mediums = named
+                text = String(text[..<at])
             }
-            guard case .message(let type, let text) = spec.kind else { throw ConsoleFailure("not a message") }
-            let request = Daemon.PublicationRequest(message: .content(namespacedType: type, bytes: Array(text.utf8)),
-                                                    strategy: Strategy(mediums: spec.mediums, mode: .broadcast))
+            let spec: PublicationSpec
+            do { spec = try PublicationSpec.message(type: args[1], text: text, mediums: mediums) } catch {
+                throw ConsoleFailure(error.description)
+            }
+            let type = args[1]
             do {
-                let id = try c.publish(request)
-                let waiting = c.pendingMessages.contains { $0.id == id }
+                let id = try publications.publish(spec.request(identityKey: { [UInt8]() }))
+                let waiting = publications.isWaiting(id)
                 return ["published \(id): \(type) \"\(text)\" over \(spec.mediums)"
                         + (waiting ? " (on air once the hub has answered: the box has no hub identity yet)" : "; the hub is told next")]
             } catch {
@@ -102,23 +105,22 @@ enum BroadcastCommands {
             guard rest.count <= 1 else { throw ConsoleFailure("publish eid [K] [audio|ble|both]") }
             mediumWord = rest.first
             let key: [UInt8]
-            do { key = try c.state.identityKey(log: c.log) } catch { throw ConsoleFailure("\(error)") }
+            do { key = try identityKey() } catch { throw ConsoleFailure("\(error)") }
             message = .eid(identityKey: key, exponent: exponent)
         default:
             throw ConsoleFailure("direct, eid or message, not '\(args[0])'")
         }
         let strategy = Strategy(mediums: try mediums(mediumWord), mode: .broadcast)
         do {
-            let id = try c.publish(Daemon.PublicationRequest(message: message, strategy: strategy))
+            let id = try publications.publish(PublicationRequest(message: message, strategy: strategy))
             return ["published \(id): \(message) over \(strategy.mediums)"]
         } catch {
             throw ConsoleFailure("\(error)")
         }
     }
 
-    private static func strategy(_ call: ConsoleInvocation) throws(ConsoleFailure) -> [String] {
-        let c = call.state, args = call.arguments
-        var strategy = c.strategy
+    private static func strategy(_ args: [String], _ publications: Publications) throws(ConsoleFailure) -> [String] {
+        var strategy = publications.strategy
         var index = 0
         while index < args.count {
             let word = args[index]
@@ -135,11 +137,11 @@ enum BroadcastCommands {
             }
             index += 2
         }
-        if strategy.mode.contains(.scan) && strategy.mediums.intersection(c.listenMediums).isEmpty {
-            throw ConsoleFailure("mode \(strategy.mode) listens, and this board can listen over \(c.listenMediums) only "
+        if strategy.mode.contains(.scan) && strategy.mediums.intersection(publications.listenMediums).isEmpty {
+            throw ConsoleFailure("mode \(strategy.mode) listens, and this board can listen over \(publications.listenMediums) only "
                                  + "(listening over audio needs a microphone: audio.input in the board file)")
         }
-        c.apply(strategy)
-        return ["strategy: \(c.strategy)"]
+        publications.apply(strategy)
+        return ["strategy: \(publications.strategy)"]
     }
 }

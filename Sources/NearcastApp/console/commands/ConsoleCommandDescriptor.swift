@@ -4,8 +4,9 @@ import NearcastCore
 /// summary (for `help` and `-h`), how many arguments it takes (checked before it runs), whether
 /// a line of it changes the box (and so needs the technician PIN) or changes the saved settings
 /// (and so is saved straight after), and its handler. Each subsystem's commands live in a file
-/// of their own; ``ConsoleInterpreter`` runs them.
-struct ConsoleCommandDescriptor: Sendable {
+/// of their own, made with the box's parts they act on (``ConsoleCommands``); a
+/// ``ConsoleInterpreter`` runs them.
+struct ConsoleCommandDescriptor {
     let name: StaticString
     let completions: [StaticString]
     let usage: String
@@ -13,12 +14,12 @@ struct ConsoleCommandDescriptor: Sendable {
     let arguments: ClosedRange<Int>
     let changesState: @Sendable ([String]) -> Bool
     let persists: @Sendable ([String]) -> Bool
-    let handler: @Sendable (ConsoleInvocation) throws(ConsoleFailure) -> [String]
+    let handler: (ConsoleInvocation) throws(ConsoleFailure) -> [String]
 
     init(_ name: StaticString, completions: [StaticString] = [], usage: String, summary: String, arguments: ClosedRange<Int> = 0...0,
          changesState: @escaping @Sendable ([String]) -> Bool = { _ in false },
          persists: @escaping @Sendable ([String]) -> Bool = { _ in false },
-         handler: @escaping @Sendable (ConsoleInvocation) throws(ConsoleFailure) -> [String]) {
+         handler: @escaping (ConsoleInvocation) throws(ConsoleFailure) -> [String]) {
         self.name = name
         self.completions = completions
         self.usage = usage
@@ -32,12 +33,13 @@ struct ConsoleCommandDescriptor: Sendable {
     var nameText: String { "\(name)" }
 }
 
-/// What a handler gets: the words after the command's name, the daemon's state, and the
-/// session that typed the line (for `login`, `pin` and `exit`).
+/// What a handler gets: the words after the command's name and the session that typed the line
+/// (for `login`, `pin` and `exit`); the parts of the box it acts on it was made with.
 struct ConsoleInvocation {
     let arguments: [String]
-    let state: DaemonState
     let session: ConsoleSession
+    /// Every command of the console (for `help`).
+    let commands: [ConsoleCommandDescriptor]
 
     /// The first argument, or nil.
     var first: String? { arguments.first }

@@ -3,24 +3,38 @@ import NearcastCore
 /// Runs console lines: finds the command, answers `-h`, logs an idle session out, asks for the
 /// technician PIN before a line that changes the box, checks the argument count, runs the
 /// handler, and saves the settings after a line that changed them.
-enum ConsoleInterpreter {
+final class ConsoleInterpreter {
     /// Every command, in the order `help` lists them.
-    static let commands: [ConsoleCommandDescriptor] = StatusCommands.all + BroadcastCommands.all + DeviceCommands.all
-        + MaintenanceCommands.all + AccessCommands.all
-
+    let commands: [ConsoleCommandDescriptor]
     /// The completion table for the line editor.
-    static let table = CommandTable(commands.map { CommandTable.Entry($0.name, $0.completions) })
+    let table: CommandTable
+    private let pin: TechnicianPIN
+    private let progress: LoopProgress
+    private let settings: SettingsKeeper
 
     /// A logged-in session that runs no command for this long (milliseconds) is logged out,
     /// so a UART console left logged in does not stay open to the next person.
     static let idleLogout: Int64 = 10 * 60_000
 
-    static func command(named name: String) -> ConsoleCommandDescriptor? {
+    init(commands: [ConsoleCommandDescriptor], pin: TechnicianPIN, progress: LoopProgress, settings: SettingsKeeper) {
+        self.commands = commands
+        table = CommandTable(commands.map { CommandTable.Entry($0.name, $0.completions) })
+        self.pin = pin
+        self.progress = progress
+        self.settings = settings
+    }
+
+    /// The box's console: every subsystem's commands over `box`'s parts.
+    convenience init(box: Box) {
+        self.init(commands: ConsoleCommands.all(for: box), pin: box.pin, progress: box.progress, settings: box.settings)
+    }
+
+    func command(named name: String) -> ConsoleCommandDescriptor? {
         commands.first { $0.nameText == name }
     }
 
     /// Runs one line; returns what to print.
-    static func run(_ line: String, _ state: DaemonState, session: ConsoleSession) -> [String] {
+    func run(_ line: String, session: ConsoleSession) -> [String] {
         let words = line.split(separator: " ").map(String.init)
         guard let name = words.first else { return [] }
         guard let command = command(named: name) else {
@@ -31,13 +45,13 @@ enum ConsoleInterpreter {
             return ["usage: \(command.usage)", "  \(command.summary)"]
         }
         var notes: [String] = []
-        let now = state.nowMilliseconds
-        if session.loggedIn && now - session.lastCommandAt > idleLogout {
+        let now = progress.nowMilliseconds
+        if session.loggedIn && now - session.lastCommandAt > Self.idleLogout {
             session.loggedIn = false
-            notes.append("logged out: \(idleLogout / 60_000) minutes without a command")
+            notes.append("logged out: \(Self.idleLogout / 60_000) minutes without a command")
         }
         session.lastCommandAt = now
-        if state.pin.isSet && !session.loggedIn && command.changesState(arguments) {
+        if pin.isSet && !session.loggedIn && command.changesState(arguments) {
             return notes + ["error: '\(name)' changes the box and needs the technician PIN: type login"]
         }
         guard command.arguments.contains(arguments.count) else {
@@ -46,9 +60,9 @@ enum ConsoleInterpreter {
             return notes + ["error: \(extra)", "usage: \(command.usage)"]
         }
         do {
-            let reply = try command.handler(ConsoleInvocation(arguments: arguments, state: state, session: session))
+            let reply = try command.handler(ConsoleInvocation(arguments: arguments, session: session, commands: commands))
             // What a technician changes survives a power cut: the settings are saved at once.
-            if command.persists(arguments), let warning = state.persistSettings() { notes.append(warning) }
+            if command.persists(arguments), let warning = settings.persist() { notes.append(warning) }
             return notes + reply
         } catch {
             return notes + ["error: \(error.message)", "usage: \(command.usage)"]

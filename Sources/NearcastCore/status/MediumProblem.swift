@@ -1,5 +1,3 @@
-import NearcastCore
-
 /// A problem the platform reports through the manager (``MessageManager/report(_:present:)``):
 /// Nearby's three (microphone permission, Bluetooth permission, Bluetooth power) and the other
 /// device states of the LED table in DESIGN.md. The manager's set of current problems is the

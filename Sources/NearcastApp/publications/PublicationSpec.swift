@@ -1,0 +1,128 @@
+import NearcastCore
+import NearcastNearby
+
+/// One publication as the box's settings name it, parsed once from text (`--publish`, the config
+/// file's and the saved settings' `publications`) or built from a console line, and printed back
+/// in one form: `direct:HEX@MEDIUMS`, `eid:K@MEDIUMS` or `message:NAMESPACE/TYPE:TEXT@MEDIUMS`.
+struct PublicationSpec: Equatable {
+    enum Kind: Equatable {
+        case direct(Token)
+        case eid(exponent: Int)
+        /// Text attached on the hub to the EID of the box's hub identity.
+        case message(namespacedType: String, text: String)
+    }
+
+    /// Why a text is not a publication; the caller says where the text came from.
+    struct Invalid: Error, CustomStringConvertible, Equatable {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    var kind: Kind
+    var mediums: DiscoveryMediums
+
+    init(kind: Kind, mediums: DiscoveryMediums) {
+        self.kind = kind
+        self.mediums = mediums
+    }
+
+    /// The spec written out in full, as the settings file keeps it.
+    var text: String {
+        switch kind {
+        case .direct(let token): return "direct:\(token.hex)@\(mediums)"
+        case .eid(let exponent): return "eid:\(exponent)@\(mediums)"
+        case .message(let type, let text): return "message:\(type):\(text)@\(mediums)"
+        }
+    }
+
+    /// A message publication, checked: the type is NAMESPACE/TYPE, the text not empty and at
+    /// most a message's 100 KiB.
+    static func message(type: String, text: String, mediums: DiscoveryMediums = .both) throws(Invalid) -> PublicationSpec {
+        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !type.contains(" "), !type.contains("*") else {
+            throw Invalid("the type '\(type)' must be NAMESPACE/TYPE, e.g. demo/slide (the namespace is the hub project's name)")
+        }
+        guard !text.isEmpty else { throw Invalid("the message's text is empty") }
+        guard text.utf8.count <= Message.maximumContentBytes else {
+            throw Invalid("the text is \(text.utf8.count) bytes; a message holds at most 100 KiB")
+        }
+        return PublicationSpec(kind: .message(namespacedType: type, text: text), mediums: mediums)
+    }
+
+    /// `message:NAMESPACE/TYPE:TEXT[@MEDIUMS]`: the text may hold ':' and '@'; a trailing
+    /// `@audio`, `@ble` or `@both` names the mediums.
+    private static func parseMessage(_ text: String) throws(Invalid) -> PublicationSpec {
+        var body = String(text.dropFirst("message:".count))
+        var mediums = DiscoveryMediums.both
+        if let at = body.lastIndex(of: "@"), let named = DiscoveryMediums(name: body[body.index(after: at)...]) {
+            mediums = named
+            body = String(body[..<at])
+        }
+        guard let colon = body.firstIndex(of: ":") else {
+            throw Invalid("write message:NAMESPACE/TYPE:TEXT, e.g. message:demo/slide:Slide 3")
+        }
+        return try message(type: String(body[..<colon]), text: String(body[body.index(after: colon)...]), mediums: mediums)
+    }
+
+    /// Parses `direct:HEX`, `eid[:K]` or `message:NAMESPACE/TYPE:TEXT`, each optionally with
+    /// `@audio`, `@ble` or `@both`; `eid` alone rotates every 2^`defaultExponent` s.
+    static func parse(_ text: String, defaultExponent: Int) throws(Invalid) -> PublicationSpec {
+        if text.hasPrefix("message:") { return try parseMessage(text) }
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        var mediums = DiscoveryMediums.both
+        if parts.count == 2 {
+            guard let parsed = DiscoveryMediums(name: parts[1]) else {
+                throw Invalid("mediums '\(parts[1])' must be audio, ble or both")
+            }
+            mediums = parsed
+        }
+        let fields = parts[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        switch fields[0] {
+        case "direct":
+            guard fields.count == 2 else { throw Invalid("write direct:HEX, e.g. direct:c0ffee") }
+            do {
+                return PublicationSpec(kind: .direct(try Token(kind: .direct, hex: fields[1])), mediums: mediums)
+            } catch {
+                throw Invalid("\(error)")
+            }
+        case "eid":
+            var exponent = defaultExponent
+            if fields.count == 2 {
+                guard let k = Int(fields[1]), (0...EphemeralIdentifier.maximumExponent).contains(k) else {
+                    throw Invalid("the rotation exponent after eid: must be 0 to 15")
+                }
+                exponent = k
+            }
+            return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
+        default:
+            throw Invalid("start with direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT")
+        }
+    }
+
+    /// The spec of a publication the box makes (what `config save` writes back).
+    init(_ request: PublicationRequest) {
+        switch request.message {
+        case .direct(let token): kind = .direct(token)
+        case .eid(_, let exponent): kind = .eid(exponent: exponent)
+        case .content(let type, let bytes): kind = .message(namespacedType: type, text: String(decoding: bytes, as: UTF8.self))
+        }
+        mediums = request.strategy.mediums
+    }
+
+    /// The request the box publishes for this spec; an EID's key comes from `identityKey`.
+    func request<Failure: Error>(identityKey: () throws(Failure) -> [UInt8]) throws(Failure) -> PublicationRequest {
+        let strategy = Strategy(mediums: mediums, mode: .broadcast)
+        switch kind {
+        case .direct(let token): return PublicationRequest(message: .direct(token), strategy: strategy)
+        case .eid(let exponent): return PublicationRequest(message: .eid(identityKey: try identityKey(), exponent: exponent), strategy: strategy)
+        case .message(let type, let text):
+            return PublicationRequest(message: .content(namespacedType: type, bytes: Array(text.utf8)), strategy: strategy)
+        }
+    }
+
+    /// Whether this publication goes through a hub.
+    var isMessage: Bool {
+        if case .message = kind { return true }
+        return false
+    }
+}

@@ -140,19 +140,3 @@ extension BurstDecoder {
         }
     }
 }
-
-extension AudioOutput {
-    /// Hands up to `frames` samples from `ring` to the device (blocking as `write` does),
-    /// straight from the ring's storage; returns how many.
-    @discardableResult
-    public func write(from ring: SampleRing, frames: Int) throws(AudioDeviceError) -> Int {
-        var done = 0
-        while done < frames && !ring.isEmpty {
-            done += try ring.withReadableRegion(maximum: frames - done) { (region) throws(AudioDeviceError) -> Int in
-                try write(region)
-                return region.count
-            }
-        }
-        return done
-    }
-}

@@ -1,3 +1,5 @@
+import NearcastCore
+
 /// The audio output device class: where rendered samples go.
 ///
 /// Implemented by the ALSA playback driver and by its simulated twin (a WAV file paced by the
@@ -83,5 +85,21 @@ extension AudioDeviceError {
     public var health: AudioHealth {
         if case .permissionDenied = self { return .permissionDenied }
         return .missing
+    }
+}
+
+extension AudioOutput {
+    /// Hands up to `frames` samples from `ring` to the device (blocking as `write` does),
+    /// straight from the ring's storage; returns how many.
+    @discardableResult
+    public func write(from ring: SampleRing, frames: Int) throws(AudioDeviceError) -> Int {
+        var done = 0
+        while done < frames && !ring.isEmpty {
+            done += try ring.withReadableRegion(maximum: frames - done) { (region) throws(AudioDeviceError) -> Int in
+                try write(region)
+                return region.count
+            }
+        }
+        return done
     }
 }

@@ -88,6 +88,8 @@ final class BoardLoaderTests: XCTestCase {
     func testWrongTypesAndSyntaxAreNamed() {
         XCTAssertEqual(error(for: valid.replacingOccurrences(of: "rate: 48000", with: "rate: \"fast\"")),
                        "boards/test.json5:10:64: audio.output.rate: expected a whole number, found \"fast\"")
+        XCTAssertEqual(error(for: valid.replacingOccurrences(of: "rate: 48000", with: "rate: 16000")),
+                       "boards/test.json5:10:64: audio.output.rate: unsupported sample rate 16000 Hz (the modem works at 44100, 48000, 88200, 96000)")
         XCTAssertEqual(error(for: valid.replacingOccurrences(of: "hw:CARD=Headphones,DEV=0", with: "hw:0,0")),
                        "boards/test.json5:10:30: audio.output.device: 'hw:0,0' names card 0 by number; card numbers move between boots, use CARD=<name>")
         XCTAssertEqual(error(for: valid.replacingOccurrences(of: "baud: 115200", with: "baud: 115201")),
@@ -95,6 +97,14 @@ final class BoardLoaderTests: XCTestCase {
         XCTAssertEqual(error(for: "{ name: \"x\", gpio: { chip: 0 lines: 8 } }"),
                        "boards/test.json5:1:30: expected ',' or '}' after the value of 'chip'")
         XCTAssertEqual(error(for: "[1, 2]"), "boards/test.json5:1:1: expected an object, found an array")
+    }
+
+    func testAMicrophoneRateTheModemCannotUseIsRefusedAtLoad() {
+        let text = valid.replacingOccurrences(of: "period: 1024 } }",
+                                              with: "period: 1024 }, input: { device: \"hw:CARD=Device,DEV=0\", rate: 22050 } }")
+        let message = error(for: text)
+        XCTAssertTrue(message.hasPrefix("boards/test.json5:10:") && message.hasSuffix(
+            ": audio.input.rate: unsupported sample rate 22050 Hz (the modem works at 44100, 48000, 88200, 96000)"), message)
     }
 
     func testUnreadableFileIsNamed() {

@@ -55,4 +55,21 @@ final class SettingsResolverTests: XCTestCase {
         XCTAssertEqual(resolved.sources["publications"], "command line")
         XCTAssertTrue(resolved.debug, "--debug holds although the saved settings have debug off")
     }
+
+    func testTheHubComesFromTheLastLayerThatNamesOneAndHasNoDefault() throws {
+        let fromFile = try HubSettings(url: "https://hub.example.org", key: "ncsec_file", certificateAuthority: "/etc/nearcast/hub-ca.pem")
+        let fromFlags = try HubSettings(url: "http://127.0.0.1:8080", key: "ncsec_flag", certificateAuthority: nil)
+        var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertNil(resolved.hub, "no hub unless one is named")
+        XCTAssertNil(resolved.sources["hub"])
+        resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: fromFile), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertEqual(resolved.hub, fromFile)
+        XCTAssertEqual(resolved.sources["hub"], "config file")
+        let saved = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 50, bleIntervalMilliseconds: 100,
+                                  txPower: -12, debug: false, publications: ["message:demo/slide:Slide 1@both"])
+        resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: fromFile), commandLine: SettingsLayer(hub: fromFlags),
+                                            saved: saved.layer)
+        XCTAssertEqual(resolved.hub, fromFlags, "--hub over the config file's, and the saved settings (which hold no hub) leave it")
+        XCTAssertEqual(resolved.sources["hub"], "command line")
+    }
 }

@@ -1,3 +1,5 @@
+import NearcastCore
+
 /// Turns a parsed board file into a ``Board``, checking every key: types, ranges, required
 /// members, LED lines inside the chip and not shared, and no unknown keys anywhere.
 enum BoardValidator {
@@ -100,6 +102,13 @@ enum BoardValidator {
             throw reader.error("device", "'\(device)' names card \(card) by number; card numbers move between boots, use CARD=<name>")
         }
         let rate = try reader.requiredInt("rate", in: sampleRates)
+        // Refused here, naming the key, rather than when the device opens mid-start (or, for a
+        // microphone, when the decoder is made for it).
+        do throws(ModemRateError) {
+            _ = try ModemRate(sampleRate: rate)
+        } catch {
+            throw reader.error("rate", error.description)
+        }
         let period = try reader.int("period", in: 32...65_536) ?? rate / 50
         try reader.finish()
         return Board.AudioDevice(driver: driver, device: device, rate: rate, period: period)

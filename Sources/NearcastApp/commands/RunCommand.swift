@@ -115,7 +115,7 @@ struct RunCommand: RunnableCommand {
         // $STATE_DIRECTORY; then a broken config file falls back to the last good copy there.
         let earlyStateDirectory = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
         let log = { (line: String) in StandardStreams.line(line) }
-        let fromFile = try config.map { path throws(CommandFailure) in
+        let fromFile = try config.map { path throws(ConfigError) in
             try StaticConfig.loadAtStart(path, lastGoodIn: earlyStateDirectory, log: log)
         }
         var staticConfig = fromFile?.config ?? StaticConfig()
@@ -146,6 +146,7 @@ struct RunCommand: RunnableCommand {
         commandLine.interval = interval
         commandLine.console = console
         commandLine.debug = debug ? true : nil
+        commandLine.hub = hub
         if !publish.isEmpty {
             commandLine.publications = try publish.map { text throws(UsageError) in try Self.publication(text, exponent: exponent) }
         } else if payload != nil || kind != nil {
@@ -175,7 +176,6 @@ struct RunCommand: RunnableCommand {
             throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }
         settings.duration = duration
-        settings.hub = hub ?? staticConfig.hub
         settings.exponent = exponent
         // The log always goes to stdout (the journal under systemd); `--console none` only
         // means no interactive console on the terminal.

@@ -54,7 +54,7 @@ struct SelftestCommand: RunnableCommand {
         // On an installed box a bare `nearcast selftest` tests the box's own board.
         // (Only read without --board: a broken config must not stop a self-test of a named board.)
         let configPath = board != nil ? nil : config ?? (FileSystem.exists(StaticConfig.defaultPath) ? StaticConfig.defaultPath : nil)
-        let configured = try configPath.map { path throws(CommandFailure) in try StaticConfig.load(path).board } ?? nil
+        let configured = try configPath.map { path throws(ConfigError) in try StaticConfig.load(path).board } ?? nil
         let loaded: Board
         do { loaded = try BoardLoader.load(board ?? configured ?? "sim") } catch { throw CommandFailure("\(error)") }
         // Never the daemon's state directory: selftest runs as whoever typed it (often root),

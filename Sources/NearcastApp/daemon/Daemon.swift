@@ -80,7 +80,7 @@ public final class Daemon {
         // The box's strategy: each publication is made within it, on the mediums it asks for.
         var strategy = resolved.strategy
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
-        let hub = settings.hub.map { hub in
+        let hub = resolved.hub.map { hub in
             HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
                     description: "nearcast \(board.name) (\(board.description))", log: log)
         }
@@ -252,14 +252,14 @@ public final class Daemon {
         let source = origin == "saved settings" ? settings.state.file(SavedSettings.fileName)
             : origin == "config file" ? (settings.configPath ?? "the config file") : "--publish"
         for spec in resolved.publications {
-            if spec.isMessage && settings.hub == nil {
+            if spec.isMessage && resolved.hub == nil {
                 let why = "a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)"
                 guard origin != "command line" else { throw CommandFailure(why) }
                 log("error: \(source): publication '\(spec.text)' skipped: \(why)")
                 continue
             }
             do {
-                requests.append(try spec.request(identityKey: { () throws(CommandFailure) in try settings.state.identityKey(log: log) }))
+                requests.append(try spec.request(identityKey: { () throws(StorageError) in try settings.state.identityKey(log: log) }))
             } catch {
                 throw CommandFailure("\(source): publication '\(spec.text)': \(error)")
             }

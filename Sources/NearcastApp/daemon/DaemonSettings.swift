@@ -6,7 +6,7 @@ import NearcastNearby
 public struct DaemonSettings {
     public var board: Board
     public var state: StateDirectory
-    /// What the command line said (publications, mediums, interval, console, debug); laid
+    /// What the command line said (publications, mediums, interval, console, debug, hub); laid
     /// over the config file and under the console's saved settings by ``SettingsResolver``.
     var commandLine = SettingsLayer()
     /// Stop after this many seconds of audio (nil: run until SIGINT/SIGTERM).
@@ -19,8 +19,6 @@ public struct DaemonSettings {
     /// Whether a serial console that cannot be opened stops the daemon (a flag given on
     /// the command line) or is logged and skipped (one from the config file).
     public var consoleIsRequired = false
-    /// The hub message publications go through (`--hub`, or the config file's `hub`).
-    var hub: HubSettings?
     /// The rotation exponent of the box's hub identity (`--exponent`).
     var exponent = SettingsDefaults.exponent
     /// The static config file (`--config`), read again on SIGHUP, and what it said at start.

@@ -14,6 +14,8 @@ struct SettingsLayer: Equatable {
     /// `stdio`, `none` or a serial device.
     var console: String?
     var publications: [PublicationSpec]?
+    /// The hub message publications go through.
+    var hub: HubSettings?
 }
 
 /// The settings the daemon starts with, each from the layer that won, and which one that was.
@@ -26,6 +28,8 @@ struct ResolvedSettings: Equatable {
     var interval: Double
     var console: String
     var publications: [PublicationSpec]
+    /// The hub, if any layer names one (there is no default hub).
+    var hub: HubSettings?
     /// Where each setting came from, by name (`"audioLevel": "saved settings"`), for the log.
     var sources: [String: String]
 }
@@ -35,7 +39,8 @@ struct ResolvedSettings: Equatable {
 /// technician saved on the console, each overriding the ones before wherever it says anything.
 /// Two rules on top, both deliberate: publications named on the command line replace the saved
 /// ones (they are this run's explicit instruction; the saved ones come back at the next plain
-/// start), and debug logging is on when any layer turns it on.
+/// start), and debug logging is on when any layer turns it on. The hub has no default: the box
+/// publishes through one only when the config file or the command line names it.
 enum SettingsResolver {
     struct Layer {
         let name: String
@@ -61,6 +66,16 @@ enum SettingsResolver {
             }
             preconditionFailure("the defaults say every setting")
         }
+        /// The last layer that says something about an optional setting with no default.
+        func pickIfSaid<Value>(_ name: String, _ value: (SettingsLayer) -> Value?) -> Value? {
+            for layer in layers.reversed() {
+                if let found = value(layer.values) {
+                    sources[name] = layer.name
+                    return found
+                }
+            }
+            return nil
+        }
         let strategy = Strategy(mediums: pick("mediums") { $0.mediums }, mode: pick("mode") { $0.mode })
         var publications = pick("publications") { $0.publications }
         if let explicit = commandLine.publications {
@@ -78,6 +93,7 @@ enum SettingsResolver {
             interval: pick("interval") { $0.interval },
             console: pick("console") { $0.console },
             publications: publications,
+            hub: pickIfSaid("hub") { $0.hub },
             sources: sources)
     }
 }
@@ -86,7 +102,7 @@ extension StaticConfig {
     /// What the config file says, as a settings layer.
     var layer: SettingsLayer {
         SettingsLayer(mediums: mediums, audioLevel: audioLevel, bleIntervalMilliseconds: bleInterval, txPower: txPower,
-                      debug: debug, interval: audioInterval, console: console, publications: publications)
+                      debug: debug, interval: audioInterval, console: console, publications: publications, hub: hub)
     }
 }
 

@@ -7,12 +7,12 @@ public struct StateDirectory: Sendable {
     public let path: String
 
     /// Creates the directory (mode 0700: it holds key material) if it is missing.
-    public init(path: String) throws(CommandFailure) {
+    public init(path: String) throws(StorageError) {
         self.path = path
         do {
             try FileSystem.makeDirectories(path, mode: 0o700)
         } catch {
-            throw CommandFailure("state directory: \(error)")
+            throw .directoryUnusable(path: path, reason: "\(error)")
         }
     }
 
@@ -22,28 +22,26 @@ public struct StateDirectory: Sendable {
     /// The Eddystone identity key, created from the kernel's random source on first use and
     /// kept in `identity-key` (mode 0600) with a backup copy: EIDs from a new key are not the
     /// ones a resolver knows, so a damaged key is never silently replaced.
-    public func identityKey(log: (String) -> Void = { StandardStreams.line($0) }) throws(CommandFailure) -> [UInt8] {
+    public func identityKey(log: (String) -> Void = { StandardStreams.line($0) }) throws(StorageError) -> [UInt8] {
         let file = StateFile<[UInt8]>.identityKey
         switch file.load(from: self, log: log) {
         case .value(let key, _): return key
         case .damaged(let problem):
-            throw CommandFailure("\(problem); move identity-key and identity-key.previous aside to make a new key "
-                                 + "(its EIDs will not be the registered ones)")
+            throw .identityKeyDamaged(problem: "\(problem)")
         case .absent: break
         }
         // A missing key with copies beside it was lost, not reset: a new key would silently
         // replace the one the resolver knows, and overwrite the backup.
         let path = self.file("identity-key")
         for copy in [path + ".previous", path + ".damaged"] where FileSystem.exists(copy) {
-            throw CommandFailure("\(path) is missing but \(copy) exists: copy it back to identity-key to keep this box's EIDs, "
-                                 + "or move it aside to make a new key")
+            throw .identityKeyLost(path: path, copy: copy)
         }
         do {
             let key = try FileSystem.randomBytes(16)
             try file.save(key, to: self)
             return key
         } catch {
-            throw CommandFailure("\(self.file("identity-key")): cannot create: \(error)")
+            throw .identityKeyNotCreated(path: path, reason: "\(error)")
         }
     }
 

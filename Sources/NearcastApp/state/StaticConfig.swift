@@ -85,16 +85,16 @@ struct StaticConfig: Equatable {
     }
 
     /// Reads and validates the file at `path`.
-    static func load(_ path: String) throws(CommandFailure) -> StaticConfig {
+    static func load(_ path: String) throws(ConfigError) -> StaticConfig {
         try loadText(path).config
     }
 
-    private static func loadText(_ path: String) throws(CommandFailure) -> (config: StaticConfig, text: String) {
+    private static func loadText(_ path: String) throws(ConfigError) -> (config: StaticConfig, text: String) {
         let text: String
         do { text = try FileSystem.readText(path, limit: 256 * 1024) } catch {
-            throw CommandFailure("\(path): cannot read: \(error.message)")
+            throw ConfigError(file: path, key: "", message: "cannot read: \(error.message)")
         }
-        do { return (try parse(text, file: path), text) } catch { throw CommandFailure("\(error)") }
+        return (try parse(text, file: path), text)
     }
 
     /// The copy of the last config the box started from (or reloaded) with a board that
@@ -113,7 +113,7 @@ struct StaticConfig: Equatable {
     /// holds a last good copy, the box starts from that copy with an error line, rather than
     /// not at all: an unattended box keeps broadcasting while someone fixes the file (then
     /// SIGHUP or a restart picks it up).
-    static func loadAtStart(_ path: String, lastGoodIn stateDirectory: String?, log: (String) -> Void) throws(CommandFailure) -> AtStart {
+    static func loadAtStart(_ path: String, lastGoodIn stateDirectory: String?, log: (String) -> Void) throws(ConfigError) -> AtStart {
         do {
             let (config, text) = try loadText(path)
             return AtStart(config: config, text: text)
@@ -153,7 +153,7 @@ struct StaticConfig: Equatable {
     }
 
     /// Reads `path` again for SIGHUP; a good file whose board loads becomes the last good copy.
-    static func reload(_ path: String, lastGoodIn stateDirectory: String, log: (String) -> Void) throws(CommandFailure) -> StaticConfig {
+    static func reload(_ path: String, lastGoodIn stateDirectory: String, log: (String) -> Void) throws(ConfigError) -> StaticConfig {
         let (config, text) = try loadText(path)
         if (try? BoardLoader.load(config.board ?? "sim")) != nil { rememberLastGood(text, in: stateDirectory, log: log) }
         return config

@@ -12,7 +12,7 @@ enum BroadcastCommands {
                                  summary: "start broadcasting a token (up to 8 publications), or a message through the hub (replaces one of its type)",
                                  arguments: 1...64,
                                  changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
-            try publish(call.arguments, publications, identityKey: { () throws(CommandFailure) in try stateDirectory.identityKey(log: log.callAsFunction) })
+            try publish(call.arguments, publications, identityKey: { () throws(StorageError) in try stateDirectory.identityKey(log: log.callAsFunction) })
         },
         ConsoleCommandDescriptor("unpublish", usage: "unpublish ID", summary: "stop a publication (ids from publications)",
                                  arguments: 1...1, changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
@@ -62,7 +62,7 @@ enum BroadcastCommands {
     }
 
     private static func publish(_ args: [String], _ publications: Publications,
-                                identityKey: () throws(CommandFailure) -> [UInt8]) throws(ConsoleFailure) -> [String] {
+                                identityKey: () throws(StorageError) -> [UInt8]) throws(ConsoleFailure) -> [String] {
         let message: Message
         var mediumWord: String?
         guard args[0] == "message" || args.count <= 3 else {

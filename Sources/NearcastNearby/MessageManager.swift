@@ -372,3 +372,7 @@ struct Unowned<Object: AnyObject> {
     unowned let value: Object
     init(_ value: Object) { self.value = value }
 }
+
+extension MessageManager: PublicationOwner, SubscriptionOwner {
+    func currentToken(of slot: PublicationSlot) -> Token? { scheduler.status(of: slot)?.token }
+}

@@ -18,9 +18,9 @@ public final class Publication {
     public let slot: PublicationSlot
     /// For content: its entry in the manager's list of contents.
     let contentIdentifier: Int?
-    private weak var manager: MessageManager?
+    private weak var manager: (any PublicationOwner)?
 
-    init(message: Message, strategy: Strategy, slot: PublicationSlot, manager: MessageManager, contentIdentifier: Int? = nil) {
+    init(message: Message, strategy: Strategy, slot: PublicationSlot, manager: any PublicationOwner, contentIdentifier: Int? = nil) {
         self.message = message
         self.strategy = strategy
         self.slot = slot
@@ -37,5 +37,16 @@ public final class Publication {
     public var isPublished: Bool { manager?.isLive(self) ?? false }
 
     /// The token on air now (nil while unpublished or while an EID is being computed).
-    public var currentToken: Token? { manager?.scheduler.status(of: slot)?.token }
+    public var currentToken: Token? { manager?.currentToken(of: slot) }
+}
+
+/// What a publication asks of the manager that made it (``MessageManager``): the handle knows
+/// its owner only through this, so the manager's file and the handle's do not depend on each other.
+protocol PublicationOwner: AnyObject {
+    /// Takes the publication off the air.
+    func remove(_ publication: Publication)
+    /// Whether the publication is still on the air.
+    func isLive(_ publication: Publication) -> Bool
+    /// The token the scheduler has in the publication's slot now.
+    func currentToken(of slot: PublicationSlot) -> Token?
 }

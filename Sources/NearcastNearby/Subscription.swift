@@ -15,10 +15,10 @@ public final class Subscription {
     let onFound: (FoundMessage) -> Void
     let onLost: (FoundMessage) -> Void
     var tracker: SightingTracker
-    private weak var manager: MessageManager?
+    private weak var manager: (any SubscriptionOwner)?
     let identifier: Int
 
-    init(strategy: Strategy, lostAfter: Int64, identifier: Int, manager: MessageManager,
+    init(strategy: Strategy, lostAfter: Int64, identifier: Int, manager: any SubscriptionOwner,
          onFound: @escaping (FoundMessage) -> Void, onLost: @escaping (FoundMessage) -> Void) {
         self.strategy = strategy
         self.tracker = SightingTracker(lostAfter: lostAfter)
@@ -35,4 +35,11 @@ public final class Subscription {
 
     /// Tokens present now.
     public var present: [Token] { (0..<tracker.count).map { tracker[$0].token } }
+}
+
+/// What a subscription asks of the manager that made it (``MessageManager``): to be forgotten.
+/// Through this protocol, so the manager's file and the handle's do not depend on each other.
+protocol SubscriptionOwner: AnyObject {
+    /// Ends the subscription with this identifier.
+    func remove(_ identifier: Int)
 }

@@ -22,7 +22,7 @@ final class CommandLineParserTests: XCTestCase {
     ])
 
     private func parsed(_ arguments: [String]) throws -> ParsedArguments {
-        guard case .run(let parsed) = try CommandLineParser(root: tree).parse(arguments) else {
+        guard case .run(let parsed, _) = try CommandLineParser(root: tree).parse(arguments) else {
             XCTFail("\(arguments) did not parse to a command")
             throw UsageError("not a command")
         }

@@ -130,6 +130,19 @@ class CodeShapeTests(unittest.TestCase):
         # E uses the typealias declared in D, and extends A.
         self.assertEqual(graph["Sources/App/sub/E.swift"], {"Sources/App/sub/D.swift", "Sources/App/A.swift"})
 
+    def test_alternative_declarations_of_one_type_are_not_edges(self):
+        with tempfile.TemporaryDirectory() as root:
+            folder = os.path.join(root, "Sources", "Drivers")
+            os.makedirs(folder)
+            for name in ("LEDsV1", "LEDsV2"):
+                with open(os.path.join(folder, f"{name}.swift"), "w") as f:
+                    f.write("#if GPIOD_V%s\nfinal class LEDs { let pins: Pins }\n#endif\n" % name[-1])
+            with open(os.path.join(folder, "Pins.swift"), "w") as f:
+                f.write("struct Pins { }\n")
+            graph = code_shape.dependency_graph(code_shape.swift_files(root)["Sources/Drivers"])
+        self.assertEqual(graph["Sources/Drivers/LEDsV1.swift"], {"Sources/Drivers/Pins.swift"})
+        self.assertEqual(graph["Sources/Drivers/LEDsV2.swift"], {"Sources/Drivers/Pins.swift"})
+
     def test_strongly_connected_components(self):
         graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": {"d"}, "f": {"a"}, "g": set()}
         components = sorted(code_shape.strongly_connected(graph))

@@ -9,7 +9,7 @@ struct CommandLineParser {
     /// What the command line asks for.
     enum Request {
         /// Run this command.
-        case run(ParsedArguments)
+        case run(ParsedArguments, path: [CommandNode])
         /// Print the help of the node at this path.
         case help(path: [CommandNode])
         /// Print the version.
@@ -62,7 +62,7 @@ struct CommandLineParser {
         }
 
         let node = path.last!
-        var parsed = ParsedArguments(path: path)
+        var parsed = ParsedArguments(commandPath: Self.commandPath(path), accepted: node.arguments)
         var positionals: [String] = []
         var optionsEnded = false
         while let argument = remaining.popFirst() {
@@ -120,7 +120,7 @@ struct CommandLineParser {
         for spec in node.arguments where spec.isRequired && parsed.values[spec.name] == nil {
             throw Failure(error: UsageError("missing \(spec.synopsis): \(spec.help)"), path: path)
         }
-        return .run(parsed)
+        return .run(parsed, path: path)
     }
 
     static func commandPath(_ path: [CommandNode]) -> String { path.map(\.name).joined(separator: " ") }

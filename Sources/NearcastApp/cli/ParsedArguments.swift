@@ -1,23 +1,21 @@
 /// What the parser found for one command, read back by name with the value's type. A value
 /// that does not convert is a `UsageError` naming the option and the text.
 struct ParsedArguments {
-    /// The nodes from the root to the command.
-    let path: [CommandNode]
+    /// The command's path for messages, e.g. "nearcast run".
+    let commandPath: String
+    /// What the command accepts (its node's arguments).
+    let accepted: [ArgumentSpec]
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
 
-    init(path: [CommandNode]) {
-        self.path = path
+    init(commandPath: String, accepted: [ArgumentSpec]) {
+        self.commandPath = commandPath
+        self.accepted = accepted
     }
-
-    /// The command itself.
-    var node: CommandNode { path[path.count - 1] }
-    /// The command's path for messages, e.g. "nearcast run".
-    var commandPath: String { CommandLineParser.commandPath(path) }
 
     /// Whether a flag was given.
     func flag(_ name: String) -> Bool {
-        precondition(node.arguments.contains { $0.name == name && $0.kind == .flag }, "\(commandPath): no flag --\(name)")
+        precondition(accepted.contains { $0.name == name && $0.kind == .flag }, "\(commandPath): no flag --\(name)")
         return flags.contains(name)
     }
 
@@ -46,13 +44,13 @@ struct ParsedArguments {
     }
 
     private func texts(_ name: String) -> [String] {
-        precondition(node.arguments.contains { $0.name == name && $0.kind != .flag }, "\(commandPath): no argument \(name)")
+        precondition(accepted.contains { $0.name == name && $0.kind != .flag }, "\(commandPath): no argument \(name)")
         return values[name] ?? []
     }
 
     private func convert<Value: ArgumentValue>(_ text: String, for name: String) throws(UsageError) -> Value {
         guard let value = Value(argument: text) else {
-            let spec = node.arguments.first { $0.name == name }
+            let spec = accepted.first { $0.name == name }
             let label = spec?.kind == .positional ? "<\(name)>" : "--\(name)"
             throw UsageError("\(label) '\(text)': expected \(Value.expectation)")
         }

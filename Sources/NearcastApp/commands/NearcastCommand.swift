@@ -37,13 +37,13 @@ public enum NearcastCommand {
         case .version:
             StandardStreams.line(BuildInfo.versionLine)
             return 0
-        case .run(let parsed):
-            guard let make = parsed.node.make else { return usageFailure(UsageError("a command is needed"), path: parsed.path) }
+        case .run(let parsed, let path):
+            guard let make = path.last?.make else { return usageFailure(UsageError("a command is needed"), path: path) }
             do {
                 try make(parsed).run()
                 return 0
             } catch let error as UsageError {
-                return usageFailure(error, path: parsed.path)
+                return usageFailure(error, path: path)
             } catch let status as ExitStatus {
                 return status.code
             } catch {

@@ -22,6 +22,9 @@ final class ConsoleSession {
     var loggedIn = false
     /// When this session last ran a command (milliseconds), for the idle logout.
     var lastCommandAt: Int64 = 0
+    /// A logged-in session that runs no command for this long (milliseconds) is logged out,
+    /// so a UART console left logged in does not stay open to the next person.
+    static let idleLogout: Int64 = 10 * 60_000
     /// Where the next line goes while a secret (a PIN) is being typed.
     private var secretHandler: ((String, ConsoleSession) -> [String])?
     private static let commandPrompt: StaticString = "nearcast> "

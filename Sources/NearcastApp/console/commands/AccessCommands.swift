@@ -34,7 +34,7 @@ enum AccessCommands {
             case .accepted:
                 session.loggedIn = true
                 session.lastCommandAt = progress.nowMilliseconds
-                return ["logged in (logout ends it; \(ConsoleInterpreter.idleLogout / 60_000) minutes idle end it too)"]
+                return ["logged in (logout ends it; \(ConsoleSession.idleLogout / 60_000) minutes idle end it too)"]
             case .wrong(let remaining, let nextWait):
                 return ["wrong PIN" + (nextWait > 0 ? "; " + tooManyWrongPINs(nextWait) : remaining == 1
                     ? "; one more wrong PIN starts a delay" : "")]

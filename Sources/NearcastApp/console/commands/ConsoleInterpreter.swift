@@ -12,10 +12,6 @@ final class ConsoleInterpreter {
     private let progress: LoopProgress
     private let settings: SettingsKeeper
 
-    /// A logged-in session that runs no command for this long (milliseconds) is logged out,
-    /// so a UART console left logged in does not stay open to the next person.
-    static let idleLogout: Int64 = 10 * 60_000
-
     init(commands: [ConsoleCommandDescriptor], pin: TechnicianPIN, progress: LoopProgress, settings: SettingsKeeper) {
         self.commands = commands
         table = CommandTable(commands.map { CommandTable.Entry($0.name, $0.completions) })
@@ -46,9 +42,9 @@ final class ConsoleInterpreter {
         }
         var notes: [String] = []
         let now = progress.nowMilliseconds
-        if session.loggedIn && now - session.lastCommandAt > Self.idleLogout {
+        if session.loggedIn && now - session.lastCommandAt > ConsoleSession.idleLogout {
             session.loggedIn = false
-            notes.append("logged out: \(Self.idleLogout / 60_000) minutes without a command")
+            notes.append("logged out: \(ConsoleSession.idleLogout / 60_000) minutes without a command")
         }
         session.lastCommandAt = now
         if pin.isSet && !session.loggedIn && command.changesState(arguments) {

@@ -33,6 +33,21 @@ class APITests(ProjectOnAHub):
         self.assertEqual(status, 200, body)
         return body
 
+    def metrics(self):
+        """/metrics' figures without labels, by name."""
+        status, text = self.hub.get("/metrics")
+        self.assertEqual(status, 200)
+        return {m.group(1): float(m.group(2)) for m in re.finditer(r"^([a-z_]+) (\S+)$", text, re.M)}
+
+    def wait_for_metrics(self, accept, timeout):
+        """/metrics' figures once `accept` takes them, or the last ones after `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.metrics()
+            if accept(found) or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
+
     def observe(self, observations, types=("*",), key=None):
         status, body = self.hub.post("/v1beta1/beaconinfo:getforobserved",
                                      {"observations": observations, "namespacedTypes": list(types)}, key=key or self.public)
@@ -326,13 +341,19 @@ class APITests(ProjectOnAHub):
             return float(re.search(r"^nearcast_hub_directory_synchronisations (\S+)$", text, re.M).group(1))
 
         self.assertEqual(resolve(), {uid: ["door"], beacon.name(): []})
-        # On PostgreSQL the hub hears its own NOTIFYs too, a moment after each commit: let them land.
-        time.sleep(0.5)
-        resolve()
-        before = synchronisations()
-        for _ in range(20):
+        # On PostgreSQL the hub hears its own NOTIFYs too, a moment after each commit: each one
+        # landing costs one more synchronisation. Once they have landed (three commits: a few
+        # rounds at most), 20 resolves in a row read nothing.
+        deadline = time.monotonic() + 10
+        while True:
             resolve()
-        self.assertEqual(synchronisations(), before, "nothing changed: no resolve read the database")
+            before = synchronisations()
+            for _ in range(20):
+                resolve()
+            after = synchronisations()
+            if after == before or time.monotonic() > deadline:
+                break
+        self.assertEqual(after, before, "nothing changed: no resolve read the database (10 s of rounds of 20 resolves)")
         # A change is seen by the very next resolve (exact, not eventually): one synchronisation.
         self.attach(beacon.name(), "Slide 2")
         self.assertEqual(resolve(), {uid: ["door"], beacon.name(): ["Slide 2"]})
@@ -417,15 +438,22 @@ class APITests(ProjectOnAHub):
             s.connect(("127.0.0.1", self.hub.port))
             s.sendall(f"GET /v1beta1/{name}/attachments:watch?key={self.public}&token={token} HTTP/1.1\r\nHost: hub\r\n\r\n".encode())
             stalled.append(s)   # never read
+        reading = None
         try:
-            time.sleep(1)
+            # Every watch open, its first state read (the hub counts a watch once it has that).
+            counted = self.wait_for_metrics(lambda m: m.get("nearcast_hub_watches") == 20, 20)
+            self.assertEqual(counted.get("nearcast_hub_watches"), 20, f"20 watches open: {counted}")
+            # One watcher that reads: once it has the last change, the hub has dealt with every
+            # change for every watcher.
+            reading = self.hub.watch(name, self.public, token=token)
+            self.assertEqual(reading.next(10)[0], "attachments")
             # More than the kernel's send buffer holds (up to 4 MB a socket on loopback), so what
-            # is not sent stays in the hub; the changes apart, so a pushing hub would read and
-            # queue each one for each watcher.
+            # is not sent stays in the hub; the changes apart (deliberately: not a
+            # synchronisation), so a pushing hub would read and queue each one for each watcher.
             for index in range(60):
                 self.attach(name, f"slide {index}")
                 time.sleep(0.1)
-            time.sleep(2)
+            reading.until("attachments", lambda data: len(data["attachments"]) == 61, timeout=30)
             grown_mib = (rss_kib() - before) / 1024
             # Pushing every change to each of them would queue 20 x (60 x 137 KB - 4 MB) = 84 MB
             # in the hub; pulled, each holds at most the one event being written.
@@ -438,6 +466,8 @@ class APITests(ProjectOnAHub):
             self.assertEqual(len(data["attachments"]), 61)
             watch.close()
         finally:
+            if reading is not None:
+                reading.close()
             for s in stalled:
                 s.close()
         print(f"\n  20 stalled watchers and 60 changes of a 137 KB list: the hub grew {grown_mib:.1f} MiB")

@@ -176,7 +176,7 @@ class BoxPublishesThroughTheHub(unittest.TestCase):
         result = subprocess.run([NEARCAST, "run", "--board", "sim", "--state-dir", self.state, "--console", "none",
                                  "--duration", "2", "--config", config], capture_output=True, text=True)
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn(f"error: {config}: publication 'message:demo/slide:x' skipped: a message is published through a hub",
+        self.assertIn(f"error: {config}: publication 'message:demo/slide:x@both' skipped: a message is published through a hub",
                       result.stdout)
         self.assertIn("burst #1 audio direct c0ffee", result.stdout)
         for flags, expected in [(["--hub", "ftp://x"], "--hub-key"),

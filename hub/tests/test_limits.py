@@ -693,14 +693,21 @@ class HubLimitsTests(unittest.TestCase):
                 found[(route, status)] = float(count)
             return found
 
+        def active_posts():
+            """POST requests the hub has started on and not finished (Hummingbird's gauge)."""
+            match = re.search(r'^http_server_active_requests\{http_request_method="POST"\} (\S+)$', metrics_text(hub), re.M)
+            return float(match.group(1)) if match else 0.0
+
         results = {}
         before = {}
         for close in ("FIN", "RST"):   # close(), as a page that went away; an RST, as a phone that lost its network
             for path, key, kind, part in routes:
+                self.assertEqual(poll(active_posts, lambda n: n == 0), 0, "the last request cut off has ended")
                 sock = connect(hub)
                 sock.sendall(f"POST {path} HTTP/1.1\r\nHost: hub\r\nX-Api-Key: {key}\r\nContent-Type: {kind}\r\n"
                              f"Content-Length: {len(part) * 50}\r\n\r\n".encode() + part)
-                time.sleep(0.2)   # the hub has started on the request and waits for the rest of the body
+                # The hub has started on the request and waits for the rest of the body.
+                self.assertEqual(poll(active_posts, lambda n: n == 1), 1, f"the hub never started on POST {path}")
                 if close == "RST":
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
                 sock.close()

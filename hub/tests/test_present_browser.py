@@ -194,7 +194,10 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
         self.assertTrue(first.find_element(By.ID, "live").is_displayed())
         self.press(presenter, Keys.SPACE)
         wait_for(shows(second, 4), 10, "the live phone at 4", second)
-        time.sleep(1)
+        # The phone paging back has the move too (its label says so) and stays where it is.
+        label = wait_for(lambda: (lambda text: text if "(live: 4)" in text else None)(first.find_element(By.ID, "page-label").text),
+                         10, "the paged-back phone hearing of slide 4", first)
+        self.assertTrue(label.startswith("2 / "), label)
         self.assertEqual(page_shown(first), 2, "the phone paging back stays where it is")
         first.find_element(By.ID, "ahead").click()
         first.find_element(By.ID, "ahead").click()
@@ -235,6 +238,8 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
             os.makedirs(SCREENSHOTS, exist_ok=True)
             self.press(presenter, Keys.ARROW_RIGHT)
             wait_for(shows(first, 2), 10, "slide 2 for the screenshots", first)
+            # Timed for the pictures only (reactions spread out, then mid-flight on the slide):
+            # nothing is asserted on them.
             for value in ("\u2764\ufe0f", EMOJI, "\U0001F389", EMOJI, "\U0001F602"):
                 self.react(first, value)
                 time.sleep(0.3)
@@ -281,15 +286,18 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
         phone = self.browser(*fake_microphone(away), size=(420, 860))
         phone.get(f"http://127.0.0.1:{hub.port}/listen?key={self.public}&lostAfter=12")
         wait_for(shows(phone, 1), 60, "the phone following", phone)
+        wait_for(lambda: presenter.find_element(By.ID, "followers").text == "1", 20, "the presenter counting the phone", presenter)
         lost = lambda: phone.find_element(By.ID, "show").get_attribute("data-lost") == "true"  # noqa: E731
         wait_for(lost, 40, "the phone saying it is lost", phone)
         self.assertIn("has not heard the room's box", phone.find_element(By.ID, "show-state").text)
         self.assertEqual([b for b in phone.find_elements(By.CSS_SELECTOR, "#reaction-bar [data-reaction]") if b.is_enabled()], [],
                          "no reactions from a phone that left")
-        # Lost, it stopped following: the presenter's next page does not reach it...
+        # Lost, it stopped following: its stream closed (the presenter counts no phone), so the
+        # presenter's next page does not reach it...
+        wait_for(lambda: presenter.find_element(By.ID, "followers").text == "0", 20,
+                 "the presenter's count of phones dropping to 0", presenter, phone)
         self.press(presenter, Keys.ARROW_RIGHT)
         wait_for(shows(presenter, 2), 10, "the presenter at 2", presenter)
-        time.sleep(2)
         if lost():   # (unless the loop came round meanwhile)
             self.assertEqual(page_shown(phone), 1)
         # ...until it hears the box again, and follows from the live page.

@@ -30,14 +30,32 @@ final class AudioThreadAllocationTests: XCTestCase {
 
     /// The thread filter really sees another thread's allocations (so a zero below means zero).
     func testTheCounterSeesAnotherThreadsAllocations() {
+        // Two POSIX semaphores (they allocate nothing): [0] "the counting has begun", posted by
+        // the counting side; [1] "allocated", posted by the thread.
+        let signals = UnsafeMutablePointer<sem_t>.allocate(capacity: 2)
+        defer { sem_destroy(signals); sem_destroy(signals + 1); signals.deallocate() }
+        sem_init(signals, 0, 0)
+        sem_init(signals + 1, 0, 0)
         var thread = pthread_t()
-        pthread_create(&thread, nil, { _ in
-            usleep(200_000)                           // allocate only once the counting has begun
+        pthread_create(&thread, nil, { raw in
+            let signals = raw!.assumingMemoryBound(to: sem_t.self)
+            while sem_wait(signals) != 0 {}           // allocate only once the counting has begun
             let numbers = [Int](repeating: 7, count: 1_000)
+            sem_post(signals + 1)
             return UnsafeMutableRawPointer(bitPattern: numbers.count)
-        }, nil)
-        let seen = AllocationCounter.allocations(onThread: thread) { usleep(500_000) }
+        }, signals)
+        var allocated = false
+        let seen = AllocationCounter.allocations(onThread: thread) {
+            sem_post(signals)
+            var deadline = timespec()
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            deadline.tv_sec += 10
+            var result: Int32
+            repeat { result = sem_timedwait(signals + 1, &deadline) } while result != 0 && errno == EINTR
+            allocated = result == 0
+        }
         pthread_join(thread, nil)
+        XCTAssertTrue(allocated, "the thread did not allocate within 10 s of the counting's start")
         XCTAssertGreaterThan(seen, 0)
     }
 
@@ -58,7 +76,9 @@ final class AudioThreadAllocationTests: XCTestCase {
                 encoder.render(into: periodBuffer)
                 do { try output.write(UnsafeBufferPointer(periodBuffer)) } catch { failure = error }
                 written += period
-                if written % (rate * 2) < period { usleep(150_000) }     // the loop stalls: silence is played
+                // A deliberate stall, part of the stimulus (not a wait for anything): the ring runs
+                // dry and the thread plays silence, a path that must not allocate either.
+                if written % (rate * 2) < period { usleep(150_000) }
             }
         }
         play(seconds: 0.5)                            // warm-up: the device opened, first periods played
@@ -80,7 +100,7 @@ final class AudioThreadAllocationTests: XCTestCase {
             let end = MonotonicClock.seconds() + seconds
             while MonotonicClock.seconds() < end {
                 total += capture.read(into: buffer)
-                usleep(10_000)
+                usleep(10_000)                        // the reader's pace over a fixed capture time (the stimulus)
             }
         }
         take(seconds: 0.5)

@@ -42,7 +42,10 @@ final class ALSADaemonEndToEndTests: XCTestCase {
         try useALSAConfiguration("# the USB card is not plugged in\n", at: config)
         let started = try NearcastProcess.start(["run", "--board", try board(in: dir).path, "--state-dir", dir.path,
                                                  "--publish", "direct:5eedf00d", "--duration", "7"])
-        usleep(2_500_000)
+        // The card is plugged in once the daemon has reported it missing and blinks the audio LED.
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) {
+            $0.contains("error: audio device missing: nearcast_speaker (open: ") && $0.contains("audio=slow-blink")
+        }, NearcastProcess.output(of: started))
         let wav = dir.appendingPathComponent("speaker.wav")
         try useALSAConfiguration(speaker(writingTo: wav), at: config)
         let run = try NearcastProcess.wait(started, timeout: 60)

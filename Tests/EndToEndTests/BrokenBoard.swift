@@ -37,11 +37,10 @@ extension PseudoTerminal {
     /// Polls `status --json` until `condition` holds (drivers notice a fault at their next call,
     /// recover on their retry schedule) or `timeout` passes; returns the last status.
     func waitForStatus(timeout: TimeInterval, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var status = try statusJSON()
-        while !condition(status) && Date() < deadline {
-            usleep(250_000)
+        var status: [String: Any] = [:]
+        _ = try waitUntil(timeout: timeout, interval: 0.25) {
             status = try statusJSON()
+            return condition(status)
         }
         return status
     }

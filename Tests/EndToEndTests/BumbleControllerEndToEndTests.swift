@@ -47,13 +47,17 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         var advertisements: [[String: Any]] { lines.filter { $0["data"] != nil } }
 
         func waitUntilScanning(timeout: TimeInterval = 60) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if lines.contains(where: { $0["scanning"] as? Bool == true }) { return true }
-                if !process.isRunning { return false }
-                usleep(100_000)
+            var scanning = false
+            _ = waitUntil(timeout: timeout, interval: 0.1) {
+                scanning = lines.contains { $0["scanning"] as? Bool == true }
+                return scanning || !process.isRunning
             }
-            return false
+            return scanning
+        }
+
+        /// Waits until `condition` holds for what the scanner heard, up to `timeout` seconds.
+        func waitUntilHeard(timeout: TimeInterval, _ condition: ([[String: Any]]) -> Bool) -> Bool {
+            waitUntil(timeout: timeout, interval: 0.1) { condition(advertisements) }
         }
 
         func stop() {
@@ -95,7 +99,8 @@ final class BumbleControllerEndToEndTests: XCTestCase {
                                               "--publish", "direct:c0ffee@ble", "--publish", "direct:beef@ble", "--duration", "3"])
         XCTAssertEqual(daemon.status, 0, daemon.stderr)
         XCTAssertTrue(daemon.stdout.contains("extended advertising, 8 sets"), daemon.stdout)
-        usleep(1_000_000)                                       // the last advertisements in flight
+        let expected: Set = [try expectedFrame("c0ffee"), try expectedFrame("beef")]
+        _ = peer.waitUntilHeard(timeout: 10) { expected.isSubset(of: $0.compactMap { $0["data"] as? String }) }
         let heard = peer.advertisements
         let frames = Set(heard.compactMap { $0["data"] as? String })
         XCTAssertTrue(frames.contains(try expectedFrame("c0ffee")), "\(frames)")
@@ -110,9 +115,18 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         }
         XCTAssertEqual(addresses[try expectedFrame("c0ffee")]?.count, 1)
         XCTAssertNotEqual(addresses[try expectedFrame("c0ffee")], addresses[try expectedFrame("beef")])
-        // The daemon disabled its sets when it stopped: the scanner hears nothing more.
+        // The daemon disabled its sets when it stopped: the scanner hears nothing more. Once the
+        // reports already on their way have been printed (no new one for half a second), an
+        // absence is asserted, and an absence can only be observed over a fixed window: 1.5 s,
+        // more than a dozen advertising intervals.
+        var last = -1
+        XCTAssertTrue(waitUntil(timeout: 20, interval: 0.5) {
+            let now = peer.advertisements.count
+            defer { last = now }
+            return now == last
+        }, "advertising continued after the daemon stopped")
         let settled = peer.advertisements.count
-        usleep(1_500_000)
+        usleep(1_500_000)                                       // the observation window (see above)
         XCTAssertEqual(peer.advertisements.count, settled, "advertising continued after the daemon stopped")
     }
 
@@ -144,19 +158,16 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         let daemon = try NearcastProcess.start(["run", "--board", try board(in: dir, device: link).path, "--state-dir", dir.path,
                                                 "--publish", "direct:c0ffee@ble"])
         let frame = try expectedFrame("c0ffee")
-        func wait(for condition: () -> Bool, _ seconds: TimeInterval) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline { if condition() { return true }; usleep(100_000) }
-            return condition()
-        }
-        XCTAssertTrue(wait(for: { peer.advertisements.contains { $0["data"] as? String == frame } }, 20))
+        XCTAssertTrue(peer.waitUntilHeard(timeout: 20) { $0.contains { $0["data"] as? String == frame } })
         peer.stop()                                             // the controller vanishes
         try? FileManager.default.removeItem(at: link)
-        usleep(2_000_000)
+        // The daemon reports it gone (and its retries find no device) before it comes back.
+        XCTAssertNotNil(NearcastProcess.waitForOutput(daemon, containing: "error: no bluetooth adapter: ", timeout: 30),
+                        NearcastProcess.output(of: daemon))
         peer = try Peer(link: link)                             // and comes back, on a new pty
         defer { peer.stop() }
         XCTAssertTrue(peer.waitUntilScanning())
-        XCTAssertTrue(wait(for: { peer.advertisements.contains { $0["data"] as? String == frame } }, 40),
+        XCTAssertTrue(peer.waitUntilHeard(timeout: 40) { $0.contains { $0["data"] as? String == frame } },
                       "advertising resumed on the new controller")
         kill(daemon.process.processIdentifier, SIGTERM)
         let result = try NearcastProcess.wait(daemon, timeout: 60)

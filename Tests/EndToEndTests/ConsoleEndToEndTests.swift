@@ -45,10 +45,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         // BLE carries the new publication once consent is back (the legacy set rotates a second
         // each); denied consent stopped the set.
         let log = dir.appendingPathComponent("ble.log")
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, !((try? String(contentsOf: log, encoding: .utf8))?.contains("03c0ffee") ?? false) {
-            usleep(100_000)
-        }
+        _ = waitUntil(timeout: 15, interval: 0.1) { (try? String(contentsOf: log, encoding: .utf8))?.contains("03c0ffee") ?? false }
         let result = try stop(daemon)
         XCTAssertEqual(result.status, 0, result.stderr)
         let ble = try String(contentsOf: log, encoding: .utf8)
@@ -68,14 +65,10 @@ final class ConsoleEndToEndTests: XCTestCase {
         terminal.command("status", expecting: "mode broadcast")
         XCTAssertFalse(terminal.screen.contains("heard:"))
         terminal.command("strategy mode both", expecting: "strategy: mediums both, mode both")
-        var heard = false
-        let deadline = Date().addingTimeInterval(20)
-        while !heard && Date() < deadline {
+        let heard = waitUntil(timeout: 20, interval: 0.3) {
             let mark = terminal.length
             terminal.type("status\r")
-            let reply = terminal.wait(for: "leds:", after: mark) ?? ""
-            heard = reply.contains("heard: direct 6e65617263617374")
-            if !heard { usleep(300_000) }
+            return (terminal.wait(for: "leds:", after: mark) ?? "").contains("heard: direct 6e65617263617374")
         }
         XCTAssertTrue(heard, terminal.screen)
         terminal.command("strategy mode broadcast", expecting: "strategy: mediums both, mode broadcast")
@@ -147,7 +140,14 @@ final class ConsoleEndToEndTests: XCTestCase {
         terminal.command("leds", expecting: "slow-blink")
         terminal.command("leds test", expecting: "status, audio, ble, consent each alone on for 1 s")
         terminal.command("leds", expecting: "walk")
-        usleep(4_500_000)
+        // The walk is over when `leds` shows the patterns again.
+        let walked = waitUntil(timeout: 15, interval: 0.25) {
+            let mark = terminal.length
+            terminal.type("leds\r")
+            guard let reply = terminal.wait(for: "nearcast> ", after: mark) else { return false }
+            return reply.contains("consent ") && !reply.contains("walk")
+        }
+        XCTAssertTrue(walked, "the walk never ended: \(terminal.screen)")
         terminal.command("consent deny", expecting: "consent not granted")
         terminal.command("leds", expecting: "consent  on")
         let result = try stop(daemon)
@@ -220,13 +220,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         bytes = bytes.map { $0 == 0x04 ? 0x05 : $0 }
         XCTAssertTrue(terminal.send(bytes), "the console stopped reading")
         // Like a technician after line noise: wait for the screen to settle, clear the line, go on.
-        var settled = terminal.length
-        repeat {
-            usleep(500_000)
-            let now = terminal.length
-            if now == settled { break }
-            settled = now
-        } while true
+        XCTAssertTrue(terminal.waitUntilSettled(quiet: 0.5, timeout: 120), "the console never stopped writing after the noise")
         terminal.type("\u{15}\rstatus\r")
         let mark = terminal.length
         terminal.type("version\r")
@@ -248,8 +242,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
         let socket = dir.appendingPathComponent("console.sock").path
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(50_000) }
+        NearcastProcess.waitForConsoleSocket(socket, timeout: 10)
         let client = Process()
         client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
         client.arguments = ["console", "--state-dir", dir.path]

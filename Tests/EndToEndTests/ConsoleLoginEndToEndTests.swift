@@ -26,6 +26,26 @@ final class ConsoleLoginEndToEndTests: XCTestCase {
         return reply
     }
 
+    /// Types `login` until the PIN prompt comes instead of "too many wrong PINs" (the delay has
+    /// passed: a try inside it is refused unchecked and counts for nothing), up to `timeout`
+    /// seconds; then the PIN at the prompt. Returns the reply to the PIN.
+    private func loginAfterTheDelay(_ terminal: PseudoTerminal, _ pin: String, timeout: TimeInterval) throws -> String {
+        var refusal = ""
+        let prompted = waitUntil(timeout: timeout, interval: 0.25) {
+            let mark = terminal.length
+            terminal.type("login\r")
+            guard let reply = terminal.wait(forAnyOf: ["PIN: ", "nearcast> "], after: mark) else { return false }
+            refusal = reply.output
+            return reply.found == "PIN: "
+        }
+        XCTAssertTrue(prompted, "the delay never passed: \(refusal)")
+        let mark = terminal.length
+        terminal.type(pin + "\r")
+        let reply = try XCTUnwrap(terminal.wait(for: "nearcast> ", after: mark), terminal.screen)
+        XCTAssertFalse(reply.contains(pin), "the PIN is not echoed: \(reply.debugDescription)")
+        return reply
+    }
+
     /// The seconds in "the next try is checked in N s".
     private func waitSeconds(in reply: String) throws -> Int {
         let range = try XCTUnwrap(reply.range(of: "checked in "), reply)
@@ -84,13 +104,11 @@ final class ConsoleLoginEndToEndTests: XCTestCase {
         daemon = try startDaemon(terminal, dir: dir)
         terminal.command("pin show", expecting: "wrong PINs since the last right one: 5")
         terminal.command("publish direct c0ffee", expecting: "needs the technician PIN")
-        usleep(2_500_000)
-        reply = try login(terminal, "1111")
+        reply = try loginAfterTheDelay(terminal, "1111", timeout: 10)
         XCTAssertEqual(try waitSeconds(in: reply), 4, reply)
-        usleep(4_500_000)
 
         // The right PIN clears the count and opens the guarded commands.
-        reply = try login(terminal, "24680")
+        reply = try loginAfterTheDelay(terminal, "24680", timeout: 15)
         XCTAssertTrue(reply.contains("logged in"), reply)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("pin-failures").path))
         terminal.command("publish direct c0ffee", expecting: "published 1: direct token c0ffee")

@@ -91,7 +91,9 @@ final class DaemonEndToEndTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
-        Thread.sleep(forTimeInterval: 2.5)
+        // Two bursts played whole: the third has started.
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) { NearcastProcess.burstCount(in: $0) >= 3 },
+                        NearcastProcess.output(of: started))
         kill(started.process.processIdentifier, SIGTERM)
         let result = try NearcastProcess.wait(started, timeout: 10)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -127,15 +129,19 @@ final class DaemonEndToEndTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try "1000\n".write(to: dir.appendingPathComponent("beacon-clock"), atomically: true, encoding: .utf8)
+        func beaconTimes(_ log: String) -> [Int] {
+            log.split(separator: "\n").compactMap { line -> Int? in
+                guard let range = line.range(of: "beacon-time ") else { return nil }
+                return Int(line[range.upperBound...].prefix { $0.isNumber })
+            }
+        }
         let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
-        Thread.sleep(forTimeInterval: 3)
+        // The power goes once a burst past the saved beacon time is on the air.
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) { (beaconTimes($0).max() ?? 0) >= 1_001 },
+                        NearcastProcess.output(of: started))
         kill(started.process.processIdentifier, SIGKILL)
         let killed = try NearcastProcess.wait(started, timeout: 10)
-        let times = killed.lines.compactMap { line -> Int? in
-            guard let range = line.range(of: "beacon-time ") else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
-        }
-        XCTAssertGreaterThanOrEqual(times.max() ?? 0, 1_001, killed.stdout)
+        XCTAssertGreaterThanOrEqual(beaconTimes(killed.stdout).max() ?? 0, 1_001, killed.stdout)
         XCTAssertEqual(try stateValue(dir.appendingPathComponent("beacon-clock")), "1600", "the reservation written at start")
         let next = try NearcastProcess.run(["run", "--board", "sim", "--duration", "1", "--state-dir", dir.path])
         XCTAssertTrue(next.stdout.contains("beacon time starts at 1600"), next.stdout)

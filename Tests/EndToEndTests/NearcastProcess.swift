@@ -60,9 +60,7 @@ struct NearcastProcess {
 
     static func wait(_ started: Started, timeout: TimeInterval = 120) throws -> Result {
         let process = started.process
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        if !waitUntil(timeout: timeout, interval: 0.02, { !process.isRunning }) {
             process.terminate()
             XCTFail("nearcast \(process.arguments ?? []) did not finish in \(timeout) s")
         }
@@ -74,6 +72,57 @@ struct NearcastProcess {
         return Result(status: process.terminationStatus,
                       stdout: (try? String(contentsOf: started.stdout, encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOf: started.stderr, encoding: .utf8)) ?? "")
+    }
+
+    /// What the running daemon has written to stdout so far. Its log lines go out whole, one
+    /// write(2) each (StandardStreams), so every line in the file is complete.
+    static func output(of started: Started) -> String {
+        (try? String(contentsOf: started.stdout, encoding: .utf8)) ?? ""
+    }
+
+    /// Waits until the daemon's stdout so far satisfies `condition`, up to `timeout` seconds, and
+    /// returns that output; nil when the deadline passed or the daemon exited without it.
+    static func waitForOutput(_ started: Started, timeout: TimeInterval = 20, where condition: (String) -> Bool) -> String? {
+        var seen: String?
+        _ = waitUntil(timeout: timeout) {
+            let running = started.process.isRunning              // before reading: a last line is not missed
+            let text = output(of: started)
+            if condition(text) { seen = text; return true }
+            return !running                                     // exited: nothing more will come
+        }
+        return seen
+    }
+
+    /// Waits until the daemon's stdout contains `text` (a log line, say); see ``waitForOutput(_:timeout:where:)``.
+    static func waitForOutput(_ started: Started, containing text: String, timeout: TimeInterval = 20) -> String? {
+        waitForOutput(started, timeout: timeout) { $0.contains(text) }
+    }
+
+    /// How many "burst #N" lines `log` holds (one per audio burst started).
+    static func burstCount(in log: some StringProtocol) -> Int {
+        log.components(separatedBy: "] burst #").count - 1
+    }
+
+    /// Waits until the console socket file exists (the daemon listens on it), up to `timeout` seconds.
+    static func waitForConsoleSocket(_ path: String, timeout: TimeInterval = 15, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(waitUntil(timeout: timeout) { FileManager.default.fileExists(atPath: path) },
+                      "no console socket at \(path) after \(timeout) s", file: file, line: line)
+    }
+
+    /// Reads what the daemon answers on a console socket opened by ``sendConsoleLine(_:socket:)``
+    /// until it contains `text`, up to `timeout` seconds; returns what was read, nil on timeout.
+    static func readConsole(_ fd: Int32, until text: String, timeout: TimeInterval = 15) -> String? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let found = waitUntil(timeout: timeout, interval: 0) {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 50) > 0 {                           // the 50 ms poll is the wait between checks
+                let n = read(fd, &buffer, buffer.count)
+                if n > 0 { received += buffer[0..<n] }
+            }
+            return String(decoding: received, as: UTF8.self).contains(text)
+        }
+        return found ? String(decoding: received, as: UTF8.self) : nil
     }
 
     /// Connects to the daemon's console socket and types `line`; returns the open socket.
@@ -106,7 +155,19 @@ struct NearcastProcess {
     }
 }
 
-/// A temporary directory for one test.
+/// Polls `condition` every `interval` seconds until it holds or `timeout` seconds have passed;
+/// true when it held (checked once more at the deadline). The end-to-end tests wait for a
+/// condition with this (a line in a log, a file, a socket answering, a status field), never
+/// for a fixed time (issue 31): the sleep here is only the interval between checks.
+func waitUntil(timeout: TimeInterval, interval: TimeInterval = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        if interval > 0 { usleep(UInt32(interval * 1_000_000)) }
+    }
+    return try condition()
+}
+
 /// The value held by a state file (the line between its `nearcast-state KIND VERSION` header
 /// and its checksum line), failing the test when the file is not such a record.
 func stateValue(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws -> String {
@@ -118,6 +179,7 @@ func stateValue(_ url: URL, file: StaticString = #filePath, line: UInt = #line) 
     return String(lines[1])
 }
 
+/// A temporary directory for one test.
 func makeTemporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

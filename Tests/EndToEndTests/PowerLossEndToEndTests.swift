@@ -50,7 +50,7 @@ final class PowerLossEndToEndTests: XCTestCase {
                 command = "strategy mediums \(next.mediums)"
             }
             let console = try NearcastProcess.sendConsoleLine(command, socket: dir.appendingPathComponent("console.sock").path)
-            usleep(UInt32.random(in: 0...60_000, using: &generator))
+            usleep(UInt32.random(in: 0...60_000, using: &generator))     // the stimulus: a random moment for the power cut
             kill(started.process.processIdentifier, SIGKILL)
             close(console)
             let result = try NearcastProcess.wait(started, timeout: 30)

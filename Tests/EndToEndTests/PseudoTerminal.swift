@@ -62,14 +62,32 @@ final class PseudoTerminal {
     /// Waits until the output after byte `from` contains `text`, up to `timeout` seconds; returns
     /// that output.
     func wait(for text: String, after from: Int = 0, timeout: TimeInterval = 10) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        wait(forAnyOf: [text], after: from, timeout: timeout)?.output
+    }
+
+    /// Waits until the output after byte `from` contains one of `texts`, up to `timeout` seconds;
+    /// returns the first of them found and that output.
+    func wait(forAnyOf texts: [String], after from: Int = 0, timeout: TimeInterval = 10) -> (found: String, output: String)? {
+        var result: (String, String)?
+        _ = waitUntil(timeout: timeout, interval: 0.02) {
             drain()
             let tail = String(decoding: received[min(from, received.count)...], as: UTF8.self)
-            if tail.contains(text) { return tail }
-            usleep(20_000)
+            result = texts.first { tail.contains($0) }.map { ($0, tail) }
+            return result != nil
         }
-        return nil
+        return result
+    }
+
+    /// Waits until nothing more arrives for `quiet` seconds (the other side has caught up with
+    /// what was sent), up to `timeout` seconds; false when the output never settled. The quiet
+    /// window is an observation of an absence, so it is a fixed time by nature.
+    func waitUntilSettled(quiet: TimeInterval = 0.5, timeout: TimeInterval = 120) -> Bool {
+        var last = -1
+        return waitUntil(timeout: timeout, interval: quiet) {
+            let now = length
+            defer { last = now }
+            return now == last
+        }
     }
 
     /// Types `line` and a CR, and waits for `reply` in what follows.

@@ -44,11 +44,11 @@ final class StateFileEndToEndTests: XCTestCase {
         // Grant consent twice through the console socket, so a previous copy exists.
         let daemon = try NearcastProcess.start(["run", "--board", board.path, "--state-dir", dir.path, "--console", "none"])
         let socket = dir.appendingPathComponent("console.sock").path
-        let deadline = Date().addingTimeInterval(15)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(50_000) }
+        NearcastProcess.waitForConsoleSocket(socket, timeout: 15)
         for _ in 0..<2 {
             let console = try NearcastProcess.sendConsoleLine("consent grant", socket: socket)
-            usleep(500_000)
+            // The reply comes once the command has run (and saved the consent file).
+            XCTAssertNotNil(NearcastProcess.readConsole(console, until: "consent granted: broadcasting"), "no reply to consent grant")
             close(console)
         }
         kill(daemon.process.processIdentifier, SIGTERM)

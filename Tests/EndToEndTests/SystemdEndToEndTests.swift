@@ -83,8 +83,7 @@ final class SystemdEndToEndTests: XCTestCase {
                                                 environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "1000000"])
         XCTAssertFalse(socket.receive(for: 15) { $0.contains("READY=1") }.isEmpty, "never ready")
         let consolePath = dir.appendingPathComponent("console.sock").path
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: consolePath) && Date() < deadline { usleep(50_000) }
+        NearcastProcess.waitForConsoleSocket(consolePath, timeout: 10)
         let console = try NearcastProcess.sendConsoleLine("debug stall 3", socket: consolePath)
         defer { close(console) }
         let notes = socket.receive(for: 6)
@@ -114,16 +113,24 @@ final class SystemdEndToEndTests: XCTestCase {
         let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
         let started = try NearcastProcess.start(["run", "--config", config.path, "--state-dir", dir.path, "--publish", "direct:abcd"],
                                                 environment: ["NOTIFY_SOCKET": socket.path])
-        _ = socket.receive(for: 10) { $0.contains("READY=1") }
+        XCTAssertTrue(socket.receive(for: 10) { $0.contains("READY=1") }.contains { $0.text.contains("READY=1") }, "never ready")
         let pid = started.process.processIdentifier
+        // The first burst is played whole at the old level: the second has started.
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) { NearcastProcess.burstCount(in: $0) >= 2 },
+                        NearcastProcess.output(of: started))
         try "{ board: \"rpi4b\", audioLevel: 25, bleInterval: 100 }\n".write(to: config, atomically: true, encoding: .utf8)
-        usleep(1_000_000)
         kill(pid, SIGHUP)
         let reload = socket.receive(for: 5) { $0.contains("READY=1") }
-        usleep(1_500_000)
+        // A burst started after the reload (at the new level) is played whole: the next one has
+        // started after it.
+        let applied = "SIGHUP: \(config.path) reloaded: applied audioLevel 50 -> 25"
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) { log in
+            log.range(of: applied).map { NearcastProcess.burstCount(in: log[$0.upperBound...]) >= 2 } ?? false
+        }, NearcastProcess.output(of: started))
         try "{ board: \"sim\",\n  audioLevel: \"loud\" }\n".write(to: config, atomically: true, encoding: .utf8)
         kill(pid, SIGHUP)
-        usleep(1_500_000)
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started, containing: "the running configuration is kept"),
+                        NearcastProcess.output(of: started))
         kill(pid, SIGTERM)
         let result = try NearcastProcess.wait(started, timeout: 30)
         XCTAssertEqual(result.status, 0, result.stderr)

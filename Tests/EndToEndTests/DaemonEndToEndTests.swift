@@ -179,7 +179,7 @@ final class DaemonEndToEndTests: XCTestCase {
             (["run", "--payload", "xyz", "--duration", "1", "--state-dir", "/tmp/nearcast-e2e-unused"], "--payload: invalid hex payload 'xyz'"),
             (["run", "--duration=-3"], "--duration -3.0: use a positive number of seconds"),
             (["run", "--publish", "direct:zz"], "--publish direct:zz: invalid hex payload 'zz'"),
-            (["run", "--publish", "eid:16"], "--publish eid:16: the rotation exponent after eid: must be 0 to 15"),
+            (["run", "--publish", "eid:16"], "--publish eid:16: the rotation exponent must be 0 to 15, not 16"),
             (["run", "--publish", "direct:01@radio"], "--publish direct:01@radio: mediums 'radio' must be audio, ble or both"),
             (["run", "--publish", "beacon"], "--publish beacon: start with direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT"),
             (["run", "--publish", "message:demo/slide:x", "--duration", "1", "--state-dir", "/tmp/nearcast-e2e-unused"],

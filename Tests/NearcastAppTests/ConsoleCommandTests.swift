@@ -74,6 +74,9 @@ final class ConsoleCommandTests: XCTestCase {
         XCTAssertEqual(bad.count, 2, "\(bad)")
         XCTAssertTrue(bad[0].hasPrefix("error: ") && bad[0].contains("zz"), "\(bad)")
         XCTAssertEqual(bad[1], "usage: publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]")
+        XCTAssertEqual(run("publish eid 16")[0], "error: the rotation exponent must be 0 to 15, not 16",
+                       "checked by PublicationSpec, as --publish eid:16 is")
+        XCTAssertEqual(run("publish direct c0ffee radio")[0], "error: mediums 'radio' must be audio, ble or both")
         XCTAssertEqual(box.publications.entries.count, 1, "nothing published by a bad line")
         XCTAssertEqual(run("unpublish 0"), ["unpublished 0"])
         XCTAssertEqual(run("publications"), ["no publications"])

@@ -152,16 +152,14 @@ struct RunCommand: RunnableCommand {
         } else if payload != nil || kind != nil {
             // --payload/--kind: one publication on the mediums the box uses.
             let mediums = commandLine.mediums ?? staticConfig.mediums ?? .both
-            let kind: PublicationSpec.Kind
-            switch self.kind ?? .direct {
-            case .direct:
-                do { kind = .direct(try Token(kind: .direct, hex: payload ?? SettingsDefaults.payload)) } catch {
-                    throw CommandFailure("--payload: \(error)")
+            do {
+                switch self.kind ?? .direct {
+                case .direct: commandLine.publications = [try .direct(hex: payload ?? SettingsDefaults.payload, mediums: mediums)]
+                case .eid: commandLine.publications = [try .eid(exponent: exponent, mediums: mediums)]
                 }
-            case .eid:
-                kind = .eid(exponent: exponent)
+            } catch {
+                throw CommandFailure("\(self.kind == .eid ? "--exponent" : "--payload"): \(error)")
             }
-            commandLine.publications = [PublicationSpec(kind: kind, mediums: mediums)]
         }
         var settings = DaemonSettings(board: loaded, state: state)
         settings.commandLine = commandLine

@@ -4,8 +4,7 @@ import NearcastNearby
 
 /// What `status`, `status --json` and `publications` show: views of the box's parts.
 enum StatusReport {
-    static func describe(_ entry: Publications.Entry, _ manager: MessageManager) -> String {
-        let status = manager.schedule.status(of: entry.publication.slot)
+    static func describe(_ entry: Publications.Entry, _ status: TokenScheduler.PublicationStatus?) -> String {
         let mediums = status?.strategy.mediums ?? []
         return "\(entry.id): \(entry.request.message) over \(mediums)" + (status?.token.map { ", now \($0.hex)" } ?? "")
     }
@@ -15,7 +14,7 @@ enum StatusReport {
         var lines = ["strategy: \(p.strategy)",
                      "consent: \(c.consent.isGranted ? "granted" : "not granted")",
                      "publications: \(p.entries.count)"]
-        lines += p.entries.map { "  " + describe($0, c.manager) }
+        lines += p.entries.map { "  " + describe($0, p.status(of: $0)) }
         lines += p.waiting.map { "  \($0.id): \($0.request.message), waiting for the box's hub identity" }
         if let hub = c.hub { lines.append("hub: " + hubLine(hub, c)) }
         lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.progress.uptime, decimals: 1)) s, \(c.progress.bursts) bursts")

@@ -3,8 +3,9 @@ import NearcastDrivers
 import NearcastNearby
 
 /// The running box's parts, each the one owner of its state: made once by ``Daemon`` at start
-/// and handed out piece by piece (a console subsystem's commands get the one or two parts they
-/// act on; only `status` reads them all). It holds no state and makes no decision of its own.
+/// and handed out piece by piece (a console subsystem's commands get only the parts they act
+/// on; `status`, which reports on everything, and the config reload, which sets the tunables
+/// from several owners, get the whole). It holds no state and makes no decision of its own.
 final class Box {
     let board: Board
     let stateDirectory: StateDirectory
@@ -43,9 +44,9 @@ final class Box {
         progress = LoopProgress(sampleRate: sampleRate)
         publications = Publications(manager: manager, progress: progress, strategy: strategy, listenMediums: listenMediums,
                                     throughHub: hub != nil, log: sink)
-        lights = StatusLights(publications: publications, problems: problems)
+        lights = StatusLights(manager: manager, publications: publications, problems: problems)
         consent = Consent(manager: manager, stateDirectory: stateDirectory)
-        settings = SettingsKeeper(stateDirectory: stateDirectory, publications: publications, encoder: encoder,
+        settings = SettingsKeeper(stateDirectory: stateDirectory, manager: manager, publications: publications, encoder: encoder,
                                   advertising: advertising, progress: progress, log: sink)
         pin = TechnicianPIN(state: stateDirectory, now: 0, log: { sink($0) })
     }

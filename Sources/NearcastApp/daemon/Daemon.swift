@@ -92,7 +92,7 @@ public final class Daemon {
         if case .failed(let why) = firstSave { box.problems.state = why }
         if let link = box.hub {
             // A known identity puts the messages on air at once; the hub is told when it answers.
-            manager.hubIdentity = link.identity
+            box.publications.hubIdentityChanged(link.identity)
             log("hub: publishing messages through \(link.settings.url)"
                 + (link.identity == nil ? " (the first contact derives the box's identity; messages go on air then)" : ""))
         }

@@ -1,13 +1,16 @@
 import NearcastCore
+import NearcastNearby
 
 /// The status LEDs' model: the status patterns the box's state calls for, or the walk `leds
 /// test` started. ``LEDDisplay`` puts it on the LEDs each period; `leds` and `status` read it.
 final class StatusLights {
     private(set) var panel = LEDPanel()
+    private let manager: MessageManager
     private let publications: Publications
     private let problems: DriverProblems
 
-    init(publications: Publications, problems: DriverProblems) {
+    init(manager: MessageManager, publications: Publications, problems: DriverProblems) {
+        self.manager = manager
         self.publications = publications
         self.problems = problems
     }
@@ -15,7 +18,6 @@ final class StatusLights {
     /// What the LEDs show: whether the box is on the air, consent, and the drivers' states as
     /// the manager's current problems say.
     var deviceStates: DeviceStates {
-        let manager = publications.manager
         let problems = manager.currentProblems
         let consent = manager.permission.isGranted
         return DeviceStates(

@@ -5,10 +5,11 @@ import NearcastDrivers
 /// read from its stdout, polled once a period. Nothing touches the disk per call, the key never
 /// shows in `ps`, and curl does the certificate checking for HTTPS.
 ///
-/// Why a child and not libcurl in the daemon: loading libcurl with its 30 libraries and
-/// initialising it costs about 8 MB resident, HTTPS more (`tools/bench-libcurl-rss`), against a
-/// daemon budget of 12 MB of which the box uses about 11.7. A curl process per call costs
-/// nothing between calls.
+/// Why a child and not libcurl in the daemon: libcurl with its 31 libraries, loaded and
+/// initialised, costs 8.3 MB resident and more after HTTPS requests, and the release daemon grows
+/// from 11.2 to 15.3 MB with it merely preloaded, against a budget of 12 MB
+/// (`tools/bench-libcurl-rss`; docs/venue-operator.md). A curl process per call costs nothing
+/// between calls.
 final class CurlTransport: HubTransport {
     let settings: HubSettings
     private let curl: String

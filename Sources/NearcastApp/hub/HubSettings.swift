@@ -7,7 +7,12 @@ struct HubSettings: Equatable {
     let key: String
     let certificateAuthority: String?
 
-    struct Invalid: Error { let message: String }
+    /// A setting that cannot be used: which one (`url`, `key` or `ca`, as the config file's
+    /// `hub` object names them) and why.
+    struct Invalid: Error {
+        let field: String
+        let message: String
+    }
 
     init(url: String, key: String, certificateAuthority: String?) throws(Invalid) {
         var base = url
@@ -16,13 +21,13 @@ struct HubSettings: Equatable {
         guard !host.isEmpty, !host.hasPrefix("/"),
               !base.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || $0.asciiValue.map { $0 < 0x20 } == true })
         else {
-            throw Invalid(message: "hub URL '\(url)': use http(s)://HOST[:PORT][/PATH], as in https://hub.example.org")
+            throw Invalid(field: "url", message: "hub URL '\(url)': use http(s)://HOST[:PORT][/PATH], as in https://hub.example.org")
         }
         guard !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
-            throw Invalid(message: "hub key: the project's secret key from `nearcast-hub project create` (letters, digits, _ and -)")
+            throw Invalid(field: "key", message: "hub key: the project's secret key from `nearcast-hub project create` (letters, digits, _ and -)")
         }
         if let ca = certificateAuthority, !ca.hasPrefix("/") {
-            throw Invalid(message: "hub CA '\(ca)': give an absolute path to a PEM file")
+            throw Invalid(field: "ca", message: "hub CA '\(ca)': give an absolute path to a PEM file")
         }
         self.url = base
         self.key = key

@@ -49,15 +49,36 @@ struct PublicationSpec: Equatable {
         return PublicationSpec(kind: .message(namespacedType: type, text: text), mediums: mediums)
     }
 
+    /// A direct token publication, checked: 1 to 8 bytes of hex.
+    static func direct(hex: some StringProtocol, mediums: DiscoveryMediums = .both) throws(Invalid) -> PublicationSpec {
+        do {
+            return PublicationSpec(kind: .direct(try Token(kind: .direct, hex: hex)), mediums: mediums)
+        } catch {
+            throw Invalid("\(error)")
+        }
+    }
+
+    /// An EID publication, checked: the rotation exponent 0 to 15 (2^K seconds).
+    static func eid(exponent: Int, mediums: DiscoveryMediums = .both) throws(Invalid) -> PublicationSpec {
+        guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
+            throw Invalid("the rotation exponent must be 0 to \(EphemeralIdentifier.maximumExponent), not \(exponent)")
+        }
+        return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
+    }
+
+    /// A message's text and the mediums its trailing `@audio`, `@ble` or `@both` names (both
+    /// when it names none): the text itself may hold '@'.
+    static func splitMediums(_ text: String) -> (text: String, mediums: DiscoveryMediums) {
+        if let at = text.lastIndex(of: "@"), let named = DiscoveryMediums(name: text[text.index(after: at)...]) {
+            return (String(text[..<at]), named)
+        }
+        return (text, .both)
+    }
+
     /// `message:NAMESPACE/TYPE:TEXT[@MEDIUMS]`: the text may hold ':' and '@'; a trailing
     /// `@audio`, `@ble` or `@both` names the mediums.
     private static func parseMessage(_ text: String) throws(Invalid) -> PublicationSpec {
-        var body = String(text.dropFirst("message:".count))
-        var mediums = DiscoveryMediums.both
-        if let at = body.lastIndex(of: "@"), let named = DiscoveryMediums(name: body[body.index(after: at)...]) {
-            mediums = named
-            body = String(body[..<at])
-        }
+        let (body, mediums) = splitMediums(String(text.dropFirst("message:".count)))
         guard let colon = body.firstIndex(of: ":") else {
             throw Invalid("write message:NAMESPACE/TYPE:TEXT, e.g. message:demo/slide:Slide 3")
         }
@@ -80,20 +101,11 @@ struct PublicationSpec: Equatable {
         switch fields[0] {
         case "direct":
             guard fields.count == 2 else { throw Invalid("write direct:HEX, e.g. direct:c0ffee") }
-            do {
-                return PublicationSpec(kind: .direct(try Token(kind: .direct, hex: fields[1])), mediums: mediums)
-            } catch {
-                throw Invalid("\(error)")
-            }
+            return try direct(hex: fields[1], mediums: mediums)
         case "eid":
-            var exponent = defaultExponent
-            if fields.count == 2 {
-                guard let k = Int(fields[1]), (0...EphemeralIdentifier.maximumExponent).contains(k) else {
-                    throw Invalid("the rotation exponent after eid: must be 0 to 15")
-                }
-                exponent = k
-            }
-            return PublicationSpec(kind: .eid(exponent: exponent), mediums: mediums)
+            guard fields.count == 2 else { return try eid(exponent: defaultExponent, mediums: mediums) }
+            guard let k = Int(fields[1]) else { throw Invalid("the rotation exponent after eid: must be a number, 0 to 15") }
+            return try eid(exponent: k, mediums: mediums)
         default:
             throw Invalid("start with direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT")
         }

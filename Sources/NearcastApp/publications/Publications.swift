@@ -17,7 +17,7 @@ final class Publications {
         let publication: Publication
     }
 
-    let manager: MessageManager
+    private let manager: MessageManager
     private let progress: LoopProgress
     private let log: LogSink
     /// Whether messages can be published: a hub is configured.
@@ -40,6 +40,12 @@ final class Publications {
         self.listenMediums = listenMediums
         self.throughHub = throughHub
         self.log = log
+    }
+
+    /// What the scheduler is doing with a publication on the air: its token now, its mediums,
+    /// its next switch.
+    func status(of entry: Entry) -> TokenScheduler.PublicationStatus? {
+        manager.schedule.status(of: entry.publication.slot)
     }
 
     /// The mediums the daemon listens on now: the strategy's, while its mode includes scan.

@@ -7,15 +7,17 @@ import NearcastNearby
 /// their saving: at `config save`, and straight after a console line that changed them.
 final class SettingsKeeper {
     private let stateDirectory: StateDirectory
+    private let manager: MessageManager
     private let publications: Publications
     private let encoder: BurstEncoder
     private let advertising: AdvertisingSettings
     private let progress: LoopProgress
     private let log: LogSink
 
-    init(stateDirectory: StateDirectory, publications: Publications, encoder: BurstEncoder, advertising: AdvertisingSettings,
-         progress: LoopProgress, log: LogSink) {
+    init(stateDirectory: StateDirectory, manager: MessageManager, publications: Publications, encoder: BurstEncoder,
+         advertising: AdvertisingSettings, progress: LoopProgress, log: LogSink) {
         self.stateDirectory = stateDirectory
+        self.manager = manager
         self.publications = publications
         self.encoder = encoder
         self.advertising = advertising
@@ -30,7 +32,7 @@ final class SettingsKeeper {
     var inEffect: SavedSettings {
         SavedSettings(strategy: publications.strategy, audioLevel: Int((encoder.amplitude * 100).rounded()),
                       bleIntervalMilliseconds: advertising.intervalMilliseconds, txPower: Int(advertising.txPower),
-                      debug: publications.manager.debugLogging, publications: publications.specs)
+                      debug: manager.debugLogging, publications: publications.specs)
     }
 
     /// What was saved last (nil: nothing), read without repairing anything.
@@ -38,7 +40,7 @@ final class SettingsKeeper {
 
     /// Saves the settings in effect.
     func save() throws(SystemError) {
-        try inEffect.save(to: stateDirectory, beaconTime: publications.manager.beaconTime(at: progress))
+        try inEffect.save(to: stateDirectory, beaconTime: manager.beaconTime(at: progress))
     }
 
     /// Saves after a console change; returns a warning for the console when that failed.

@@ -76,7 +76,7 @@ struct StaticConfig: Equatable {
             let url = try hub.requiredString("url"), key = try hub.requiredString("key")
             let ca = try hub.string("ca")
             do { config.hub = try HubSettings(url: url, key: key, certificateAuthority: ca) } catch {
-                throw hub.error("url", error.message)
+                throw hub.error(error.field, error.message)
             }
             try hub.finish()
         }

@@ -22,7 +22,7 @@ enum BroadcastCommands {
         },
         ConsoleCommandDescriptor("publications", usage: "publications", summary: "list the publications") { call throws(ConsoleFailure) in
             if publications.entries.isEmpty && publications.waiting.isEmpty { return ["no publications"] }
-            return publications.entries.map { StatusReport.describe($0, publications.manager) }
+            return publications.entries.map { StatusReport.describe($0, publications.status(of: $0)) }
                 + publications.waiting.map { "\($0.id): \($0.request.message), waiting for the box's hub identity" }
         },
         ConsoleCommandDescriptor("strategy", completions: ["mediums", "mode", "show"],
@@ -44,7 +44,7 @@ enum BroadcastCommands {
         ConsoleCommandDescriptor("token", usage: "token", summary: "each publication's current token and next rotation") { call throws(ConsoleFailure) in
             if publications.entries.isEmpty { return ["no publications"] }
             return publications.entries.map { entry in
-                let status = publications.manager.schedule.status(of: entry.publication.slot)
+                let status = publications.status(of: entry)
                 let token = status?.token.map { "\($0)" } ?? "(EID being computed)"
                 var line = "\(entry.id): \(token)"
                 if let next = status?.nextSwitchAt {
@@ -55,65 +55,57 @@ enum BroadcastCommands {
         },
     ] }
 
+    /// A spec checked by ``PublicationSpec``, its refusal said on the console.
+    private static func checked(_ make: () throws(PublicationSpec.Invalid) -> PublicationSpec) throws(ConsoleFailure) -> PublicationSpec {
+        do { return try make() } catch { throw ConsoleFailure(error.description) }
+    }
+
     private static func mediums(_ text: String?) throws(ConsoleFailure) -> DiscoveryMediums {
         guard let text else { return .both }
         guard let mediums = DiscoveryMediums(name: text) else { throw ConsoleFailure("mediums '\(text)' must be audio, ble or both") }
         return mediums
     }
 
+    /// `publish direct HEX [MEDIUMS]`, `publish eid [K] [MEDIUMS]`, `publish message TYPE TEXT...[@MEDIUMS]`:
+    /// the console's words made into a ``PublicationSpec`` (checked there, as `--publish` is), then published.
     private static func publish(_ args: [String], _ publications: Publications,
                                 identityKey: () throws(StorageError) -> [UInt8]) throws(ConsoleFailure) -> [String] {
-        let message: Message
-        var mediumWord: String?
         guard args[0] == "message" || args.count <= 3 else {
             throw ConsoleFailure("publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both]: too many arguments")
         }
+        let spec: PublicationSpec
         switch args[0] {
         case "message":
             guard args.count >= 3 else { throw ConsoleFailure("publish message NAMESPACE/TYPE TEXT... (e.g. publish message demo/slide Slide 3)") }
             // A trailing @audio, @ble or @both names the mediums, as in --publish.
-            var text = args[2...].joined(separator: " "), mediums = DiscoveryMediums.both
-            if let at = text.lastIndex(of: "@"), let named = DiscoveryMediums(name: text[text.index(after: at)...]) {
-                mediums = named
-                text = String(text[..<at])
-            }
-            let spec: PublicationSpec
-            do { spec = try PublicationSpec.message(type: args[1], text: text, mediums: mediums) } catch {
-                throw ConsoleFailure(error.description)
-            }
-            let type = args[1]
-            do {
-                let id = try publications.publish(spec.request(identityKey: { [UInt8]() }))
-                let waiting = publications.isWaiting(id)
-                return ["published \(id): \(type) \"\(text)\" over \(spec.mediums)"
-                        + (waiting ? " (on air once the hub has answered: the box has no hub identity yet)" : "; the hub is told next")]
-            } catch {
-                throw ConsoleFailure("\(error)")
-            }
+            let (text, mediums) = PublicationSpec.splitMediums(args[2...].joined(separator: " "))
+            spec = try checked { () throws(PublicationSpec.Invalid) in try .message(type: args[1], text: text, mediums: mediums) }
         case "direct":
             guard args.count >= 2 else { throw ConsoleFailure("publish direct HEX [audio|ble|both]") }
-            do { message = .direct(try Token(kind: .direct, hex: args[1])) } catch { throw ConsoleFailure("\(error)") }
-            mediumWord = args.count == 3 ? args[2] : nil
+            let chosen = try mediums(args.count == 3 ? args[2] : nil)
+            spec = try checked { () throws(PublicationSpec.Invalid) in try .direct(hex: args[1], mediums: chosen) }
         case "eid":
-            var exponent = SettingsDefaults.exponent
             var rest = args.dropFirst()
+            var exponent = SettingsDefaults.exponent
             if let first = rest.first, let k = Int(first) {
-                guard (0...EphemeralIdentifier.maximumExponent).contains(k) else { throw ConsoleFailure("K must be 0 to 15") }
                 exponent = k
                 rest = rest.dropFirst()
             }
             guard rest.count <= 1 else { throw ConsoleFailure("publish eid [K] [audio|ble|both]") }
-            mediumWord = rest.first
-            let key: [UInt8]
-            do { key = try identityKey() } catch { throw ConsoleFailure("\(error)") }
-            message = .eid(identityKey: key, exponent: exponent)
+            let chosen = try mediums(rest.first)
+            spec = try checked { () throws(PublicationSpec.Invalid) in try .eid(exponent: exponent, mediums: chosen) }
         default:
             throw ConsoleFailure("direct, eid or message, not '\(args[0])'")
         }
-        let strategy = Strategy(mediums: try mediums(mediumWord), mode: .broadcast)
         do {
-            let id = try publications.publish(PublicationRequest(message: message, strategy: strategy))
-            return ["published \(id): \(message) over \(strategy.mediums)"]
+            let request = try spec.request(identityKey: identityKey)
+            let id = try publications.publish(request)
+            guard case .message(let type, let text) = spec.kind else {
+                return ["published \(id): \(request.message) over \(spec.mediums)"]
+            }
+            let waiting = publications.isWaiting(id)
+            return ["published \(id): \(type) \"\(text)\" over \(spec.mediums)"
+                    + (waiting ? " (on air once the hub has answered: the box has no hub identity yet)" : "; the hub is told next")]
         } catch {
             throw ConsoleFailure("\(error)")
         }

@@ -103,8 +103,8 @@ final class TechnicianPIN {
     }
 
     /// Stores a new PIN (salted hash only).
-    func set(_ pin: String) throws(CommandFailure) {
-        if let message = Self.problem(withNew: pin) { throw CommandFailure(message) }
+    func set(_ pin: String) throws(PINChangeFailure) {
+        if let message = Self.problem(withNew: pin) { throw .unacceptable(message) }
         do {
             let salt = try FileSystem.randomBytes(PINHasher.saltLength)
             let hash = try PINHasher.hash(pin: Array(pin.utf8), salt: salt, iterations: PINHasher.iterations)
@@ -115,13 +115,13 @@ final class TechnicianPIN {
             limiter.recordSuccess()
             saveFailures(0)
         } catch {
-            throw CommandFailure("PIN not saved: \(error)")
+            throw .notSaved("\(error)")
         }
     }
 
     /// Removes the PIN: every command is open again.
-    func clear() throws(CommandFailure) {
-        do { try StateFile<Stored>.pinRecord.remove(from: state) } catch { throw CommandFailure("PIN not removed: \(error)") }
+    func clear() throws(PINChangeFailure) {
+        do { try StateFile<Stored>.pinRecord.remove(from: state) } catch { throw .notRemoved("\(error)") }
         stored = nil
         problem = nil
         limiter.recordSuccess()
@@ -170,5 +170,21 @@ extension StateFile where Value == TechnicianPIN.Stored {
         var file = StateFile(name: "technician-pin", version: 1, encode: TechnicianPIN.format, decode: TechnicianPIN.parse)
         file.restores = { _ in false }
         return file
+    }
+}
+
+/// Why the technician PIN was not changed: a new PIN that breaks the rules, or its file in the
+/// state directory that could not be written or removed (the PIN in effect stays as it was).
+enum PINChangeFailure: Error, Equatable, CustomStringConvertible {
+    case unacceptable(String)
+    case notSaved(String)
+    case notRemoved(String)
+
+    var description: String {
+        switch self {
+        case .unacceptable(let why): return why
+        case .notSaved(let why): return "PIN not saved: \(why)"
+        case .notRemoved(let why): return "PIN not removed: \(why)"
+        }
     }
 }

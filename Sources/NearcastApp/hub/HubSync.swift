@@ -147,37 +147,20 @@ struct HubSync<Cipher: BlockCipher128> {
         case .parameters:
             return HubRequest(method: "GET", path: "/v1beta1/eidparams")
         case .register(let time, let eid):
-            var advertised = JSONObjectWriter()
-            advertised.add("type", "EDDYSTONE_EID")
-            advertised.add("id", Base64.encode(eid.bytes))
-            var registration = JSONObjectWriter()
-            registration.add("beaconEcdhPublicKey", Base64.encode(record?.beaconPublicKey ?? []))
-            registration.add("serviceEcdhPublicKey", Base64.encode(record?.serviceKey ?? []))
-            registration.add("rotationPeriodExponent", record?.exponent ?? exponent)
-            registration.add("initialClockValue", Int(time))
-            registration.add("initialEid", Base64.encode(eid.bytes))
-            var writer = JSONObjectWriter()
-            writer.add("advertisedId", object: advertised)
-            writer.add("ephemeralIdRegistration", object: registration)
-            writer.add("description", description)
-            return HubRequest(method: "POST", path: "/v1beta1/beacons:register", body: writer.text)
+            let body = HubAPI.registration(eid: eid.bytes, initialTime: time, beaconPublicKey: record?.beaconPublicKey ?? [],
+                                          serviceKey: record?.serviceKey ?? [], exponent: record?.exponent ?? exponent,
+                                          description: description)
+            return HubRequest(method: "POST", path: "/v1beta1/beacons:register", body: body)
         case .listAttachments:
             return HubRequest(method: "GET", path: "/v1beta1/\(name)/attachments")
         case .delete(let attachment):
             return HubRequest(method: "DELETE", path: "/v1beta1/\(attachment)")
         case .add(let type, let bytes):
-            var writer = JSONObjectWriter()
-            writer.add("namespacedType", type)
-            writer.add("data", Base64.encode(bytes))
-            return HubRequest(method: "POST", path: "/v1beta1/\(name)/attachments", body: writer.text)
+            return HubRequest(method: "POST", path: "/v1beta1/\(name)/attachments",
+                              body: HubAPI.attachment(namespacedType: type, bytes: bytes))
         case .heartbeat:
-            let report = heartbeat()
-            var writer = JSONObjectWriter()
-            writer.add("clockValue", Int(beaconTime))
-            writer.add("status", report.status)
-            writer.add("problems", strings: report.problems)
-            writer.add("version", report.version)
-            return HubRequest(method: "POST", path: "/v1beta1/\(name)/heartbeat", body: writer.text)
+            return HubRequest(method: "POST", path: "/v1beta1/\(name)/heartbeat",
+                              body: HubAPI.heartbeat(clockValue: beaconTime, heartbeat()))
         }
     }
 
@@ -195,25 +178,23 @@ struct HubSync<Cipher: BlockCipher128> {
         case .failed(let why):
             failed("unreachable: \(why)", now: now, &effects)
         case .answered(let status, let body):
-            handle(call, status: status, json: JSON5Node.parse(json: body), now: now, &effects)
+            handle(call, status: status, answer: HubAPI.answer(body), now: now, &effects)
         }
         return effects
     }
 
     private mutating func parametersArrived(_ reply: HubReply, now: Double) -> [Effect] {
         var effects: [Effect] = []
-        guard case .answered(_, let body) = reply, let json = JSON5Node.parse(json: body),
-              let key = json["serviceEcdhPublicKey"]?.string.flatMap({ Base64.decode($0) }), key.count == 32,
-              let low = json["minRotationPeriodExponent"]?.integer, let high = json["maxRotationPeriodExponent"]?.integer
-        else {
+        guard case .answered(_, let body) = reply, let parameters = HubAPI.parameters(body) else {
             failed("GET /v1beta1/eidparams answered something that is not a hub's parameters", now: now, &effects)
             return effects
         }
-        guard (low...high).contains(exponent) else {
+        guard parameters.exponents.contains(exponent) else {
+            let (low, high) = (parameters.exponents.lowerBound, parameters.exponents.upperBound)
             failed("the hub takes rotation exponents \(low)-\(high); this box uses \(exponent) (--exponent)", now: now, &effects)
             return effects
         }
-        serviceKey = key
+        serviceKey = parameters.serviceKey
         succeeded(&effects)
         return effects
     }
@@ -240,13 +221,13 @@ struct HubSync<Cipher: BlockCipher128> {
         return effects
     }
 
-    private mutating func handle(_ call: Call, status: Int, json: JSON5Node?, now: Double, _ effects: inout [Effect]) {
-        let hubMessage = json?["error"]?["message"]?.string
+    private mutating func handle(_ call: Call, status: Int, answer: HubAPI.Answer, now: Double, _ effects: inout [Effect]) {
+        let hubMessage = answer.errorMessage
         switch (call, status) {
         case (.register(_, let eid), 200), (.register(_, let eid), 409):
             guard var updated = record else { return }
             // The name goes into URLs: only the shape a hub gives is taken.
-            let named = json?["beaconName"]?.string ?? "beacons/4!\(eid.hex)"
+            let named = answer.beaconName ?? "beacons/4!\(eid.hex)"
             guard HubNames.isBeaconName(named) else {
                 return failed("the hub named the box '\(named.prefix(80))', not a beacon name", now: now, &effects)
             }
@@ -258,7 +239,7 @@ struct HubSync<Cipher: BlockCipher128> {
         case (.listAttachments, 200):
             // An answer that is not the list (cut short, a proxy's page) must not read as "the
             // hub holds nothing": that would add every message again.
-            guard let existing = json?["attachments"]?.array else {
+            guard let existing = answer.attachments else {
                 return failed("the attachment list from \(hub) could not be read", now: now, &effects)
             }
             plan(existing: existing, &effects)
@@ -267,7 +248,7 @@ struct HubSync<Cipher: BlockCipher128> {
         case (.heartbeat, 200):
             lastHeartbeat = now
             nextHeartbeat = now + Self.heartbeatSeconds
-        case (.register, 400) where json?["error"]?["field"]?.string == "ephemeralIdRegistration.serviceEcdhPublicKey":
+        case (.register, 400) where answer.errorField == "ephemeralIdRegistration.serviceEcdhPublicKey":
             // The hub has another key now (its database was replaced): derive a new identity.
             effects.append(.log("hub: \(hub) has a new service key; the box derives a new identity and registers again"))
             record = nil
@@ -294,16 +275,16 @@ struct HubSync<Cipher: BlockCipher128> {
     }
 
     /// The calls that make the hub's attachments of the box's types equal to what is published.
-    private mutating func plan(existing: [JSON5Node], _ effects: inout [Effect]) {
+    private mutating func plan(existing: [HubAPI.Attachment], _ effects: inout [Effect]) {
         guard let record else { return }
         let types = wanted.map(\.namespacedType)
         let managed = Set(record.managedTypes).union(types)
         var unmatched = wanted.map { (type: $0.namespacedType, data: Base64.encode($0.bytes)) }
         var calls: [Call] = []
         for attachment in existing {
-            guard let type = attachment["namespacedType"]?.string, managed.contains(type),
-                  let name = attachment["attachmentName"]?.string, HubNames.isAttachmentName(name, of: record.beaconName) else { continue }
-            let data = attachment["data"]?.string ?? ""
+            guard let type = attachment.namespacedType, managed.contains(type),
+                  let name = attachment.attachmentName, HubNames.isAttachmentName(name, of: record.beaconName) else { continue }
+            let data = attachment.data
             if let index = unmatched.firstIndex(where: { $0.type == type && $0.data == data }) {
                 unmatched.remove(at: index)
             } else {
@@ -385,28 +366,4 @@ enum HubPhase: String {
     case deriving = "deriving-identity"
     case registering = "registering"
     case ready = "registered"
-}
-
-/// What the box tells the hub with each heartbeat.
-struct HubHeartbeat: Equatable {
-    var status: String
-    var problems: [String]
-    var version: String
-}
-
-/// The names a hub gives beacons and attachments: they go into URLs, so only their shape is taken.
-enum HubNames {
-    /// `beacons/3!HEX` or `beacons/4!HEX`, lowercase hex: what a hub names beacons.
-    static func isBeaconName(_ text: String) -> Bool {
-        guard text.hasPrefix("beacons/3!") || text.hasPrefix("beacons/4!") else { return false }
-        let hex = text.dropFirst(10)
-        return (1...32).contains(hex.count) && hex.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
-    }
-
-    /// `BEACON/attachments/ID` of this box's beacon, ID letters and digits only.
-    static func isAttachmentName(_ text: String, of beacon: String?) -> Bool {
-        guard let beacon, text.hasPrefix(beacon + "/attachments/") else { return false }
-        let id = text.dropFirst(beacon.count + 13)
-        return (1...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
-    }
 }

@@ -151,3 +151,5 @@ public final class HCIAdvertiser: BLEAdvertiser {
         if handle < setCount { terminated[handle] = true }
     }
 }
+
+extension HCIAdvertiser: BLEController {}

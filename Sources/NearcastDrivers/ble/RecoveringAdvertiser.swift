@@ -124,3 +124,5 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
         inner = nil
     }
 }
+
+extension RecoveringAdvertiser: BLERadio {}

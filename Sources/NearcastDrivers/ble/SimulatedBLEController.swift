@@ -82,23 +82,3 @@ public final class SimulatedBLEController: BLEController {
         do { try log.record(clock.seconds, line) } catch { throw BluetoothError(error) }
     }
 }
-
-/// A simulated driver's log (`ble.log`, `leds.log`): created once when the board's devices are
-/// opened, appended to by every instance of the driver (a controller re-opened after a fault
-/// goes on in the same file), each line starting with stream seconds.
-public final class SimulatedLogFile {
-    /// The file's path.
-    public let path: String
-    private let file: OpenFile
-
-    /// Starts a new log at `path` (replacing an old one).
-    public init(path: String) throws(SystemError) {
-        self.path = path
-        file = try OpenFile.forWriting(path)
-    }
-
-    /// Appends `SECONDS LINE`.
-    public func record(_ seconds: Double, _ line: String) throws(SystemError) {
-        try file.write(Array("\(SimulatedLog.stamp(seconds)) \(line)\n".utf8))
-    }
-}

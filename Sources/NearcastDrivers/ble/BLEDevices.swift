@@ -1,6 +1,59 @@
 import Glibc
 import NearcastCore
 
+// The BLE device class's protocols, in one place: what the scheduler asks of an advertiser
+// (BLEAdvertiser), what the recovery drives (BLEController: the HCI driver and its simulated
+// twin), what the daemon uses (BLERadio: RecoveringAdvertiser over a controller), and the way to
+// a controller's HCI (HCITransport: the BlueZ socket or an H4 UART).
+
+/// What a BLE advertiser does for the scheduler: show data on an advertising set from a random
+/// address, or take a set off the air. The HCI driver runs the Core spec's command sequence;
+/// the simulated twin records the same calls.
+public protocol BLEAdvertiser: AnyObject {
+    /// Advertising sets the controller offers (1 when it has legacy advertising only).
+    var setCount: Int { get }
+    /// Puts `data` on set `set`, advertised from `address`, and enables the set.
+    func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError)
+    /// Disables set `set`.
+    func stop(set: Int) throws(BluetoothError)
+}
+
+/// A Bluetooth controller as ``RecoveringAdvertiser`` drives it: advertising sets, passive
+/// scanning with reports, and a call per loop that keeps it in order. The HCI driver
+/// (``HCIAdvertiser``) is one; the simulated board's ``SimulatedBLEController`` is its twin,
+/// which fails the way a real one does, so both go through the same recovery.
+public protocol BLEController: BLEAdvertiser {
+    /// The advertising interval in milliseconds.
+    var intervalMilliseconds: Int { get set }
+    /// Called with each LE advertising report event (the HCI event's bytes) while scanning.
+    var onReport: ((UnsafeRawBufferPointer) -> Void)? { get set }
+    /// Starts or stops passive scanning.
+    func setScanning(_ on: Bool) throws(BluetoothError)
+    /// Call once per loop with the stream time in seconds: reads events, keeps sets on; throws
+    /// when the controller has gone.
+    func maintain(now: Double) throws(BluetoothError)
+}
+
+/// The box's Bluetooth radio as the daemon uses it: advertising sets, passive scanning with
+/// reports, and its health. It never throws for a controller that has gone away: it says so in
+/// ``health`` and ``problem``, and ``maintain(now:)`` brings the controller back when it can.
+/// ``RecoveringAdvertiser`` is the one implementation, over the HCI driver or the simulated
+/// controller; tests and programs can put their own behind it.
+public protocol BLERadio: BLEAdvertiser {
+    /// What the ble LED shows.
+    var health: BluetoothHealth { get }
+    /// The controller's failure in its own words, while there is one.
+    var problem: String? { get }
+    /// The advertising interval in milliseconds.
+    var intervalMilliseconds: Int { get set }
+    /// Called with each LE advertising report event while scanning.
+    var onReport: ((UnsafeRawBufferPointer) -> Void)? { get set }
+    /// Scans (or stops) now, and whenever the controller comes back.
+    func setScanning(_ on: Bool)
+    /// Call once per loop with the stream time in seconds.
+    func maintain(now: Double)
+}
+
 /// A way to a Bluetooth controller: HCI packets out (H4 framing, packet type first) and
 /// events in. The BlueZ raw socket shares a controller the kernel has set up; an H4 UART gives
 /// Nearcast the controller to itself, so it must reset it and set the event masks.
@@ -68,45 +121,5 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String) throws
         let ready: Int32
         do { ready = try retryingInterrupts("poll", name) { poll(&entry, 1, 1_000) } } catch { throw BluetoothError(error) }
         if ready == 0 { throw BluetoothError(.io, "\(name): write stalled for 1 s") }
-    }
-}
-
-/// An H4 controller on a UART (a board whose controller is not attached to the kernel, or a
-/// test's pseudo-terminal with a Bumble controller behind it).
-public final class H4SerialTransport: HCITransport {
-    public let name: String
-    public var ownsController: Bool { true }
-    private let fd: Int32
-    private var saved: termios
-    private var deframer = H4Deframer()
-    private var readBuffer = [UInt8](repeating: 0, count: 1024)
-
-    /// Opens `path` raw, 8N1, at `baud`, with RTS/CTS when `flowControl` (wire it when the pins exist).
-    public init(path: String, baud: Int, flowControl: Bool) throws(BluetoothError) {
-        name = path
-        do { (fd, saved) = try SerialLine.open(path, baud: baud, flowControl: flowControl) } catch { throw BluetoothError(error) }
-    }
-
-    deinit {
-        tcsetattr(fd, TCSANOW, &saved)
-        close(fd)
-    }
-
-    /// Bytes dropped while finding the start of a packet (line noise, a partial packet at start).
-    public var discardedBytes: Int { deframer.discardedBytes }
-
-    public func send(_ packet: UnsafeRawBufferPointer) throws(BluetoothError) {
-        try writeAll(fd, packet, name: name)
-    }
-
-    public func receiveEvents(timeoutMilliseconds: Int32, _ event: (UnsafeRawBufferPointer) -> Void) throws(BluetoothError) -> Bool {
-        guard try waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds, name: name) else { return false }
-        var any = false
-        try readAvailable(fd, into: &readBuffer, name: name) { bytes in
-            deframer.feed(bytes) { type, body in
-                if type == 0x04 { any = true; event(body) }
-            }
-        }
-        return any
     }
 }

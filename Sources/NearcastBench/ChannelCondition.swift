@@ -16,6 +16,8 @@ public struct ChannelCondition: Sendable {
     public var summary: String
     /// Audio sample rate of the whole chain.
     public var sampleRate: Int = 48_000
+    /// The band the bursts are sent in; the pink noise's C/N0 is measured in it.
+    public var band: ModemBand = .high
     /// Background noise colour, or nil for none.
     public var noise: NoiseColor? = .white
     /// Carrier-to-noise density in the modem's band, dB-Hz.
@@ -136,7 +138,7 @@ public struct ChannelSimulator {
 
     public init(_ condition: ChannelCondition) {
         self.condition = condition
-        noiseSource = condition.noise.map { NoiseSource(color: $0, sampleRate: condition.sampleRate) }
+        noiseSource = condition.noise.map { NoiseSource(color: $0, sampleRate: condition.sampleRate, band: condition.band) }
     }
 
     /// What one trial drew from the condition's ranges.

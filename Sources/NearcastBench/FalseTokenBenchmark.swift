@@ -23,12 +23,13 @@ public struct FalseTokenBenchmark {
         public var falseTokensPerHour: Double { seconds == 0 ? 0 : Double(falseTokens) * 3600 / seconds }
     }
 
-    /// Runs `seconds` of `sound` at `sampleRate`; `cpuSeconds` reads the thread's CPU clock.
-    public static func run(sound: BackgroundSound.Kind, seconds: Double, sampleRate: Int, seed: UInt64,
+    /// Runs `seconds` of `sound` at `sampleRate` through the decoder of `band`; `cpuSeconds`
+    /// reads the thread's CPU clock.
+    public static func run(sound: BackgroundSound.Kind, seconds: Double, sampleRate: Int, band: ModemBand = .high, seed: UInt64,
                            decoder configuration: BurstDecoder.Configuration = .init(),
                            cpuSeconds: () -> Double) throws -> Result {
         var source = BackgroundSound(kind: sound, sampleRate: sampleRate, seed: seed)
-        let decoder = try BurstDecoder(sampleRate: sampleRate, configuration: configuration)
+        let decoder = try BurstDecoder(sampleRate: sampleRate, band: band, configuration: configuration)
         var result = Result(sound: sound)
         var chunk = [Float](repeating: 0, count: 4800)
         var remaining = Int(seconds * Double(sampleRate))

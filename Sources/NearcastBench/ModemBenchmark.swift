@@ -10,6 +10,8 @@ public struct ModemBenchmark {
     /// What one condition gave.
     public struct Result: Sendable {
         public var condition: String
+        /// The band the trials were sent and decoded in.
+        public var band: ModemBand = .high
         public var trials = 0
         /// Right payload, reported within 10 ms of where the burst really starts.
         public var decoded = 0
@@ -60,8 +62,8 @@ public struct ModemBenchmark {
     /// Runs `trials` trials; `cpuSeconds` reads the calling thread's CPU clock.
     public func run(trials: Int, seed: UInt64, decoder configuration: BurstDecoder.Configuration = .init(),
                     cpuSeconds: () -> Double) throws -> Result {
-        let encoder = try BurstEncoder(sampleRate: condition.sampleRate)
-        var result = Result(condition: condition.name)
+        let encoder = try BurstEncoder(sampleRate: condition.sampleRate, band: condition.band)
+        var result = Result(condition: condition.name, band: condition.band)
         result.airtime = encoder.rate.burstSeconds
         for index in 0..<trials {
             let trialSeed = Self.trialSeed(base: seed, index: index)
@@ -76,7 +78,7 @@ public struct ModemBenchmark {
                 result.roomTrials += 1
             }
 
-            let decoder = try BurstDecoder(sampleRate: condition.sampleRate, configuration: configuration)
+            let decoder = try BurstDecoder(sampleRate: condition.sampleRate, band: condition.band, configuration: configuration)
             var found: [DecodedBurst] = []
             let before = cpuSeconds()
             received.withUnsafeBufferPointer { all in

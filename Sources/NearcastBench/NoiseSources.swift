@@ -28,7 +28,7 @@ struct NoiseSource {
     /// one-sided) in the modem's band.
     private let unitDensityScale: Double
 
-    init(color: NoiseColor, sampleRate: Int) {
+    init(color: NoiseColor, sampleRate: Int, band: ModemBand = .high) {
         self.color = color
         self.sampleRate = sampleRate
         switch color {
@@ -39,7 +39,7 @@ struct NoiseSource {
             var probe = SplitMix64(seed: 0x9E37)
             let count = 1 << 17
             let samples = Self.pink(count: count, sampleRate: sampleRate, generator: &probe)
-            let density = Self.bandDensity(samples, sampleRate: sampleRate)
+            let density = Self.bandDensity(samples, sampleRate: sampleRate, band: band)
             unitDensityScale = 1 / density.squareRoot()
         }
     }
@@ -61,14 +61,14 @@ struct NoiseSource {
         return (0..<count).map { _ in filter.process(generator.gaussian()) }
     }
 
-    /// One-sided power density of `x`, averaged over the modem's band (Welch, Hann, 4096).
-    static func bandDensity(_ x: [Double], sampleRate: Int) -> Double {
+    /// One-sided power density of `x`, averaged over `band` (Welch, Hann, 4096).
+    static func bandDensity(_ x: [Double], sampleRate: Int, band: ModemBand = .high) -> Double {
         let size = 4096
         let fft = FFT(size: size)
         let window = (0..<size).map { 0.5 - 0.5 * CoreMath.cos(2 * CoreMath.pi * Double($0) / Double(size)) }
         let windowPower = window.reduce(0) { $0 + $1 * $1 }
-        let low = Int(Double(ModemProfile.firstToneHz) / Double(sampleRate) * Double(size))
-        let high = Int(Double(ModemProfile.lastToneHz) / Double(sampleRate) * Double(size))
+        let low = Int(Double(band.firstToneHz) / Double(sampleRate) * Double(size))
+        let high = Int(Double(band.lastToneHz) / Double(sampleRate) * Double(size))
         var total = 0.0
         var segments = 0
         var start = 0

@@ -50,6 +50,41 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertGreaterThan(found, 150, "the bursts were decoded while counting")
     }
 
+    func testBothBandsEncoderAndDecoderAllocateNothing() throws {
+        // `--band both`: the encoder alternates bands, the decoder listens to both at once, and
+        // the band is switched mid-stream as the console does.
+        let rate = 48_000
+        let encoder = try MultiBandEncoder(sampleRate: rate, selection: .both)
+        let decoder = try MultiBandDecoder(sampleRate: rate, bands: [.high, .low])
+        let token = try Token(kind: .direct, hex: "0102030405")
+        var period = [Float](repeating: 0, count: 960)
+        var high = 0, low = 0
+        encoder.start(token)
+        for _ in 0..<60 {
+            period.withUnsafeMutableBufferPointer { buffer in
+                for i in buffer.indices { buffer[i] = 0 }
+                encoder.render(into: buffer)
+            }
+            period.withUnsafeBufferPointer { decoder.push($0) { if $0.band == .high { high += 1 } else { low += 1 } } }
+        }
+        let periods = 60 * rate / 960
+        let allocations = AllocationCounter.allocations {
+            for index in 0..<periods {
+                if index % 60 == 0 { encoder.start(token) }
+                if index == periods / 2 { encoder.selection = .low }
+                if index == periods * 3 / 4 { encoder.selection = .both }
+                period.withUnsafeMutableBufferPointer { buffer in
+                    for i in buffer.indices { buffer[i] = 0 }
+                    encoder.render(into: buffer)
+                }
+                period.withUnsafeBufferPointer { decoder.push($0) { if $0.band == .high { high += 1 } else { low += 1 } } }
+            }
+        }
+        XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
+        XCTAssertGreaterThan(high, 10, "high-band bursts were decoded while counting")
+        XCTAssertGreaterThan(low, 20, "low-band bursts were decoded while counting")
+    }
+
     func testEncoderAndDecoderThroughSharedRingsAllocateNothing() throws {
         let rate = 44_100
         let encoder = try BurstEncoder(sampleRate: rate)

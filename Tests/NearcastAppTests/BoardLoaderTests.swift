@@ -107,6 +107,15 @@ final class BoardLoaderTests: XCTestCase {
             ": audio.input.rate: unsupported sample rate 22050 Hz (the modem works at 44100, 48000, 88200, 96000)"), message)
     }
 
+    func testTheBoardsBandIsReadAndAWrongOneNamed() throws {
+        XCTAssertEqual(try BoardLoader.parse(valid, file: "boards/test.json5").audioBand, .high, "high when the board does not say")
+        let both = valid.replacingOccurrences(of: "period: 1024 } }", with: "period: 1024 }, band: \"both\" }")
+        XCTAssertEqual(try BoardLoader.parse(both, file: "boards/test.json5").audioBand, .both)
+        let wrong = valid.replacingOccurrences(of: "period: 1024 } }", with: "period: 1024 }, band: \"ultrasonic\" }")
+        let message = error(for: wrong)
+        XCTAssertTrue(message.hasPrefix("boards/test.json5:10:") && message.hasSuffix(": audio.band: 'ultrasonic' is not one of high, low, both"), message)
+    }
+
     func testUnreadableFileIsNamed() {
         XCTAssertThrowsError(try BoardLoader.load("/nonexistent/dir/x.json5")) {
             XCTAssertEqual("\($0)", "/nonexistent/dir/x.json5: cannot read: No such file or directory")

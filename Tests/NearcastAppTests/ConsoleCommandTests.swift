@@ -19,7 +19,7 @@ final class ConsoleCommandTests: XCTestCase {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-console-\(UUID().uuidString)")
         let stateDirectory = try StateDirectory(path: directory.path)
         let board = try BoardLoader.load("\(BoardLoaderTests.boardsDirectory)/sim.json5")
-        let encoder = try BurstEncoder(sampleRate: 48_000)
+        let encoder = try MultiBandEncoder(sampleRate: 48_000)
         let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
         let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
         box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,

@@ -17,11 +17,12 @@ final class SavedSettingsTests: XCTestCase {
         let good = example.text(savedAtBeaconTime: 1)
         let cases: [(String, String)] = [
             (good.replacingOccurrences(of: "audioLevel: 30", with: "audioLevel: 300"), "settings.json5:7:15: audioLevel: 300 is out of range (0...100)"),
-            (good.replacingOccurrences(of: "debug: true", with: "debg: true"), "settings.json5:10:9: debg: unknown key"),
+            (good.replacingOccurrences(of: "debug: true", with: "debg: true"), "settings.json5:11:9: debg: unknown key"),
             (good.replacingOccurrences(of: "txPower", with: "txPowr"), "settings.json5:4:1: txPower: missing (required)"),
-            (good.replacingOccurrences(of: "\"eid:12@both\"", with: "\"eid:99\""), "settings.json5:13:5: publications[1]: 'eid:99' is not a publication"),
+            (good.replacingOccurrences(of: "\"eid:12@both\"", with: "\"eid:99\""), "settings.json5:14:5: publications[1]: 'eid:99' is not a publication"),
             (good.replacingOccurrences(of: "\"ble\", mode", with: "\"wifi\", mode"), "strategy.mediums: 'wifi' is not one of audio, ble, both"),
             (good.replacingOccurrences(of: "version: 1", with: "version: 2"), "version: version 2 is not one this build reads (1)"),
+            (good.replacingOccurrences(of: "audioBand: \"high\"", with: "audioBand: \"ultra\""), "settings.json5:8:14: audioBand: 'ultra' is not one of high, low, both"),
             (String(good.prefix(good.count / 2)), "settings.json5:"),
             ("", "settings.json5:"),
         ]
@@ -30,6 +31,17 @@ final class SavedSettingsTests: XCTestCase {
                 XCTAssertTrue("\(error)".hasPrefix(expected) || "\(error)".contains(expected), "\(error) should say \(expected)")
             }
         }
+    }
+
+    func testTheBandIsSavedAndAFileFromBeforeTheSecondBandReadsAsHigh() throws {
+        var both = example
+        both.audioBand = .both
+        let text = both.text(savedAtBeaconTime: 7)
+        XCTAssertTrue(text.contains("audioBand: \"both\""), text)
+        XCTAssertEqual(try SavedSettings.parse(text, file: "settings.json5").audioBand, .both)
+        let older = example.text(savedAtBeaconTime: 7).replacingOccurrences(of: "  audioBand: \"high\",\n", with: "")
+        XCTAssertFalse(older.contains("audioBand"))
+        XCTAssertEqual(try SavedSettings.parse(older, file: "settings.json5"), example)
     }
 
     func testTheSpecOfARequestIsWhatRunsPublishReads() throws {

@@ -21,6 +21,21 @@ final class SettingsResolverTests: XCTestCase {
         XCTAssertEqual(Set(resolved.sources.values), ["default"])
     }
 
+    func testTheBandComesFromTheBoardUnlessALaterLayerSays() {
+        var lowBoard = board
+        lowBoard.audioBand = .low
+        var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertEqual(resolved.audioBand, .high)
+        resolved = SettingsResolver.resolve(board: lowBoard, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertEqual(resolved.audioBand, .low, "the board's band is the default")
+        resolved = SettingsResolver.resolve(board: lowBoard, config: SettingsLayer(audioBand: .both), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertEqual(resolved.audioBand, .both)
+        XCTAssertEqual(resolved.sources["audioBand"], "config file")
+        resolved = SettingsResolver.resolve(board: lowBoard, config: SettingsLayer(audioBand: .both),
+                                            commandLine: SettingsLayer(audioBand: .high), saved: nil)
+        XCTAssertEqual(resolved.audioBand, .high, "the command line over the config file")
+    }
+
     func testEachLayerOverridesTheOnesBeforeItWhereItSaysSomething() {
         let config = SettingsLayer(mediums: .ble, audioLevel: 40, bleIntervalMilliseconds: 200, txPower: -8, interval: 2, console: "/dev/serial0")
         let commandLine = SettingsLayer(mediums: .audio, interval: 3, console: "none")

@@ -7,9 +7,9 @@ final class StaticConfigTests: XCTestCase {
         let config = try StaticConfig.parse("""
             // the installer's settings
             { version: 1, board: "rpi4b", mediums: "ble", audioInterval: 2.5, audioLevel: 40,
-              bleInterval: 250, txPower: -8, console: "/dev/serial0", debug: true, }
+              audioBand: "both", bleInterval: 250, txPower: -8, console: "/dev/serial0", debug: true, }
             """, file: "nearcast.json5")
-        XCTAssertEqual(config, StaticConfig(board: "rpi4b", mediums: .ble, audioInterval: 2.5, audioLevel: 40, bleInterval: 250,
+        XCTAssertEqual(config, StaticConfig(board: "rpi4b", mediums: .ble, audioInterval: 2.5, audioLevel: 40, audioBand: .both, bleInterval: 250,
                                             txPower: -8, console: "/dev/serial0", debug: true))
         XCTAssertEqual(try StaticConfig.parse("{}", file: "empty.json5"), StaticConfig())
     }
@@ -22,6 +22,7 @@ final class StaticConfigTests: XCTestCase {
             ("{\n  bleIntervl: 100,\n}", "c.json5:2:15: bleIntervl: unknown key"),
             ("{\n  console: \"ttyS0\",\n}", "c.json5:2:12: console: 'ttyS0': use stdio, none or a serial device path"),
             ("{\n  version: 2,\n}", "c.json5:2:12: version: version 2 is not one this build reads (1)"),
+            ("{\n  audioBand: \"mid\",\n}", "c.json5:2:14: audioBand: 'mid' is not one of high, low, both"),
             ("{ board: \"rpi4b\"", "c.json5:1:"),
         ]
         for (text, expected) in cases {
@@ -33,8 +34,9 @@ final class StaticConfigTests: XCTestCase {
 
     func testChangesAreListedPerKey() {
         let old = StaticConfig(board: "rpi4b", audioLevel: 50)
-        let new = StaticConfig(board: "rpi5", audioLevel: 30, txPower: -4)
-        XCTAssertEqual(new.changes(from: old).map(\.change), ["board rpi4b -> rpi5", "audioLevel 50 -> 30", "txPower (default) -> -4"])
+        let new = StaticConfig(board: "rpi5", audioLevel: 30, audioBand: .low, txPower: -4)
+        XCTAssertEqual(new.changes(from: old).map(\.change),
+                       ["board rpi4b -> rpi5", "audioLevel 50 -> 30", "audioBand (default) -> low", "txPower (default) -> -4"])
         XCTAssertTrue(old.changes(from: old).isEmpty)
     }
 }

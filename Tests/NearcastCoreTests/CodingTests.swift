@@ -191,11 +191,22 @@ final class CodingTests: XCTestCase {
         XCTAssertEqual(ModemProfile.codedBits, 176)
         XCTAssertEqual(ModemProfile.motherCodedBits, 180)
         XCTAssertEqual(ModemProfile.symbolCount, 11)
-        XCTAssertEqual(ModemProfile.lastToneHz, 20_000)
-        XCTAssertEqual(ModemProfile.toneHz(bin: ModemProfile.centerBin), Double(ModemProfile.basebandCenterHz), accuracy: 1e-9)
-        // Bin k makes a whole number of cycles in a symbol.
-        XCTAssertEqual(ModemProfile.toneHz(bin: 7) * 0.06, Double(ModemProfile.firstToneCyclesPerSymbol + 7), accuracy: 1e-9)
-        XCTAssertEqual(ModemProfile.chirpPairSpreadSeconds, -0.99, accuracy: 1e-9)
+        XCTAssertEqual(ModemBand.high.lastToneHz, 20_000)
+        XCTAssertEqual(ModemBand.low.lastToneHz, 16_500)
+        XCTAssertEqual(ModemBand.high.chirpPairSpreadSeconds, -0.99, accuracy: 1e-9)
+        XCTAssertEqual(ModemBand.low.chirpPairSpreadSeconds, -0.815, accuracy: 1e-9)
+        for band in ModemBand.allCases {
+            XCTAssertEqual(band.toneHz(bin: ModemProfile.centerBin), Double(band.basebandCenterHz), accuracy: 1e-9)
+            // Bin k makes a whole number of cycles in a symbol.
+            XCTAssertEqual(band.toneHz(bin: 7) * 0.06, Double(band.firstToneCyclesPerSymbol + 7), accuracy: 1e-9)
+            // The chirps inside the grid, and the names round-trip.
+            XCTAssertGreaterThan(band.chirpLowHz, band.firstToneHz)
+            XCTAssertLessThan(band.chirpHighHz, band.lastToneHz)
+            XCTAssertEqual(ModemBand(name: band.name), band)
+        }
+        XCTAssertNil(ModemBand(name: "middle"))
+        // The bands do not overlap: 2 kHz between the low band's top and the high band's bottom.
+        XCTAssertEqual(ModemBand.high.firstToneHz - ModemBand.low.lastToneHz, 2_000)
         let r48 = try ModemRate(sampleRate: 48_000)
         XCTAssertEqual(r48.burstSamples, 34_560)
         XCTAssertEqual(r48.basebandSymbolSamples, 180)

@@ -7,10 +7,10 @@ typealias SeededGenerator = SplitMix64
 
 /// Audio fixtures for the modem tests.
 enum TestSignals {
-    /// One burst for `token` with silence around it.
+    /// One burst for `token` in `band` with silence around it.
     static func burst(_ token: Token, sampleRate: Int, leadingSilence: Int, trailingSilence: Int = 1000,
-                      amplitude: Float = 0.5) throws -> [Float] {
-        let encoder = try BurstEncoder(sampleRate: sampleRate, amplitude: amplitude)
+                      amplitude: Float = 0.5, band: ModemBand = .high) throws -> [Float] {
+        let encoder = try BurstEncoder(sampleRate: sampleRate, band: band, amplitude: amplitude)
         encoder.start(token)
         var audio = [Float](repeating: 0, count: leadingSilence + encoder.rate.burstSamples + trailingSilence)
         audio.withUnsafeMutableBufferPointer { buffer in
@@ -20,9 +20,9 @@ enum TestSignals {
     }
 
     /// Mean power of a burst over its own duration (DESIGN's C/N0 definition).
-    static func burstPower(sampleRate: Int, amplitude: Float = 0.5) throws -> Double {
+    static func burstPower(sampleRate: Int, amplitude: Float = 0.5, band: ModemBand = .high) throws -> Double {
         let token = try Token(kind: .direct, hex: "0011223344556677")
-        let audio = try burst(token, sampleRate: sampleRate, leadingSilence: 0, trailingSilence: 0, amplitude: amplitude)
+        let audio = try burst(token, sampleRate: sampleRate, leadingSilence: 0, trailingSilence: 0, amplitude: amplitude, band: band)
         return audio.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(audio.count)
     }
 
@@ -43,9 +43,10 @@ enum TestSignals {
         return Token(kind: kind, packed: value, count: count)!
     }
 
-    /// Decodes `audio`, pushing it in chunks of `chunk` samples (0: all at once).
-    static func decode(_ audio: [Float], sampleRate: Int, chunk: Int = 0) throws -> [DecodedBurst] {
-        let decoder = try BurstDecoder(sampleRate: sampleRate)
+    /// Decodes `audio` listening to `bands`, pushing it in chunks of `chunk` samples (0: all at
+    /// once); the bursts in time order.
+    static func decode(_ audio: [Float], sampleRate: Int, chunk: Int = 0, bands: [ModemBand] = [.high]) throws -> [DecodedBurst] {
+        let decoder = try MultiBandDecoder(sampleRate: sampleRate, bands: bands)
         var found: [DecodedBurst] = []
         audio.withUnsafeBufferPointer { all in
             let step = chunk > 0 ? chunk : max(all.count, 1)
@@ -57,6 +58,6 @@ enum TestSignals {
             }
         }
         decoder.finish { found.append($0) }
-        return found
+        return found.sorted { $0.startSample < $1.startSample }
     }
 }

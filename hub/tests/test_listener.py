@@ -91,7 +91,7 @@ def same_bursts(first, second):
     if len(first) != len(second):
         return False
     for a, b in zip(first, second):
-        if (a["payload"], a["kind"], a["format"]) != (b["payload"], b["kind"], b["format"]):
+        if (a["payload"], a["kind"], a["band"], a["format"]) != (b["payload"], b["kind"], b["band"], b["format"]):
             return False
         if any(abs(a[field] - b[field]) > 1.01 * 10 ** -decimals for field, decimals in PRINTED_DECIMALS.items()):
             return False
@@ -376,9 +376,12 @@ class ListenerPageSaysWhyItIsNotListening(unittest.TestCase):
 @unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
 class BrowserDecoderMatchesTheNativeOne(unittest.TestCase):
     """decode.html (the WebAssembly decoder in Chromium) against `nearcast decode` on the same
-    files: single bursts through the bench's conditions, at 48 and 44.1 kHz."""
+    files: single bursts through the bench's conditions, at 48 and 44.1 kHz, in the high band
+    and (the last three) the low band, and a file of both bands alternating."""
 
-    conditions = ["clean", "white-28", "white-28-44k", "room-a", "room-a-44k", "room-b", "room-a-walking", "room-a-side"]
+    conditions = [("clean", "high"), ("white-28", "high"), ("white-28-44k", "high"), ("room-a", "high"),
+                  ("room-a-44k", "high"), ("room-b", "high"), ("room-a-walking", "high"), ("room-a-side", "high"),
+                  ("clean", "low"), ("room-a", "low"), ("white-28-44k", "low")]
 
     def test_the_browser_decodes_what_the_native_decoder_decodes(self):
         work = tempfile.mkdtemp(prefix="nearcast-parity-")
@@ -387,28 +390,47 @@ class BrowserDecoderMatchesTheNativeOne(unittest.TestCase):
         try:
             browser.get(f"http://127.0.0.1:{static.port}/decode.html")
             compared = found = 0
-            for index, condition in enumerate(self.conditions):
+
+            def compare(received, what):
+                native = native_decode(received)
+                summary = browser.find_element(By.ID, "summary")
+                browser.execute_script("arguments[0].removeAttribute('data-done')", summary)
+                browser.find_element(By.ID, "file").send_keys(os.path.abspath(received))
+                wait_until(lambda: summary.get_attribute("data-done"), 60, f"decoding {received}")
+                self.assertIsNone(summary.get_attribute("data-error"), summary.text)
+                lines = [line for line in browser.find_element(By.ID, "decoded").text.splitlines() if line]
+                browser_tokens = [json.loads(line) for line in lines]
+                self.assertTrue(same_bursts(browser_tokens, native), f"{what}:\n{browser_tokens}\n{native}")
+                return native
+
+            for index, (condition, band) in enumerate(self.conditions):
                 rate = 44_100 if condition.endswith("44k") else 48_000
                 for seed in (1, 2):
                     token = f"{0x5EED0000 + 16 * index + seed:08x}{index:02x}{seed:02x}c0de"
-                    sent = os.path.join(work, f"{condition}-{seed}-sent.wav")
-                    received = os.path.join(work, f"{condition}-{seed}.wav")
-                    subprocess.run([NEARCAST, "encode", "--payload", token, "--kind", "eid", "--rate", str(rate), "--out", sent],
-                                   check=True, capture_output=True)
+                    sent = os.path.join(work, f"{condition}-{band}-{seed}-sent.wav")
+                    received = os.path.join(work, f"{condition}-{band}-{seed}.wav")
+                    subprocess.run([NEARCAST, "encode", "--payload", token, "--kind", "eid", "--rate", str(rate), "--band", band,
+                                    "--out", sent], check=True, capture_output=True)
                     subprocess.run([NEARCAST, "bench", "channel", "--condition", condition, "--seed", str(seed), sent, received],
                                    check=True, capture_output=True)
-                    native = native_decode(received)
-                    summary = browser.find_element(By.ID, "summary")
-                    browser.execute_script("arguments[0].removeAttribute('data-done')", summary)
-                    browser.find_element(By.ID, "file").send_keys(os.path.abspath(received))
-                    wait_until(lambda: summary.get_attribute("data-done"), 60, f"decoding {received}")
-                    self.assertIsNone(summary.get_attribute("data-error"), summary.text)
-                    lines = [line for line in browser.find_element(By.ID, "decoded").text.splitlines() if line]
-                    browser_tokens = [json.loads(line) for line in lines]
-                    self.assertTrue(same_bursts(browser_tokens, native), f"{condition}, seed {seed}:\n{browser_tokens}\n{native}")
+                    native = compare(received, f"{condition} in the {band} band, seed {seed}")
+                    self.assertTrue(all(burst["band"] == band for burst in native), f"{condition}: {native}")
                     compared += 1
                     found += len(native)
             self.assertGreaterEqual(found, compared - 2, "the conditions are ones the modem decodes, nearly always")
+
+            # Both bands in one file, alternating as `run --band both` sends them.
+            mixed, rate = [], 48_000
+            for index, band in enumerate(["high", "low", "high", "low"]):
+                sent = os.path.join(work, f"mixed-{index}.wav")
+                subprocess.run([NEARCAST, "encode", "--payload", f"b0{index:02x}", "--band", band, "--out", sent],
+                               check=True, capture_output=True)
+                rate, samples = read_wav(sent)
+                mixed += [0.0] * (rate // 2) + samples
+            write_pcm16(os.path.join(work, "mixed.wav"), rate, mixed + [0.0] * (rate // 2))
+            native = compare(os.path.join(work, "mixed.wav"), "both bands alternating")
+            self.assertEqual([(burst["payload"], burst["band"]) for burst in native],
+                             [("b000", "high"), ("b001", "low"), ("b002", "high"), ("b003", "low")])
         finally:
             browser.quit()
             static.stop()

@@ -1,6 +1,7 @@
 import NearcastCore
 
-// The listener's decoder: NearcastCore's `BurstDecoder`, unchanged, behind a small C ABI that
+// The listener's decoder: NearcastCore's `MultiBandDecoder` (a `BurstDecoder` per band, both
+// bands heard at once), unchanged, behind a small C ABI that
 // the page calls (web/page/nearcast-modem.js, used by listener-worker.js and decode.js).
 // Nothing is imported from the page: the module owns its memory, and the page reaches the input
 // buffer and the results through the addresses these functions return.
@@ -25,18 +26,20 @@ struct BurstRecord {
     var symbolSNR: Float = 0
     var timeScalePPM: Float = 0
     var tonalShare: Float = 0
+    /// 0 the high band (18.5-20 kHz), 1 the low band (15-16.5 kHz).
+    var band: Int32 = 0
 }
 
 /// The decoder and its buffers. The module's functions run on the one Worker thread that
 /// instantiated it, so nothing here is shared between threads.
 final class ListenerDecoder {
-    let decoder: BurstDecoder
+    let decoder: MultiBandDecoder
     let input: UnsafeMutableBufferPointer<Float>
     var results: [BurstRecord]
     var resultCount = 0
     var dropped = 0
 
-    init(decoder: BurstDecoder) {
+    init(decoder: MultiBandDecoder) {
         self.decoder = decoder
         input = .allocate(capacity: inputCapacity)
         input.initialize(repeating: 0)
@@ -50,20 +53,20 @@ final class ListenerDecoder {
         results[resultCount] = BurstRecord(
             kind: burst.token.kind == .eid ? 1 : 0, length: Int32(burst.token.count), payload: burst.token.packed,
             startSample: Double(burst.startSample), syncScore: burst.syncScore, symbolSNR: burst.symbolSNR,
-            timeScalePPM: burst.timeScalePPM, tonalShare: burst.tonalShare)
+            timeScalePPM: burst.timeScalePPM, tonalShare: burst.tonalShare, band: burst.band == .low ? 1 : 0)
         resultCount += 1
     }
 }
 
 nonisolated(unsafe) var listener: ListenerDecoder?
 
-/// Makes a decoder for audio at `sampleRate` (44,100 or 48,000): 0, or -1 for a rate the modem
-/// cannot use.
+/// Makes a decoder of both bands for audio at `sampleRate` (44,100 or 48,000): 0, or -1 for a
+/// rate the modem cannot use.
 @_expose(wasm, "nc_open") @_cdecl("nc_open")
 public func ncOpen(_ sampleRate: Int32) -> Int32 {
     listener = nil
     messageLength = 0
-    guard let decoder = try? BurstDecoder(sampleRate: Int(sampleRate)) else { return -1 }
+    guard let decoder = try? MultiBandDecoder(sampleRate: Int(sampleRate), bands: [.high, .low]) else { return -1 }
     listener = ListenerDecoder(decoder: decoder)
     return 0
 }
@@ -99,6 +102,10 @@ func result(_ index: Int32) -> BurstRecord {
     guard let listener, index >= 0, Int(index) < listener.resultCount else { return BurstRecord() }
     return listener.results[Int(index)]
 }
+
+/// The band the burst was heard in: 0 high (18.5-20 kHz), 1 low (15-16.5 kHz).
+@_expose(wasm, "nc_burst_band") @_cdecl("nc_burst_band")
+public func ncBurstBand(_ index: Int32) -> Int32 { result(index).band }
 
 /// The token's kind: 0 direct, 1 EID.
 @_expose(wasm, "nc_burst_kind") @_cdecl("nc_burst_kind")

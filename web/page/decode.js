@@ -12,7 +12,8 @@ let modemReady = NearcastModem.load(moduleURL);
 export function jsonLine(burst) {
   return `{"payload":"${burst.hex}","kind":"${burst.kind}","offset_s":${burst.offsetSeconds.toFixed(6)},`
     + `"sync":${burst.sync.toFixed(3)},"snr_db":${burst.snrDB.toFixed(1)},`
-    + `"time_scale_ppm":${burst.timeScalePPM.toFixed(0)},"tonal_share":${burst.tonalShare.toFixed(3)},"format":${burst.format}}`;
+    + `"time_scale_ppm":${burst.timeScalePPM.toFixed(0)},"tonal_share":${burst.tonalShare.toFixed(3)},`
+    + `"band":"${burst.band}","format":${burst.format}}`;
 }
 
 async function decodeFile(file) {
@@ -24,7 +25,8 @@ async function decodeFile(file) {
     const { sampleRate, samples } = readWAV(await file.arrayBuffer(), file.name);
     const decoder = modem.open(sampleRate);
     const started = performance.now();
-    const bursts = [...decoder.push(samples), ...decoder.finish()];
+    // Each band's decoder reports in turn: in time order, as `nearcast decode` prints them.
+    const bursts = [...decoder.push(samples), ...decoder.finish()].sort((a, b) => a.startSample - b.startSample);
     const elapsed = performance.now() - started;
     const seconds = samples.length / sampleRate;
     decoded.textContent = bursts.map(jsonLine).join("\n");

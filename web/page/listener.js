@@ -18,9 +18,9 @@ const params = new URLSearchParams(location.search);
 const apiKey = params.get("key") || "";
 let hub = (params.get("hub") || "").replace(/\/+$/, "");
 
-/** The band the box sends in, and what counts as "no energy in it" (see docs/venue-operator.md, "The listener page"). */
-const bandLow = 18_500;
-const bandHigh = 20_000;
+/** The bands a box sends in (high 18.5-20 kHz, low 15-16.5 kHz; the decoder hears both), and what
+ * counts as "no energy in them" (see docs/venue-operator.md, "The listener page"). */
+const bands = [[18_500, 20_000], [15_000, 16_500]];
 const silentBandDB = -110;        // per-bin level (dBFS) a real microphone's own noise stays above
 const silentBandSeconds = 5;      // how long the band must stay below it before the page says so
 const ringSeconds = 4;            // at least; the ring's length is the next power of two
@@ -293,17 +293,20 @@ function startBandMeter(source) {
   source.connect(analyser);
   const bins = new Float32Array(analyser.frequencyBinCount);
   const binHz = context.sampleRate / analyser.fftSize;
-  const low = Math.ceil(bandLow / binHz);
-  const high = Math.min(bins.length - 1, Math.floor(bandHigh / binHz));
+  const ranges = bands.map(([from, to]) => [Math.ceil(from / binHz), Math.min(bins.length - 1, Math.floor(to / binHz))]);
   setInterval(() => {
     if (status.fault || context.state !== "running") {
       bandQuietSince = null;   // no audio flows: the band is not judged
       return;
     }
     analyser.getFloatFrequencyData(bins);
-    let power = 0;
-    for (let i = low; i <= high; i++) power += 10 ** (bins[i] / 10);
-    const level = 10 * Math.log10(power / (high - low + 1));
+    // The meter shows the louder band: the page can hear the box if either band reaches it.
+    let level = -Infinity;
+    for (const [low, high] of ranges) {
+      let power = 0;
+      for (let i = low; i <= high; i++) power += 10 ** (bins[i] / 10);
+      level = Math.max(level, 10 * Math.log10(power / (high - low + 1)));
+    }
     const meter = $("band-level");
     meter.value = Number.isFinite(level) ? Math.max(-130, level) : -130;
     meter.dataset.db = Number.isFinite(level) ? level.toFixed(1) : "-inf";
@@ -312,8 +315,8 @@ function startBandMeter(source) {
     if (!(level > silentBandDB)) {
       bandQuietSince ??= now;
       if (!status.band && now - bandQuietSince >= silentBandSeconds * 1000) {
-        status.band = "No sound reaches this page at 18.5–20 kHz: this microphone or browser seems to cut the band "
-          + "Nearcast uses, so it cannot hear the box here";
+        status.band = "No sound reaches this page at 18.5–20 kHz or 15–16.5 kHz: this microphone or browser seems to cut "
+          + "the bands Nearcast uses, so it cannot hear the box here";
         showStatus();
       }
     } else {

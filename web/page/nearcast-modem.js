@@ -23,6 +23,7 @@ function burstAt(exports, index, sampleRate) {
     snrDB: exports.nc_burst_snr(index),
     timeScalePPM: exports.nc_burst_time_scale(index),
     tonalShare: exports.nc_burst_tonal_share(index),
+    band: exports.nc_burst_band(index) === 1 ? "low" : "high",
     format: exports.nc_format_version(),
   };
 }

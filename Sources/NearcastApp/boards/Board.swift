@@ -96,6 +96,9 @@ public struct Board: Sendable, Equatable {
     public var console: Console
     /// Whether broadcasting is allowed before a technician grants consent (sim and vm boards).
     public var consentGrantedAtStart: Bool
+    /// The band(s) this board's speaker sends in unless the config, the command line or the
+    /// console says otherwise (`audio.band`; high when the file does not say).
+    public var audioBand: BandSelection = .high
     /// Where the board was loaded from.
     public var source: String
 

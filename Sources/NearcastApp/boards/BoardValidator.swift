@@ -52,6 +52,7 @@ enum BoardValidator {
         if var inputReader = try audioReader.object("input") {
             input = try audioDevice(&inputReader)
         }
+        let band = try audioReader.choice("band", ["high", "low", "both"]).flatMap { BandSelection(name: $0) } ?? .high
         try audioReader.finish()
 
         var btReader = try top.requiredObject("bluetooth")
@@ -77,9 +78,11 @@ enum BoardValidator {
 
         let consent = try top.choice("consent", ["granted", "required"]) ?? "required"
         try top.finish()
-        return Board(name: name, description: description, gpio: gpio, leds: leds, audioOutput: output,
-                     audioInput: input, bluetooth: bluetooth, console: console,
-                     consentGrantedAtStart: consent == "granted", source: file)
+        var board = Board(name: name, description: description, gpio: gpio, leds: leds, audioOutput: output,
+                          audioInput: input, bluetooth: bluetooth, console: console,
+                          consentGrantedAtStart: consent == "granted", source: file)
+        board.audioBand = band
+        return board
     }
 
     /// The chip may be a label (string) or a number.

@@ -32,6 +32,16 @@ extension Float: ArgumentValue {
     static var expectation: String { "a number" }
 }
 
+extension ModemBand: ArgumentValue {
+    init?(argument: String) { self.init(name: argument) }
+    static var expectation: String { "high or low" }
+}
+
+extension BandSelection: ArgumentValue {
+    init?(argument: String) { self.init(name: argument) }
+    static var expectation: String { "high, low or both" }
+}
+
 extension TokenKind: ArgumentValue {
     init?(argument: String) { self.init(rawValue: argument) }
     static var expectation: String { "direct or eid" }

@@ -36,6 +36,7 @@ struct BenchModemCommand: RunnableCommand {
             .option("rt60", value: "seconds", help: "Override the RT60 of the image-method room conditions (0.1 to 2)."),
             .option("distance", value: "metres", help: "Override the source-listener distance of the image-method room conditions (0.5 to 8)."),
             .option("noise-rate", value: "hz", help: "Sample rate of the false-token run: 48000 (the default) or 44100."),
+            .option("band", value: "high|low", help: "The band every trial and the false-token run use: high (the default) or low."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
         ],
@@ -50,6 +51,7 @@ struct BenchModemCommand: RunnableCommand {
     let noiseHours: Double
     let syncThreshold: Float?
     let noiseRate: Int
+    let band: ModemBand
     let noToneScale: Bool
     let windowDelay: Double?
     let gate: Float?
@@ -67,6 +69,7 @@ struct BenchModemCommand: RunnableCommand {
         noiseHours = try arguments.value("noise-hours", default: 1.0)
         syncThreshold = try arguments.value("sync-threshold")
         noiseRate = try arguments.value("noise-rate", default: 48_000)
+        band = try arguments.value("band", default: .high)
         noToneScale = arguments.flag("no-tone-scale")
         windowDelay = try arguments.value("window-delay")
         gate = try arguments.value("gate")
@@ -121,11 +124,13 @@ struct BenchModemCommand: RunnableCommand {
         }
         let selected = try selectedConditions()
         if !json {
-            StandardStreams.line("Modem benchmark: \(trials) trials per condition, seed \(seed), periods of \(ModemBenchmark.period) samples")
+            StandardStreams.line("Modem benchmark: \(trials) trials per condition, seed \(seed), periods of \(ModemBenchmark.period) samples, "
+                + "\(band.name) band (\(band.firstToneHz)-\(band.lastToneHz) Hz)")
             StandardStreams.line(Self.header)
         }
         for var condition in selected {
             if let cn0 { condition.cn0 = cn0 }
+            condition.band = band
             if let directivity, condition.room != nil { condition.room?.directivity = directivity }
             roomOverride.apply(to: &condition)
             StandardStreams.error("bench: \(condition.name): \(trials) trials...")
@@ -153,12 +158,13 @@ struct BenchModemCommand: RunnableCommand {
         guard noiseHours > 0 else { return }
         if !json {
             StandardStreams.line("")
-            StandardStreams.line("False tokens: \(Formatting.fixed(noiseHours, decimals: 2)) h of each sound at \(noiseRate) Hz, no burst in it")
+            StandardStreams.line("False tokens: \(Formatting.fixed(noiseHours, decimals: 2)) h of each sound at \(noiseRate) Hz, no burst in it, "
+                + "\(band.name)-band decoder")
             StandardStreams.line("sound    hours  candidates/h  frames tried/h  false tokens  decode CPU")
         }
         for (index, sound) in BackgroundSound.Kind.allCases.enumerated() {
             StandardStreams.error("bench: \(sound.rawValue) noise: \(Formatting.fixed(noiseHours, decimals: 2)) h...")
-            let result = try FalseTokenBenchmark.run(sound: sound, seconds: noiseHours * 3600, sampleRate: noiseRate,
+            let result = try FalseTokenBenchmark.run(sound: sound, seconds: noiseHours * 3600, sampleRate: noiseRate, band: band,
                                                      seed: seed &+ UInt64(index), decoder: decoderConfiguration,
                                                      cpuSeconds: ThreadCPUClock.seconds)
             if json {
@@ -193,7 +199,7 @@ struct BenchModemCommand: RunnableCommand {
     static func json(_ r: ModemBenchmark.Result) -> String {
         "{\"condition\":\(Formatting.jsonString(r.condition)),\"trials\":\(r.trials),\"decoded\":\(r.decoded),"
             + "\"wrong\":\(r.wrong),\"airtime\":\(Formatting.fixed(r.airtime, decimals: 4)),"
-            + "\"cpu_ms_per_s\":\(Formatting.fixed(r.cpuMillisecondsPerSecond, decimals: 3))"
+            + "\"cpu_ms_per_s\":\(Formatting.fixed(r.cpuMillisecondsPerSecond, decimals: 3)),\"band\":\"\(r.band.name)\""
             + ",\"demodulated\":\(r.demodulated),\"frames_tried\":\(r.framesTried)"
             + (r.meanDirectToReverberantDB.map { ",\"drr_db\":\(Formatting.fixed($0, decimals: 2))" } ?? "") + "}"
     }

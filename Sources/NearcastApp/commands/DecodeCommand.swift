@@ -9,25 +9,35 @@ struct DecodeCommand: RunnableCommand {
         discussion: "Exits 0 when the file was read, even if it holds no token.",
         arguments: [
             .positional("file", help: "The WAV file to decode."),
+            .option("band", help: "The bands to listen to: both (the default), high or low."),
             .flag("json", help: "One JSON object per token and line."),
         ]) { arguments throws(UsageError) in
-            DecodeCommand(file: try arguments.required("file"), json: arguments.flag("json"))
+            DecodeCommand(file: try arguments.required("file"), bands: try arguments.value("band", default: BandSelection.both).bands,
+                          json: arguments.flag("json"))
         }
 
     let file: String
+    let bands: [ModemBand]
     let json: Bool
 
     func run() throws {
         let reader: WAVFileReader
         do { reader = try WAVFileReader(path: file) } catch { throw CommandFailure("\(error)") }
         let rate = reader.layout.format.sampleRate
-        let decoder: BurstDecoder
-        do { decoder = try BurstDecoder(sampleRate: rate) } catch { throw CommandFailure("\(file): \(error)") }
+        let decoder: MultiBandDecoder
+        do { decoder = try MultiBandDecoder(sampleRate: rate, bands: bands) } catch { throw CommandFailure("\(file): \(error)") }
 
         var found = 0
-        let report = { (burst: DecodedBurst) in
-            found += 1
-            StandardStreams.line(json ? Self.json(burst) : Self.text(burst))
+        // The bands' decoders report one after the other within a push: each chunk's bursts
+        // are printed in time order.
+        var heard: [DecodedBurst] = []
+        let collect = { (burst: DecodedBurst) in heard.append(burst) }
+        let report = {
+            for burst in heard.sorted(by: { $0.startSample < $1.startSample }) {
+                found += 1
+                StandardStreams.line(json ? Self.json(burst) : Self.text(burst))
+            }
+            heard.removeAll(keepingCapacity: true)
         }
         var chunk = [Float](repeating: 0, count: 4096)
         while true {
@@ -38,9 +48,11 @@ struct DecodeCommand: RunnableCommand {
                 throw CommandFailure("\(error)")
             }
             if count == 0 { break }
-            chunk.withUnsafeBufferPointer { decoder.push(UnsafeBufferPointer(rebasing: $0[0..<count]), report) }
+            chunk.withUnsafeBufferPointer { decoder.push(UnsafeBufferPointer(rebasing: $0[0..<count]), collect) }
+            report()
         }
-        decoder.finish(report)
+        decoder.finish(collect)
+        report()
         if !json {
             let seconds = Double(reader.layout.frames) / Double(rate)
             StandardStreams.line("\(found) token\(found == 1 ? "" : "s") in \(Formatting.fixed(seconds, decimals: 2)) s of audio at \(rate) Hz")
@@ -54,7 +66,7 @@ struct DecodeCommand: RunnableCommand {
             + "\"snr_db\":\(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)),"
             + "\"time_scale_ppm\":\(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)),"
             + "\"tonal_share\":\(Formatting.fixed(Double(burst.tonalShare), decimals: 3)),"
-            + "\"format\":\(burst.format)}"
+            + "\"band\":\"\(burst.band.name)\",\"format\":\(burst.format)}"
     }
 
     static func text(_ burst: DecodedBurst) -> String {
@@ -62,6 +74,6 @@ struct DecodeCommand: RunnableCommand {
             + "  (sync \(Formatting.fixed(Double(burst.syncScore), decimals: 2)),"
             + " Es/N0 \(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)) dB,"
             + " time scale \(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)) ppm,"
-            + " tonal share \(Formatting.fixed(Double(burst.tonalShare), decimals: 2)))"
+            + " tonal share \(Formatting.fixed(Double(burst.tonalShare), decimals: 2)), \(burst.band.name) band)"
     }
 }

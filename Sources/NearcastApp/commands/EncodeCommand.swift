@@ -10,6 +10,7 @@ struct EncodeCommand: RunnableCommand {
             .option("payload", value: "hex", required: true, help: "The payload in hex: 1-8 bytes for direct tokens, exactly 8 for eid."),
             .option("kind", help: "What the payload is: direct (the default) or eid."),
             .option("rate", help: "Sample rate in Hz: 48000 (the default) or 44100."),
+            .option("band", help: "The band: high (18.5-20 kHz, the default) or low (15-16.5 kHz, for phones that do not hear the high one)."),
             .flag("float", help: "Write 32-bit float samples instead of 16-bit PCM."),
             .option("amplitude", help: "Peak amplitude, 0 < A <= 1 of full scale (default 0.5)."),
             .option("out", value: "file", required: true, help: "The WAV file to write."),
@@ -19,6 +20,7 @@ struct EncodeCommand: RunnableCommand {
     let payload: String
     let kind: TokenKind
     let rate: Int
+    let band: ModemBand
     let float: Bool
     let amplitude: Float
     let out: String
@@ -27,6 +29,7 @@ struct EncodeCommand: RunnableCommand {
         payload = try arguments.required("payload")
         kind = try arguments.value("kind", default: .direct)
         rate = try arguments.value("rate", default: 48_000)
+        band = try arguments.value("band", default: .high)
         float = arguments.flag("float")
         amplitude = try arguments.value("amplitude", default: 0.5)
         out = try arguments.required("out")
@@ -41,7 +44,7 @@ struct EncodeCommand: RunnableCommand {
     func run() throws {
         let token: Token
         do { token = try Token(kind: kind, hex: payload) } catch { throw CommandFailure("--payload: \(error)") }
-        let encoder = try BurstEncoder(sampleRate: rate, amplitude: amplitude)
+        let encoder = try BurstEncoder(sampleRate: rate, band: band, amplitude: amplitude)
         encoder.start(token)
         var samples = [Float](repeating: 0, count: encoder.rate.burstSamples)
         samples.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
@@ -54,6 +57,6 @@ struct EncodeCommand: RunnableCommand {
             throw CommandFailure("\(error)")
         }
         let encoding = float ? "32-bit float" : "16-bit PCM"
-        StandardStreams.line("wrote \(out): \(token), \(Formatting.fixed(encoder.rate.burstSeconds, decimals: 3)) s at \(rate) Hz, \(encoding)")
+        StandardStreams.line("wrote \(out): \(token), \(Formatting.fixed(encoder.rate.burstSeconds, decimals: 3)) s at \(rate) Hz in the \(band.name) band (\(band.firstToneHz)-\(band.lastToneHz) Hz), \(encoding)")
     }
 }

@@ -8,7 +8,7 @@ import NearcastNearby
 /// happened is kept as log lines, written by ``flush(_:)`` once the period is handed to the
 /// device (formatting allocates; the rendering does not).
 final class ActionPerformer {
-    private let encoder: BurstEncoder
+    private let encoder: MultiBandEncoder
     private let radio: any BLERadio
     private let clock: StreamClock
     private let manager: MessageManager
@@ -19,7 +19,7 @@ final class ActionPerformer {
     /// `audio test` asked for a calibration burst: played once no burst is under way.
     private var testBurstPending = false
 
-    init(encoder: BurstEncoder, devices: Devices, manager: MessageManager, progress: LoopProgress, advertising: AdvertisingSettings) {
+    init(encoder: MultiBandEncoder, devices: Devices, manager: MessageManager, progress: LoopProgress, advertising: AdvertisingSettings) {
         self.encoder = encoder
         self.radio = devices.radio
         self.clock = devices.clock

@@ -10,7 +10,7 @@ final class Box {
     let board: Board
     let stateDirectory: StateDirectory
     let manager: MessageManager
-    let encoder: BurstEncoder
+    let encoder: MultiBandEncoder
     let progress: LoopProgress
     let requests = LoopRequests()
     let publications: Publications
@@ -29,7 +29,7 @@ final class Box {
     /// The hub client, when the box publishes messages through a hub.
     let hub: HubLink?
 
-    init(board: Board, stateDirectory: StateDirectory, manager: MessageManager, encoder: BurstEncoder, sampleRate: Int,
+    init(board: Board, stateDirectory: StateDirectory, manager: MessageManager, encoder: MultiBandEncoder, sampleRate: Int,
          strategy: Strategy, listenMediums: DiscoveryMediums, advertising: AdvertisingSettings, faults: SimulatedFaults?,
          hub: HubLink?, log: @escaping (String) -> Void) {
         self.board = board

@@ -39,6 +39,9 @@ final class ConfigReloader {
             case "audioLevel":
                 box.encoder.amplitude = Float(new.audioLevel ?? SettingsDefaults.audioLevel) / 100
                 applied.append(change)
+            case "audioBand":
+                box.encoder.selection = new.audioBand ?? board.audioBand
+                applied.append(change + " (from the next burst)")
             case "bleInterval":
                 box.advertising.intervalMilliseconds = new.bleInterval ?? SettingsDefaults.bleIntervalMilliseconds
                 applied.append(change)

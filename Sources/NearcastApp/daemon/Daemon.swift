@@ -56,8 +56,10 @@ public final class Daemon {
         if let problem = devices.ledsProblem { log("error: \(problem); broadcasting without status LEDs") }
         let fs = devices.output.sampleRate
         let resolved = resolveSettings()
-        let encoder: BurstEncoder
-        do { encoder = try BurstEncoder(sampleRate: fs, amplitude: Float(resolved.audioLevel) / 100) } catch {
+        let encoder: MultiBandEncoder
+        do {
+            encoder = try MultiBandEncoder(sampleRate: fs, selection: resolved.audioBand, amplitude: Float(resolved.audioLevel) / 100)
+        } catch {
             throw CommandFailure("\(board.source): audio.output.rate: \(error)")
         }
         let consent = board.consentGrantedAtStart || settings.state.savedConsent(log: log)
@@ -133,7 +135,7 @@ public final class Daemon {
                                                 commandLine: settings.commandLine, saved: saved?.layer)
         if let saved {
             let file = settings.state.file(SavedSettings.fileName)
-            log("saved settings from \(file): \(saved.strategy), audio level \(saved.audioLevel),"
+            log("saved settings from \(file): \(saved.strategy), audio level \(saved.audioLevel), band \(saved.audioBand.name),"
                 + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
             if resolved.sources["publications"] == "command line" && saved.publications != resolved.publications {
                 log("the command line's publications replace the \(saved.publications.count) saved in \(file)")

@@ -6,6 +6,8 @@ struct SettingsLayer: Equatable {
     var mode: DiscoveryMode?
     /// Burst peak level, % of full scale.
     var audioLevel: Int?
+    /// The band(s) the bursts are sent in.
+    var audioBand: BandSelection?
     var bleIntervalMilliseconds: Int?
     var txPower: Int?
     var debug: Bool?
@@ -22,6 +24,7 @@ struct SettingsLayer: Equatable {
 struct ResolvedSettings: Equatable {
     var strategy: Strategy
     var audioLevel: Int
+    var audioBand: BandSelection
     var bleIntervalMilliseconds: Int
     var txPower: Int
     var debug: Bool
@@ -35,7 +38,7 @@ struct ResolvedSettings: Equatable {
 }
 
 /// The one place the box's settings are layered: the built-in defaults (``SettingsDefaults``,
-/// the board's TX power), then the static config file, then the command line, then what a
+/// the board's TX power and audio band), then the static config file, then the command line, then what a
 /// technician saved on the console, each overriding the ones before wherever it says anything.
 /// Two rules on top, both deliberate: publications named on the command line replace the saved
 /// ones (they are this run's explicit instruction; the saved ones come back at the next plain
@@ -48,7 +51,7 @@ enum SettingsResolver {
     }
 
     static func resolve(board: Board, config: SettingsLayer, commandLine: SettingsLayer, saved: SettingsLayer?) -> ResolvedSettings {
-        let defaults = SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: SettingsDefaults.audioLevel,
+        let defaults = SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: SettingsDefaults.audioLevel, audioBand: board.audioBand,
                                      bleIntervalMilliseconds: SettingsDefaults.bleIntervalMilliseconds, txPower: board.bluetooth.txPower,
                                      debug: false, interval: SettingsDefaults.interval, console: "stdio",
                                      publications: [SettingsDefaults.publication(over: .both)])
@@ -87,6 +90,7 @@ enum SettingsResolver {
         return ResolvedSettings(
             strategy: strategy,
             audioLevel: pick("audioLevel") { $0.audioLevel },
+            audioBand: pick("audioBand") { $0.audioBand },
             bleIntervalMilliseconds: pick("bleInterval") { $0.bleIntervalMilliseconds },
             txPower: pick("txPower") { $0.txPower },
             debug: layers.contains { $0.values.debug == true },
@@ -101,7 +105,7 @@ enum SettingsResolver {
 extension StaticConfig {
     /// What the config file says, as a settings layer.
     var layer: SettingsLayer {
-        SettingsLayer(mediums: mediums, audioLevel: audioLevel, bleIntervalMilliseconds: bleInterval, txPower: txPower,
+        SettingsLayer(mediums: mediums, audioLevel: audioLevel, audioBand: audioBand, bleIntervalMilliseconds: bleInterval, txPower: txPower,
                       debug: debug, interval: audioInterval, console: console, publications: publications, hub: hub)
     }
 }
@@ -109,7 +113,7 @@ extension StaticConfig {
 extension SavedSettings {
     /// What a technician saved, as a settings layer (it says every tunable it holds).
     var layer: SettingsLayer {
-        SettingsLayer(mediums: strategy.mediums, mode: strategy.mode, audioLevel: audioLevel,
+        SettingsLayer(mediums: strategy.mediums, mode: strategy.mode, audioLevel: audioLevel, audioBand: audioBand,
                       bleIntervalMilliseconds: bleIntervalMilliseconds, txPower: txPower, debug: debug,
                       publications: publications)
     }

@@ -1,17 +1,18 @@
 import NearcastCore
 import NearcastDrivers
 
-/// Feeds the streaming decoder everything a microphone captured since the last call: the one
-/// capture drain the daemon's listener and `selftest` share, for real and simulated microphones.
+/// Feeds the streaming decoder (both bands at once) everything a microphone captured since the
+/// last call: the one capture drain the daemon's listener and `selftest` share, for real and
+/// simulated microphones.
 /// Its buffers are made in `init`; draining allocates nothing.
 final class CapturedAudioDecoder {
     let input: AudioInput
-    let decoder: BurstDecoder
+    let decoder: MultiBandDecoder
     private var buffer: [Float]
 
     init(input: AudioInput) throws(ModemRateError) {
         self.input = input
-        decoder = try BurstDecoder(sampleRate: input.sampleRate)
+        decoder = try MultiBandDecoder(sampleRate: input.sampleRate, bands: [.high, .low])
         buffer = [Float](repeating: 0, count: max(input.periodFrames, 1024))
     }
 

@@ -16,6 +16,8 @@ struct SavedSettings: Equatable {
     var strategy: Strategy
     /// Burst level, % of full scale.
     var audioLevel: Int
+    /// The band(s) the bursts are sent in (files saved before there were two bands: high).
+    var audioBand: BandSelection = .high
     var bleIntervalMilliseconds: Int
     var txPower: Int
     var debug: Bool
@@ -33,6 +35,7 @@ struct SavedSettings: Equatable {
               version: \(Self.formatVersion),
               strategy: { mediums: "\(strategy.mediums)", mode: "\(strategy.mode)" },
               audioLevel: \(audioLevel),
+              audioBand: "\(audioBand.name)",
               bleInterval: \(bleIntervalMilliseconds),
               txPower: \(txPower),
               debug: \(debug),
@@ -61,6 +64,7 @@ struct SavedSettings: Equatable {
         var settings = SavedSettings(
             strategy: Strategy(mediums: mediums, mode: mode),
             audioLevel: try reader.requiredInt("audioLevel", in: 0...100),
+            audioBand: try reader.choice("audioBand", ["high", "low", "both"]).flatMap { BandSelection(name: $0) } ?? .high,
             bleIntervalMilliseconds: try reader.requiredInt("bleInterval", in: 20...10_240),
             txPower: try reader.requiredInt("txPower", in: -100...20),
             debug: try reader.bool("debug") ?? false,

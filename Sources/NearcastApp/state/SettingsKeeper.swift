@@ -9,12 +9,12 @@ final class SettingsKeeper {
     private let stateDirectory: StateDirectory
     private let manager: MessageManager
     private let publications: Publications
-    private let encoder: BurstEncoder
+    private let encoder: MultiBandEncoder
     private let advertising: AdvertisingSettings
     private let progress: LoopProgress
     private let log: LogSink
 
-    init(stateDirectory: StateDirectory, manager: MessageManager, publications: Publications, encoder: BurstEncoder,
+    init(stateDirectory: StateDirectory, manager: MessageManager, publications: Publications, encoder: MultiBandEncoder,
          advertising: AdvertisingSettings, progress: LoopProgress, log: LogSink) {
         self.stateDirectory = stateDirectory
         self.manager = manager
@@ -31,6 +31,7 @@ final class SettingsKeeper {
     /// The settings in effect.
     var inEffect: SavedSettings {
         SavedSettings(strategy: publications.strategy, audioLevel: Int((encoder.amplitude * 100).rounded()),
+                      audioBand: encoder.selection,
                       bleIntervalMilliseconds: advertising.intervalMilliseconds, txPower: Int(advertising.txPower),
                       debug: manager.debugLogging, publications: publications.specs)
     }

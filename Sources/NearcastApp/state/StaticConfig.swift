@@ -12,6 +12,7 @@ import NearcastDrivers
 ///   mediums: "both",       // audio, ble or both
 ///   audioInterval: 1.0,    // seconds between one publication's bursts (0.5-3600)
 ///   audioLevel: 50,        // burst peak, % of full scale
+///   audioBand: "high",     // high (18.5-20 kHz), low (15-16.5 kHz) or both (alternating)
 ///   bleInterval: 100,      // advertising interval, ms (20-10240)
 ///   txPower: -12,          // calibrated TX power at 0 m written into the frames, dBm
 ///   console: "/dev/serial0",
@@ -31,6 +32,7 @@ struct StaticConfig: Equatable {
     var mediums: DiscoveryMediums?
     var audioInterval: Double?
     var audioLevel: Int?
+    var audioBand: BandSelection?
     var bleInterval: Int?
     var txPower: Int?
     var console: String?
@@ -53,6 +55,7 @@ struct StaticConfig: Equatable {
         config.mediums = try reader.choice("mediums", ["audio", "ble", "both"]).flatMap { DiscoveryMediums(name: $0) }
         config.audioInterval = try reader.number("audioInterval", in: 0.5...3600)
         config.audioLevel = try reader.int("audioLevel", in: 1...100)
+        config.audioBand = try reader.choice("audioBand", ["high", "low", "both"]).flatMap { BandSelection(name: $0) }
         config.bleInterval = try reader.int("bleInterval", in: 20...10_240)
         config.txPower = try reader.int("txPower", in: -100...20)
         config.console = try reader.string("console")
@@ -170,6 +173,7 @@ struct StaticConfig: Equatable {
         compare("mediums", old.mediums, mediums)
         compare("audioInterval", old.audioInterval, audioInterval)
         compare("audioLevel", old.audioLevel, audioLevel)
+        compare("audioBand", old.audioBand?.name, audioBand?.name)
         compare("bleInterval", old.bleInterval, bleInterval)
         compare("txPower", old.txPower, txPower)
         compare("console", old.console, console)

@@ -11,6 +11,8 @@ public struct BasebandConverter {
     public static let passbandEdgeHz = 850.0
 
     public let rate: ModemRate
+    /// The band mixed down.
+    public let band: ModemBand
     /// Filter taps (real, symmetric).
     private let taps: [Float]
     private let mixRe: [Float]
@@ -25,11 +27,12 @@ public struct BasebandConverter {
     /// Audio samples by which the filter delays the baseband signal.
     public var delaySamples: Int { (taps.count - 1) / 2 }
 
-    /// Builds the mixer table and filter for `rate` (allocates once).
-    public init(rate: ModemRate) {
+    /// Builds the mixer table and filter for `band` at `rate` (allocates once).
+    public init(rate: ModemRate, band: ModemBand = .high) {
         self.rate = rate
+        self.band = band
         let fs = rate.sampleRate
-        let fc = ModemProfile.basebandCenterHz
+        let fc = band.basebandCenterHz
         let period = fs / Self.gcd(fs, fc)
         var mixRe = [Float](repeating: 0, count: period)
         var mixIm = [Float](repeating: 0, count: period)

@@ -72,6 +72,8 @@ public final class BurstDecoder {
     public static let maximumPendingCandidates = 8
 
     public let rate: ModemRate
+    /// The band this decoder listens to (``MultiBandDecoder`` listens to several).
+    public let band: ModemBand
     public let configuration: Configuration
     private var converter: BasebandConverter
     private let timing: ChirpPairTiming
@@ -138,14 +140,15 @@ public final class BurstDecoder {
     private var scratchIm: [Float]
     private var llrs: [Float]
 
-    /// Makes a decoder for audio at `sampleRate` (allocates all its buffers).
-    public init(sampleRate: Int, configuration: Configuration = Configuration()) throws(ModemRateError) {
+    /// Makes a decoder for bursts in `band` in audio at `sampleRate` (allocates all its buffers).
+    public init(sampleRate: Int, band: ModemBand = .high, configuration: Configuration = Configuration()) throws(ModemRateError) {
         let rate = try ModemRate(sampleRate: sampleRate)
         self.rate = rate
+        self.band = band
         self.configuration = configuration
-        converter = BasebandConverter(rate: rate)
+        converter = BasebandConverter(rate: rate, band: band)
         demodulator = SoftDemodulator(rate: rate)
-        scaleSearch = ToneOnsetScaleSearch(rate: rate)
+        scaleSearch = ToneOnsetScaleSearch(rate: rate, band: band)
         viterbi = ViterbiDecoder(steps: ModemProfile.encodedBits)
 
         var capacity = 1
@@ -157,22 +160,22 @@ public final class BurstDecoder {
         secondScore = [Float](repeating: 0, count: capacity)
         let fb = Double(rate.basebandRate)
         let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
-        pairSlack = Int((largestScale * abs(ModemProfile.chirpPairSpreadSeconds) * fb).rounded(.up)) + 1
+        pairSlack = Int((largestScale * abs(band.chirpPairSpreadSeconds) * fb).rounded(.up)) + 1
         syncStride = rate.basebandRate >= 4_000 ? 2 : 1
-        timing = ChirpPairTiming(rate: rate, pairSlack: pairSlack)
+        timing = ChirpPairTiming(rate: rate, band: band, pairSlack: pairSlack)
 
         dataStart = 2 * rate.basebandChirpSamples
         delayedDataStart = dataStart + Int((configuration.windowDelayMilliseconds / 1000 * fb).rounded())
         span = delayedDataStart + ModemProfile.symbolCount * rate.basebandSymbolSamples + 2
         // The first arrival may sit up to the timing's reach after the candidate, the scale moves
         // the start by up to |shift|·ε, and the stretched burst needs the interpolator's reach.
-        let shift = Int((largestScale * abs(ModemProfile.firstChirpShiftSeconds) * fb).rounded(.up))
+        let shift = Int((largestScale * abs(band.firstChirpShiftSeconds) * fb).rounded(.up))
         candidateWait = timing.reachAfter + shift + Int((Double(span) * (1 + largestScale)).rounded(.up))
             + FractionalInterpolator.halfTaps + 2
 
         paddedChirp = (rate.basebandChirpSamples + 3) / 4
-        let (fr, fi) = Self.chirpTemplate(rate: rate, rising: ModemProfile.firstChirpRises, padded: 4 * paddedChirp)
-        let (sr, si) = Self.chirpTemplate(rate: rate, rising: !ModemProfile.firstChirpRises, padded: 4 * paddedChirp)
+        let (fr, fi) = Self.chirpTemplate(rate: rate, band: band, rising: ModemProfile.firstChirpRises, padded: 4 * paddedChirp)
+        let (sr, si) = Self.chirpTemplate(rate: rate, band: band, rising: !ModemProfile.firstChirpRises, padded: 4 * paddedChirp)
         firstRe = fr; firstIm = fi; secondRe = sr; secondIm = si
         templateEnergy = Float(rate.basebandChirpSamples)
         syncThreshold = configuration.syncThresholdOverNoise / Float(rate.basebandChirpSamples)
@@ -410,7 +413,7 @@ public final class BurstDecoder {
     private func decode(arrival: Double, scale chirpScale: Double, dataStart: Int, syncScore: Float,
                         quickCheck: Bool) -> DecodedBurst? {
         let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
-        let shift = ModemProfile.firstChirpShiftSeconds * Double(rate.basebandRate)
+        let shift = band.firstChirpShiftSeconds * Double(rate.basebandRate)
         var scale = chirpScale
         // A time scale moves the first chirp's peak by ε·shift, so the burst began that much
         // before its peak was found.
@@ -458,7 +461,7 @@ public final class BurstDecoder {
         let audioStart = Int(((start + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
         return DecodedBurst(token: token, startSample: max(0, audioStart), sampleRate: rate.sampleRate,
                             syncScore: syncScore, symbolSNR: snr, timeScalePPM: Float(scale * 1e6),
-                            tonalShare: share)
+                            tonalShare: share, band: band)
     }
 
     /// Resamples the burst that starts at `start` with time scale `scale` into the scratch
@@ -471,7 +474,7 @@ public final class BurstDecoder {
         guard Int(last) < produced, produced - origin <= capacity else { return false }
         let offset = origin & (capacity - 1)
         // After resampling, the tones sit ε·f_c/(1+ε) above where they belong.
-        let step = -2 * CoreMath.pi * Double(ModemProfile.basebandCenterHz) * scale * stretch / Double(rate.basebandRate)
+        let step = -2 * CoreMath.pi * Double(band.basebandCenterHz) * scale * stretch / Double(rate.basebandRate)
         let stepRe = CoreMath.cos(step), stepIm = CoreMath.sin(step)
         var rotRe = 1.0, rotIm = 0.0
         let span = self.span
@@ -500,11 +503,11 @@ public final class BurstDecoder {
     // MARK: - Templates
 
     /// The conjugate of a chirp at baseband, sampled at the baseband rate, zero-padded to `padded`.
-    private static func chirpTemplate(rate: ModemRate, rising: Bool, padded: Int) -> ([Float], [Float]) {
+    private static func chirpTemplate(rate: ModemRate, band: ModemBand, rising: Bool, padded: Int) -> ([Float], [Float]) {
         let count = rate.basebandChirpSamples
         let fsb = Double(rate.basebandRate)
-        let low = Double(ModemProfile.chirpLowHz - ModemProfile.basebandCenterHz)
-        let high = Double(ModemProfile.chirpHighHz - ModemProfile.basebandCenterHz)
+        let low = Double(band.chirpLowHz - band.basebandCenterHz)
+        let high = Double(band.chirpHighHz - band.basebandCenterHz)
         let duration = Double(count) / fsb
         let slope = (rising ? high - low : low - high) / duration     // Hz per second
         let begin = rising ? low : high

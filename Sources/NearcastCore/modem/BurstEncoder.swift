@@ -11,7 +11,7 @@
 /// (one pass over the data) so no sample ever clips.
 ///
 /// Each group's tone is read from a table of one cycle of cos(2π·j/N + φ_g) with N the symbol's
-/// length in samples: tone k makes 1110 + k whole cycles in a symbol, so its sample m is entry
+/// length in samples: tone k makes 1110 + k (low band: 900 + k) whole cycles in a symbol, so its sample m is entry
 /// (1110 + k)·m mod N, exact and without interpolation. A data sample costs 8 table reads, which
 /// keeps the render (and `start`'s pass) cheap enough for a debug build in an emulated board.
 ///
@@ -23,6 +23,8 @@
 public final class BurstEncoder {
     /// The sample counts in use.
     public let rate: ModemRate
+    /// The band the bursts are sent in.
+    public let band: ModemBand
     /// Peak amplitude of the burst, 0...1 of full scale.
     public var amplitude: Float
     private let table = SineTable()
@@ -37,9 +39,10 @@ public final class BurstEncoder {
     /// Each tone's amplitude before scaling: 1/√8, so the data's mean power equals a chirp's.
     private static let toneAmplitude = Float(1 / Double(ModemProfile.groupCount).squareRoot())
 
-    /// Makes an encoder for `sampleRate` with a peak `amplitude` (default 0.5, −6 dBFS).
-    public init(sampleRate: Int, amplitude: Float = 0.5) throws(ModemRateError) {
+    /// Makes an encoder for `sampleRate` in `band` with a peak `amplitude` (default 0.5, −6 dBFS).
+    public init(sampleRate: Int, band: ModemBand = .high, amplitude: Float = 0.5) throws(ModemRateError) {
         rate = try ModemRate(sampleRate: sampleRate)
+        self.band = band
         self.amplitude = amplitude
         tones = [UInt8](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
         let ns = rate.symbolSamples
@@ -114,8 +117,8 @@ public final class BurstEncoder {
         // Linear chirp: phase = f0·m/fs ± (f1 − f0)·m² / (2·N·fs) cycles.
         let rising = (n >= chirp) != ModemProfile.firstChirpRises
         let m = Double(n < chirp ? n : n - chirp)
-        let low = Double(ModemProfile.chirpLowHz)
-        let span = Double(ModemProfile.chirpHighHz - ModemProfile.chirpLowHz)
+        let low = Double(band.chirpLowHz)
+        let span = Double(band.chirpHighHz - band.chirpLowHz)
         let sweep = span * m * m / (2 * Double(chirp) * Double(fs))
         let cycles = rising ? low * m / Double(fs) + sweep : (low + span) * m / Double(fs) - sweep
         return table.sine(cycles: cycles)
@@ -132,7 +135,7 @@ public final class BurstEncoder {
         for group in 0..<ModemProfile.groupCount {
             let bin = Int(tones[symbol * ModemProfile.groupCount + group])
             // Integer arithmetic keeps the phase exact: whole cycles per symbol.
-            sum += tables[group * ns + (ModemProfile.firstToneCyclesPerSymbol + bin) * m % ns]
+            sum += tables[group * ns + (band.firstToneCyclesPerSymbol + bin) * m % ns]
         }
         return sum
     }

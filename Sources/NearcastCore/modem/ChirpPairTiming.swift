@@ -13,6 +13,8 @@
 /// All buffers are allocated in `init`; `measure` does not allocate.
 final class ChirpPairTiming {
     let rate: ModemRate
+    /// The band's ``ModemBand/chirpPairSpreadSeconds``.
+    let pairSpreadSeconds: Double
     /// Largest shift (baseband samples) of the second profile against the first.
     let maximumLag: Int
     /// Windows before the candidate the profiles start (80 ms), and the other spans.
@@ -37,7 +39,8 @@ final class ChirpPairTiming {
     /// Multiples of its noise floor removed from each profile before they are matched.
     static let floorMultiple: Float = 2
 
-    init(rate: ModemRate, pairSlack: Int) {
+    init(rate: ModemRate, band: ModemBand, pairSlack: Int) {
+        pairSpreadSeconds = band.chirpPairSpreadSeconds
         self.rate = rate
         maximumLag = pairSlack
         let fb = Double(rate.basebandRate)
@@ -129,7 +132,7 @@ final class ChirpPairTiming {
                             if curvature < 0 { lag += Double(0.5 * (scores.0 - scores.2) / curvature) }
                         }
                         let fb = Double(rate.basebandRate)
-                        let scale = lag / (fb * ModemProfile.chirpPairSpreadSeconds)
+                        let scale = lag / (fb * pairSpreadSeconds)
     
                         // The first arrival in the aligned profiles.
                         let aligned = chirp + bestLag

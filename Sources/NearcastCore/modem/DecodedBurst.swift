@@ -16,6 +16,8 @@ public struct DecodedBurst: Sendable, Equatable {
     /// How clearly each group's strongest tone stood out, 0.25...1 (see
     /// ``SoftDemodulator/tonalShare``).
     public var tonalShare: Float = 0
+    /// The band the burst was heard in.
+    public var band: ModemBand = .high
     /// The burst format (``ModemProfile/formatVersion``).
     public var format: Int { ModemProfile.formatVersion }
 

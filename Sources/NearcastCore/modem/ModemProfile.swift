@@ -1,8 +1,9 @@
 /// The one table of the audio modem's parameters ("format 2"). Encoder, decoder and tests read
-/// only this, ``BurstPlan`` (the hopping, puncturing and interleaving tables) and ``ModemRate``
-/// (sample counts at one sample rate).
+/// only this, ``ModemBand`` (where in frequency: 18.5-20 kHz or 15-16.5 kHz), ``BurstPlan`` (the
+/// hopping, puncturing and interleaving tables) and ``ModemRate`` (sample counts at one sample
+/// rate).
 ///
-/// A burst is laid out as:
+/// A burst is laid out as (in the high band; the low band is the same 3.5 kHz lower):
 ///
 /// ```
 /// | down-chirp 19.8→18.6 kHz | up-chirp 18.6→19.8 kHz | 11 symbols × 8 simultaneous 4-FSK tones |
@@ -19,7 +20,7 @@
 ///   of bursts at RT60 0.6 s / 3 m off axis; this one 99.8 %.
 /// - Long symbols carry few bits, so 8 tones sound at once: each of 8 "groups" picks one of 4
 ///   tones (2 bits) from its own comb subband. The grid is 91 tones spaced by exactly 1/T
-///   (16.67 Hz) from 18.5 to 20.0 kHz; subband s holds tones s, s+22, s+44, s+66.
+///   (16.67 Hz) over 1.5 kHz (18.5 to 20.0 kHz in the high band); subband s holds tones s, s+22, s+44, s+66.
 /// - 4-FSK costs about 2 dB of noise efficiency against 16-FSK; a K=9 code pays it back. The
 ///   frame is kind (2) + payload (64) + CRC-16 (16) + tail (8) = 90 bits; the rate-1/2 code makes
 ///   180, four are punctured to fit 176 = 11 × 8 × 2. Airtime 0.72 s: every shorter variant
@@ -33,28 +34,20 @@ public enum ModemProfile {
     /// first, CRC init 0xFFFF) is 1.
     public static let formatVersion = 2
 
-    /// Lowest frequency of the sync chirps, Hz.
-    public static let chirpLowHz = 18_600
-    /// Highest frequency of the sync chirps, Hz.
-    public static let chirpHighHz = 19_800
     /// Duration of each sync chirp, in units of 1/`timeUnitHz` seconds (30 ms).
     public static let chirpDurationUnits = 3
     /// Whether the first chirp falls (format 2) or rises (format 1).
     public static let firstChirpRises = false
 
-    /// Tones on the grid: bin k is at `firstToneHz` + k·`toneSpacingHz`, k = 0..90.
+    /// Tones on the grid: bin k is at the band's first tone + k·`toneSpacingHz`, k = 0..90
+    /// (``ModemBand``).
     public static let gridBinCount = 91
-    /// Frequency of grid bin 0, Hz.
-    public static let firstToneHz = 18_500
     /// Tone spacing 1/T, Hz: the symbol is exactly `1 / toneSpacingHz` seconds long.
     public static let toneSpacingHz = 50.0 / 3.0
     /// The unit all durations are counted in: 1/100 s.
     public static let timeUnitHz = 100
     /// Duration of a data symbol in time units (60 ms).
     public static let symbolDurationUnits = 6
-    /// Whole cycles grid bin 0 makes in one symbol (18.5 kHz × 60 ms); bin k makes this + k.
-    public static let firstToneCyclesPerSymbol = 1_110
-
     /// Tones sounding at once in a symbol, one per group.
     public static let groupCount = 8
     /// Candidate tones of a group (4-FSK).
@@ -87,10 +80,9 @@ public enum ModemProfile {
     /// listener walking at 1.4 m/s, or two sound cards' clocks far apart; the rest is margin.
     public static let maximumTimeScalePPM = 5_500
 
-    /// Grid bin the decoder mixes down to 0 Hz: the middle of the band.
+    /// Grid bin the decoder mixes down to 0 Hz: the middle of the band
+    /// (``ModemBand/basebandCenterHz``).
     public static let centerBin = 45
-    /// The frequency the decoder mixes down to 0 Hz (grid bin 45, 19.25 kHz).
-    public static let basebandCenterHz = 19_250
 
     // MARK: Derived
 
@@ -106,30 +98,6 @@ public enum ModemProfile {
     public static var codedBits: Int { symbolCount * groupCount * bitsPerGroup }
     /// Grid bins the hopping plan uses (bins 88-90 stay silent).
     public static var usedBinCount: Int { subbandCount * tonesPerGroup }
-    /// How far a time scale ε moves the second chirp's correlation peak away from the first's,
-    /// in seconds per unit ε: a received x((1+ε)t) shifts both chirps by ε·f_mid, which moves a
-    /// chirp of slope k by ε·f_mid/k in time, later for the falling one and earlier for the
-    /// rising one, while the pair itself shrinks by ε·T: Δ = −ε·(2·f_mid/k + T) for down-then-up.
-    /// For 18.6–19.8 kHz in 30 ms that is −0.99 s, so 4100 ppm parts the peaks by 4.1 ms.
-    public static var chirpPairSpreadSeconds: Double {
-        let sign = firstChirpRises ? 1.0 : -1.0
-        return sign * 2 * chirpDelayPerScaleSeconds - chirpSeconds
-    }
-    /// How far a time scale ε moves the first chirp's correlation peak, seconds per unit ε
-    /// (+f_mid/k for a falling chirp: it is found late).
-    public static var firstChirpShiftSeconds: Double {
-        firstChirpRises ? -chirpDelayPerScaleSeconds : chirpDelayPerScaleSeconds
-    }
-    /// f_mid / k of the chirps, seconds (0.48 s).
-    static var chirpDelayPerScaleSeconds: Double {
-        let middle = Double(chirpLowHz + chirpHighHz) / 2
-        let slope = Double(chirpHighHz - chirpLowHz) / chirpSeconds
-        return middle / slope
-    }
     /// Duration of one chirp, seconds.
     public static var chirpSeconds: Double { Double(chirpDurationUnits) / Double(timeUnitHz) }
-    /// Frequency of the highest grid bin, Hz.
-    public static var lastToneHz: Int { firstToneHz + Int((Double(gridBinCount - 1) * toneSpacingHz).rounded()) }
-    /// Frequency of grid bin `bin`, Hz.
-    public static func toneHz(bin: Int) -> Double { Double(firstToneHz) + Double(bin) * toneSpacingHz }
 }

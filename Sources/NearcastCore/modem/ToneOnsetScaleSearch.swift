@@ -17,6 +17,8 @@
 /// All buffers are allocated in `init`; `search` does not allocate.
 public final class ToneOnsetScaleSearch {
     public let rate: ModemRate
+    /// The band searched (its centre sets how far a time scale moves the tones).
+    public let band: ModemBand
     private let fft: MixedRadixFFT
     /// Fine steps of the widest offset searched (±2·5500 ppm around the chirps' estimate).
     let maximumOffset: Int
@@ -37,13 +39,14 @@ public final class ToneOnsetScaleSearch {
     /// Fine grid steps per tone spacing.
     public static let oversampling = 4
 
-    public init(rate: ModemRate) {
+    public init(rate: ModemRate, band: ModemBand = .high) {
+        self.band = band
         self.rate = rate
         let ns = rate.basebandSymbolSamples
         fft = MixedRadixFFT(count: Self.oversampling * ns)
         let step = ModemProfile.toneSpacingHz / Double(Self.oversampling)
         let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
-        maximumOffset = Int((2 * largest * Double(ModemProfile.basebandCenterHz) / step).rounded(.up)) + 1
+        maximumOffset = Int((2 * largest * Double(band.basebandCenterHz) / step).rounded(.up)) + 1
         reach = Self.oversampling * ModemProfile.centerBin + maximumOffset
         precondition(2 * reach < Self.oversampling * ns, "fine grid wraps around")
         fine = [Float](repeating: 0, count: (ModemProfile.symbolCount + 1) * (2 * reach + 1))
@@ -76,7 +79,7 @@ public final class ToneOnsetScaleSearch {
         let width = 2 * reach + 1
         let size = Self.oversampling * ns
         let step = ModemProfile.toneSpacingHz / Double(Self.oversampling)
-        let fc = Double(ModemProfile.basebandCenterHz)
+        let fc = Double(band.basebandCenterHz)
         let largest = Double(ModemProfile.maximumTimeScalePPM) / 1e6
         let lowest = max(-maximumOffset, Int(((-largest - currentScale) * fc / step).rounded(.down)))
         let highest = min(maximumOffset, Int(((largest - currentScale) * fc / step).rounded(.up)))

@@ -49,7 +49,7 @@ final class Console {
         let stateDirectory = try StateDirectory(path: directory.path)
         let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../boards")
         let board = try BoardLoader.load(boards.appendingPathComponent("sim.json5").standardizedFileURL.path)
-        let encoder = try BurstEncoder(sampleRate: 48_000)
+        let encoder = try MultiBandEncoder(sampleRate: 48_000)
         let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
         let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
         let box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,

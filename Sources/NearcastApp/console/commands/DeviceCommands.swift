@@ -3,11 +3,12 @@ import NearcastDrivers
 
 /// The devices' tunables and the simulated board's faults: `audio`, `ble`, `sim`.
 enum DeviceCommands {
-    static func commands(_ encoder: BurstEncoder, _ advertising: AdvertisingSettings, requests: LoopRequests,
+    static func commands(_ encoder: MultiBandEncoder, _ advertising: AdvertisingSettings, requests: LoopRequests,
                          faults: SimulatedFaults?, board: Board, log: LogSink) -> [ConsoleCommandDescriptor] { [
 
-        ConsoleCommandDescriptor("audio", completions: ["test", "level"], usage: "audio test | audio level [0-100]",
-                                 summary: "play one calibration burst; show or set the burst level", arguments: 1...2,
+        ConsoleCommandDescriptor("audio", completions: ["test", "level", "band"],
+                                 usage: "audio test | audio level [0-100] | audio band [high|low|both]",
+                                 summary: "play one calibration burst; show or set the burst level or band", arguments: 1...2,
                                  changesState: { $0.first == "test" || $0.count > 1 }, persists: { $0.count > 1 }) { call throws(ConsoleFailure) in
             switch call[0] {
             case "test":
@@ -20,8 +21,14 @@ enum DeviceCommands {
                     encoder.amplitude = Float(level) / 100
                 }
                 return ["audio level \(level(encoder)) (peak amplitude of the bursts, % of full scale)"]
+            case "band":
+                if call.count == 2 {
+                    guard let band = BandSelection(name: call[1]) else { throw ConsoleFailure("band must be high, low or both") }
+                    encoder.selection = band
+                }
+                return ["audio band \(encoder.selection.name) (\(describe(encoder.selection)); from the next burst)"]
             default:
-                throw ConsoleFailure("test or level")
+                throw ConsoleFailure("test, level or band")
             }
         },
         ConsoleCommandDescriptor("ble", completions: ["interval", "txpower"], usage: "ble interval [MS] | ble txpower [DBM]",
@@ -51,7 +58,18 @@ enum DeviceCommands {
         },
     ] }
 
-    private static func level(_ encoder: BurstEncoder) -> Int { Int((encoder.amplitude * 100).rounded()) }
+    private static func level(_ encoder: MultiBandEncoder) -> Int { Int((encoder.amplitude * 100).rounded()) }
+
+    /// `high (18500-20000 Hz)`, `both (alternating high and low)`.
+    static func describe(_ selection: BandSelection) -> String {
+        switch selection {
+        case .high, .low:
+            let band = selection.bands[0]
+            return "\(band.firstToneHz)-\(band.lastToneHz) Hz"
+        case .both:
+            return "alternating 18500-20000 Hz and 15000-16500 Hz burst by burst"
+        }
+    }
 
     /// `sim fault NAME on|off`: switches a simulated driver's fault (sim board only). The
     /// driver fails at its next call, the way its real twin would; the loop then reports it.

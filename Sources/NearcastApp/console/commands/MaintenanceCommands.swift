@@ -40,7 +40,7 @@ enum MaintenanceCommands {
         switch args {
         case ["show"]:
             let saved = keeper.saved
-            return ["strategy \(settings.strategy)", "audio level \(settings.audioLevel)",
+            return ["strategy \(settings.strategy)", "audio level \(settings.audioLevel), band \(settings.audioBand.name)",
                     "ble interval \(settings.bleIntervalMilliseconds) ms, txpower \(settings.txPower) dBm",
                     "debug \(settings.debug ? "on" : "off")",
                     "publications: " + (settings.publications.isEmpty ? "none" : settings.publications.map(\.text).joined(separator: " ")),

@@ -23,8 +23,11 @@
 public final class BurstEncoder {
     /// The sample counts in use.
     public let rate: ModemRate
-    /// The band the bursts are sent in.
-    public let band: ModemBand
+    /// The band the next `start` arms its burst in. The tables do not depend on it (only the
+    /// chirps' frequencies and the tones' cycle counts do), so one encoder serves both bands.
+    public var band: ModemBand
+    /// The band of the armed burst (a change of `band` waits for the next `start`).
+    public private(set) var armedBand: ModemBand
     /// Peak amplitude of the burst, 0...1 of full scale.
     public var amplitude: Float
     private let table = SineTable()
@@ -43,6 +46,7 @@ public final class BurstEncoder {
     public init(sampleRate: Int, band: ModemBand = .high, amplitude: Float = 0.5) throws(ModemRateError) {
         rate = try ModemRate(sampleRate: sampleRate)
         self.band = band
+        armedBand = band
         self.amplitude = amplitude
         tones = [UInt8](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
         let ns = rate.symbolSamples
@@ -58,6 +62,7 @@ public final class BurstEncoder {
 
     /// Arms the encoder with `token`; the next `render` calls produce its burst from the start.
     public func start(_ token: Token) {
+        armedBand = band
         tones.withUnsafeMutableBufferPointer { tones in
             FrameCodec.encode(token, into: tones)
             // From here on each entry is the grid bin the group sends, not its tone index.
@@ -117,8 +122,8 @@ public final class BurstEncoder {
         // Linear chirp: phase = f0·m/fs ± (f1 − f0)·m² / (2·N·fs) cycles.
         let rising = (n >= chirp) != ModemProfile.firstChirpRises
         let m = Double(n < chirp ? n : n - chirp)
-        let low = Double(band.chirpLowHz)
-        let span = Double(band.chirpHighHz - band.chirpLowHz)
+        let low = Double(armedBand.chirpLowHz)
+        let span = Double(armedBand.chirpHighHz - armedBand.chirpLowHz)
         let sweep = span * m * m / (2 * Double(chirp) * Double(fs))
         let cycles = rising ? low * m / Double(fs) + sweep : (low + span) * m / Double(fs) - sweep
         return table.sine(cycles: cycles)
@@ -135,7 +140,7 @@ public final class BurstEncoder {
         for group in 0..<ModemProfile.groupCount {
             let bin = Int(tones[symbol * ModemProfile.groupCount + group])
             // Integer arithmetic keeps the phase exact: whole cycles per symbol.
-            sum += tables[group * ns + (band.firstToneCyclesPerSymbol + bin) * m % ns]
+            sum += tables[group * ns + (armedBand.firstToneCyclesPerSymbol + bin) * m % ns]
         }
         return sum
     }

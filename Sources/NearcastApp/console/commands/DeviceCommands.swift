@@ -62,13 +62,8 @@ enum DeviceCommands {
 
     /// `high (18500-20000 Hz)`, `both (alternating high and low)`.
     static func describe(_ selection: BandSelection) -> String {
-        switch selection {
-        case .high, .low:
-            let band = selection.bands[0]
-            return "\(band.firstToneHz)-\(band.lastToneHz) Hz"
-        case .both:
-            return "alternating 18500-20000 Hz and 15000-16500 Hz burst by burst"
-        }
+        let ranges = selection.bands.map { "\($0.firstToneHz)-\($0.lastToneHz) Hz" }
+        return ranges.count == 1 ? ranges[0] : "alternating " + ranges.joined(separator: " and ") + " burst by burst"
     }
 
     /// `sim fault NAME on|off`: switches a simulated driver's fault (sim board only). The

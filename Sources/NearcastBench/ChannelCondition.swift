@@ -33,6 +33,10 @@ public struct ChannelCondition: Sendable {
     public var timeScaleAtEnds = false
     /// Corner of a 4th-order Butterworth low-pass (a cheap microphone's roll-off), Hz.
     public var micRolloffHz: Double?
+    /// A steep low-pass at this frequency, Hz (a Kaiser-windowed sinc, 70 dB down 0.7 kHz past it):
+    /// what a phone whose browser resamples through a lower rate, or whose audio path low-passes
+    /// before the page, does to a band above it. The field check's tests use it.
+    public var phoneCutoffHz: Double?
     /// Constant added after the noise, in units of full scale.
     public var dcOffset: Double = 0
     /// If set, the capture gain puts the burst's peak at this many times full scale, and every
@@ -189,6 +193,7 @@ public struct ChannelSimulator {
             var second = Biquad.lowPass(corner, q: 1.306_563, sampleRate: fs)
             for i in x.indices { x[i] = second.process(first.process(x[i])) }
         }
+        if let cutoff = condition.phoneCutoffHz { x = Self.steepLowPass(x, cutoffHz: cutoff, sampleRate: fs) }
         if let noiseSource {
             let n0 = power / CoreMath.exp(condition.cn0 / 10 * CoreMath.log(10))
             let noise = noiseSource.samples(count: x.count, n0: n0, generator: &generator)
@@ -205,6 +210,17 @@ public struct ChannelSimulator {
         }
         let start = Double(pad) / (1 + ppm / 1e6)
         return (x.map { Float($0) }, Draw(timeScalePPM: ppm, inputStart: start, directToReverberantDB: drr))
+    }
+
+    /// `x` through a linear-phase low-pass at `cutoffHz`: a Kaiser-windowed sinc (beta 7, ±1.7 ms),
+    /// whose transition is about 1.3 kHz wide, delayed back into place.
+    static func steepLowPass(_ x: [Double], cutoffHz: Double, sampleRate: Int) -> [Double] {
+        let halfWidth = sampleRate / 600
+        let cutoff = cutoffHz / Double(sampleRate)
+        let kernel = (-halfWidth...halfWidth).map {
+            KaiserSinc.value(at: Double($0), cutoff: cutoff, halfWidth: Double(halfWidth + 1), beta: 7)
+        }
+        return Array(FFT.convolve(x, kernel)[halfWidth..<(halfWidth + x.count)])
     }
 
     /// Mean power between the first and last non-zero sample.

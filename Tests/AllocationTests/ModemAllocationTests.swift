@@ -85,6 +85,41 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertGreaterThan(low, 20, "low-band bursts were decoded while counting")
     }
 
+    func testFieldCheckPlayerAndAnalyzerAllocateNothing() throws {
+        // `audio sweep` on the box's audio thread, and the check page's analyser beside the
+        // decoder: sequences played back to back, each found and measured while counting.
+        let rate = 48_000
+        let encoder = try MultiBandEncoder(sampleRate: rate, selection: .high)
+        let player = FieldCheckPlayer(sampleRate: rate)
+        let analyzer = try FieldCheckAnalyzer(sampleRate: rate)
+        let decoder = try MultiBandDecoder(sampleRate: rate, bands: [.high, .low])
+        var period = [Float](repeating: 0, count: 960)
+        var readings = 0, bursts = 0
+        var clearTones: Float = 0
+        func run(periods: Int) {
+            for _ in 0..<periods {
+                if !player.isPlaying { player.start() }
+                period.withUnsafeMutableBufferPointer { buffer in
+                    for i in buffer.indices { buffer[i] = 0 }
+                    player.render(into: buffer, encoder: encoder)
+                }
+                period.withUnsafeBufferPointer { samples in
+                    analyzer.push(samples) { reading in
+                        readings += 1
+                        clearTones += reading.snr(of: .low)
+                    }
+                    decoder.push(samples) { _ in bursts += 1 }
+                }
+            }
+        }
+        run(periods: 10 * rate / 960)
+        let allocations = AllocationCounter.allocations { run(periods: 30 * rate / 960) }
+        XCTAssertEqual(allocations, 0, "heap allocations on the audio thread")
+        XCTAssertGreaterThanOrEqual(readings, 9, "the sweeps were found while counting")
+        XCTAssertGreaterThanOrEqual(bursts, 18, "the calibration bursts decoded while counting")
+        XCTAssertGreaterThan(clearTones, 0)
+    }
+
     func testEncoderAndDecoderThroughSharedRingsAllocateNothing() throws {
         let rate = 44_100
         let encoder = try BurstEncoder(sampleRate: rate)

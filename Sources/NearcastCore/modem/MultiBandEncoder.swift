@@ -50,6 +50,13 @@ public final class MultiBandEncoder {
         encoder.start(token)
     }
 
+    /// Arms the encoder with `token` in `band`, whatever the selection (the field check's
+    /// calibration bursts); the alternation of `.both` goes on from where it was.
+    public func start(_ token: Token, in band: ModemBand) {
+        encoder.band = band
+        encoder.start(token)
+    }
+
     /// True when no burst is armed or the armed one has been rendered completely.
     public var isFinished: Bool { encoder.isFinished }
 

@@ -13,7 +13,7 @@ public enum HubServer {
     ///
     /// Routes come in three groups by the key they need: none (`eidparams`, the pages, joining by
     /// sight), any of the project's keys (`KeyMiddleware(.read)`: getforobserved, watches,
-    /// following a show, reacting) and the secret key (`KeyMiddleware(.manage)`).
+    /// following a show, reacting, sending a field check) and the secret key (`KeyMiddleware(.manage)`).
     public static func router(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
         router.add(middleware: MetricsMiddleware())
@@ -27,6 +27,7 @@ public enum HubServer {
         BeaconRoutes.add(to: managers, hub)
         AttachmentRoutes.add(to: managers, hub)
         ObservationRoutes.add(open: router, readers: readers, hub)
+        FieldCheckRoutes.add(managers: managers, readers: readers, hub)
         WatchRoutes.add(to: readers, hub)
         DeckRoutes.add(managers: managers, readers: readers, hub)
         ShowRoutes.add(managers: managers, readers: readers, hub)

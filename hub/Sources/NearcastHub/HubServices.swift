@@ -17,6 +17,8 @@ public struct HubServices: Sendable {
     public let projects: ProjectStore
     let beacons: BeaconStore
     let attachments: AttachmentStore
+    /// What the audience's phones heard of the boxes' test sounds (`FieldCheckStore`).
+    let fieldChecks: FieldCheckStore
     let serviceKey: ServiceKey
     let resolverCache: EIDResolverCache
     /// Active beacons and attachments in memory, for resolves (`BeaconDirectory`).
@@ -59,6 +61,7 @@ public struct HubServices: Sendable {
         let hub = HubServices(
             database: database, clock: clock, projects: ProjectStore(database: database, clock: clock), beacons: beacons,
             attachments: AttachmentStore(database: database, notifier: notifier, clock: clock),
+            fieldChecks: FieldCheckStore(database: database, clock: clock, keptPerProject: limits.fieldChecksKeptPerProject),
             serviceKey: serviceKey, resolverCache: EIDResolverCache(store: beacons, logger: logger),
             directory: BeaconDirectory(database: database), feed: feed,
             metricsRegistry: metricsRegistry, logger: logger,

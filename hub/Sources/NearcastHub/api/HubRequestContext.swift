@@ -40,11 +40,17 @@ public struct HubRequestContext: RequestContext {
 /// decoding failure a 400 naming the field by its JSON path.
 public struct APIRequestDecoder: RequestDecoder {
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        try await Self.decode(type, from: request, limit: context.maxUploadSize)
+    }
+
+    /// The same with a smaller limit of its own (a route whose bodies are always small refuses
+    /// a large one before reading it).
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+            buffer = try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "the body is larger than \(context.maxUploadSize / 1024) KiB", field: "(body)")
+            throw APIError(.contentTooLarge, "the body is larger than \(limit / 1024) KiB", field: "(body)")
         }
         guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "a JSON body is needed", field: "(body)") }
         do {

@@ -21,7 +21,12 @@ enum RequestSupport {
     static func beaconName(_ context: some RequestContext) throws -> String {
         // A client that escapes the "!" (`4%214f…`, as encodeURIComponent-style encoders may) means the same.
         let raw = context.parameters.get("beacon") ?? ""
-        let id = raw.removingPercentEncoding ?? raw
+        return try beaconName(id: raw.removingPercentEncoding ?? raw)
+    }
+
+    /// `beacons/N!hex` from `N!hex` (a path's, or a body's name after `beacons/`); anything else
+    /// is a 400 naming `beaconName`.
+    static func beaconName(id: String) throws(APIError) -> String {
         let parts = id.split(separator: "!", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == "3" || parts[0] == "4", !parts[1].isEmpty, parts[1].count <= 32,
               parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase })

@@ -126,7 +126,8 @@ extension HubLimits: Decodable {
     static let keys: Set<String> = [
         "enabled", "requestsPerSecondPerAddress", "burstPerAddress", "requestsPerSecondPerKey", "burstPerKey",
         "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
-        "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress",
+        "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "fieldChecksPerMinutePerProject",
+        "fieldChecksKeptPerProject",
     ]
 
     private struct Key: CodingKey {
@@ -165,5 +166,7 @@ extension HubLimits: Decodable {
         try read("headerTimeoutSeconds", &headerTimeoutSeconds)
         try read("idleTimeoutSeconds", &idleTimeoutSeconds)
         try read("unknownTokensPerMinutePerAddress", &unknownTokensPerMinutePerAddress)
+        try read("fieldChecksPerMinutePerProject", &fieldChecksPerMinutePerProject)
+        try count("fieldChecksKeptPerProject", &fieldChecksKeptPerProject)
     }
 }

@@ -17,12 +17,14 @@ public final class HubLimiter: Sendable {
         case addressConnections = "address_connections"
         case headerTimeout = "header_timeout"
         case idleTimeout = "idle_timeout"
+        case fieldChecks = "field_checks"
     }
 
     public let settings: HubLimits
     private let addressRate: TokenBuckets
     private let keyRate: TokenBuckets
     private let unknownTokens: TokenBuckets
+    private let fieldChecks: TokenBuckets
     let streams: StreamQuota
     let connections: ConnectionCounter
     private let counters: [Limit: Counter]
@@ -33,6 +35,8 @@ public final class HubLimiter: Sendable {
         keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
         unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
                                      burst: settings.unknownTokensPerMinutePerAddress)
+        fieldChecks = TokenBuckets(rate: settings.fieldChecksPerMinutePerProject / 60,
+                                   burst: settings.fieldChecksPerMinutePerProject)
         streams = StreamQuota(perAddress: settings.watchesPerAddress, perKey: settings.watchesPerKey)
         connections = ConnectionCounter(total: settings.connections, perAddress: settings.connectionsPerAddress)
         var counters: [Limit: Counter] = [:]
@@ -81,6 +85,18 @@ public final class HubLimiter: Sendable {
     func spendUnknownTokens(_ misses: Int, from address: String?) {
         guard settings.enabled, let address, misses > 0 else { return }
         unknownTokens.charge(address, cost: Double(misses), nowNs: Self.nowNs())
+    }
+
+    /// A field check result for `project`, about to be stored: 429 past the project's rate
+    /// (every key and address of the project together: it bounds the rows written).
+    func admitFieldCheck(project: String) throws(APIError) {
+        guard settings.enabled else { return }
+        if let wait = fieldChecks.take(project, nowNs: Self.nowNs()) {
+            count(.fieldChecks)
+            throw APIError.tooMany("too many field check results for this project: at most "
+                                   + "\(Self.format(settings.fieldChecksPerMinutePerProject)) a minute; try again in \(wait) s",
+                                   retryAfter: wait)
+        }
     }
 
     /// A new event stream for `address` and `key`: its slot (released when the stream ends), or

@@ -30,6 +30,13 @@ public struct HubLimits: Sendable, Equatable {
     /// Observations of tokens the hub does not know, per client address per minute: a phone
     /// hears a few boxes; someone walking the 2-byte space of short tokens makes thousands.
     public var unknownTokensPerMinutePerAddress = 600.0
+    /// Field check results (`POST /v1beta1/fieldchecks`) per project per minute, from all its
+    /// keys together: the public key that sends them is in every audience URL, and each one is
+    /// a row written. A room of 500 phones checking at once fits in the burst (the same figure).
+    public var fieldChecksPerMinutePerProject = 600.0
+    /// Field check results kept per project: past it, each new one deletes the oldest, so a
+    /// public key cannot fill the disk. Applies with the limits off too.
+    public var fieldChecksKeptPerProject = 10_000
 
     public init() {}
 
@@ -49,6 +56,8 @@ public struct HubLimits: Sendable, Equatable {
             ("connections", Double(connections)), ("connectionsPerAddress", Double(connectionsPerAddress)),
             ("headerTimeoutSeconds", headerTimeoutSeconds), ("idleTimeoutSeconds", idleTimeoutSeconds),
             ("unknownTokensPerMinutePerAddress", unknownTokensPerMinutePerAddress),
+            ("fieldChecksPerMinutePerProject", fieldChecksPerMinutePerProject),
+            ("fieldChecksKeptPerProject", Double(fieldChecksKeptPerProject)),
         ]
         for (name, value) in positive where !(value > 0 && value.isFinite) {
             throw HubLimitsError("limits.\(name) must be a positive number, not \(value)")

@@ -130,6 +130,29 @@ enum SchemaMigrations {
                 PRIMARY KEY (instance, project, beacon_name))
             """,
         ]),
+        Migration(version: 3, summary: "field checks: what the audience's phones heard of a box's test sounds", statements: [
+            // Anonymous results sent from the check page: no address, key or user agent, only
+            // the phone's kind. The tones and bands are JSON text (lists the hub only stores
+            // and returns); beacon_name is NULL when the phone resolved no box. No foreign key
+            // to beacons: a result outlives the box being deleted or re-registered.
+            """
+            CREATE TABLE field_checks (
+                project TEXT NOT NULL REFERENCES projects (name),
+                check_id TEXT NOT NULL,
+                beacon_name TEXT,
+                platform TEXT NOT NULL,
+                browser TEXT NOT NULL,
+                sample_rate BIGINT NOT NULL,
+                tones TEXT NOT NULL,
+                bands TEXT NOT NULL,
+                verdict TEXT NOT NULL,
+                created_ms BIGINT NOT NULL,
+                PRIMARY KEY (project, check_id))
+            """,
+            // Newest first for the list, and the project's oldest found quickly when its cap of
+            // kept results is passed; check_id orders results of the same millisecond.
+            "CREATE INDEX field_checks_by_time ON field_checks (project, created_ms, check_id)",
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

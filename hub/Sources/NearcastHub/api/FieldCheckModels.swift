@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+
+// A field check's result: what one phone measured of a box's calibration sweep and test bursts
+// (docs/venue-operator.md, "Field check results on the hub"). Anonymous: the phone's kind, not
+// the phone.
+
+/// One tone of the calibration sweep as the phone measured it.
+struct FieldCheckTone: Codable, Sendable, Equatable {
+    /// The tone's frequency, 1,000-24,000 Hz.
+    var hz: Double
+    /// Its level at the microphone, dBFS (-200...10).
+    var levelDb: Double
+    /// Its level over the noise around it, dB (-100...200).
+    var snrDb: Double
+}
+
+/// One audio band's test burst as the phone heard it.
+struct FieldCheckBand: Codable, Sendable, Equatable {
+    /// The names of the box's audio bands: high is 18.5-20 kHz, low 15-16.5 kHz.
+    static let names: Set<String> = ["high", "low"]
+
+    /// `high` or `low`.
+    var band: String
+    /// The burst's signal over noise, dB (-100...200).
+    var snrDb: Double
+    /// Whether the page decoded the burst's token.
+    var decoded: Bool
+}
+
+/// `POST /v1beta1/fieldchecks`' body.
+struct FieldCheckRequest: Decodable, Sendable {
+    /// The verdicts the page may give: the band it recommends for this room.
+    static let verdicts: Set<String> = ["both", "high", "low", "neither"]
+    /// The capture rates a browser's audio runs at.
+    static let sampleRates: Set<Int> = [44_100, 48_000]
+    static let maximumLabelCharacters = 64
+    static let maximumTones = 40
+    /// Bodies are a few KiB (40 tones at most); anything near this is not from the page.
+    static let maximumBodyBytes = 16 * 1024
+
+    /// The box the phone resolved from the tokens it heard, or nil (none).
+    var beaconName: String?
+    /// The phone's system and the browser, short (`Android 14`, `Chrome 131`): kinds of phone,
+    /// never a whole user agent.
+    var platform: String
+    var browser: String
+    /// Read as a number, not an integer: JSONDecoder reports 48000.5 for an Int as malformed
+    /// JSON, naming no field.
+    var sampleRate: Double
+    var tones: [FieldCheckTone]
+    var bands: [FieldCheckBand]
+    var verdict: String
+
+    /// `sampleRate` once `validate` has passed.
+    var sampleRateHz: Int { Int(exactly: sampleRate) ?? 0 }
+
+    /// Every field checked; the first bad one is a 400 naming its JSON path.
+    func validate() throws(APIError) {
+        if let beaconName { try Self.checkBeaconName(beaconName) }
+        try Self.checkLabel(platform, field: "platform")
+        try Self.checkLabel(browser, field: "browser")
+        guard let rate = Int(exactly: sampleRate), Self.sampleRates.contains(rate) else {
+            throw APIError.invalid("sampleRate", "\(sampleRate) must be 44100 or 48000")
+        }
+        guard (1...Self.maximumTones).contains(tones.count) else {
+            throw APIError.invalid("tones", "lists \(tones.count) tones; 1 to \(Self.maximumTones) are taken")
+        }
+        for (index, tone) in tones.enumerated() {
+            let field = "tones[\(index)]"
+            try Self.check(tone.hz, 1_000...24_000, field: field + ".hz")
+            try Self.check(tone.levelDb, -200...10, field: field + ".levelDb")
+            try Self.check(tone.snrDb, -100...200, field: field + ".snrDb")
+        }
+        guard (1...2).contains(bands.count) else {
+            throw APIError.invalid("bands", "lists \(bands.count) bands; 1 or 2 are taken (high, low)")
+        }
+        var seen = Set<String>()
+        for (index, band) in bands.enumerated() {
+            let field = "bands[\(index)]"
+            guard FieldCheckBand.names.contains(band.band) else {
+                throw APIError.invalid(field + ".band", "'\(band.band.prefix(40))' must be high or low")
+            }
+            guard seen.insert(band.band).inserted else { throw APIError.invalid(field + ".band", "\(band.band) is listed twice") }
+            try Self.check(band.snrDb, -100...200, field: field + ".snrDb")
+        }
+        guard Self.verdicts.contains(verdict) else {
+            throw APIError.invalid("verdict", "'\(verdict.prefix(40))' must be both, high, low or neither")
+        }
+    }
+
+    /// `beacons/3!HEX` or `beacons/4!HEX`, lowercase hex, as beacons are named everywhere else.
+    static func checkBeaconName(_ name: String) throws(APIError) {
+        let prefix = "beacons/"
+        guard name.hasPrefix(prefix) else {
+            throw APIError.invalid("beaconName", "'\(name.prefix(80))' must be beacons/3!HEX (Eddystone) or beacons/4!HEX (EID)")
+        }
+        _ = try RequestSupport.beaconName(id: String(name.dropFirst(prefix.count)))
+    }
+
+    /// A short one-line label: not blank, at most 64 characters, no control character.
+    private static func checkLabel(_ value: String, field: String) throws(APIError) {
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw APIError.invalid(field, "must not be empty") }
+        // Counted in code points, as JSON Schema's maxLength (hub/openapi.yaml) and JavaScript count
+        // them; checkFreeText counts characters, of which one may hold many code points.
+        guard value.unicodeScalars.count <= maximumLabelCharacters else {
+            throw APIError.invalid(field, "is longer than \(maximumLabelCharacters) characters")
+        }
+        try RequestSupport.checkFreeText(value, field: field, characters: maximumLabelCharacters)
+        // checkFreeText lets tabs and line breaks through (a description has lines); a label has none.
+        guard !value.contains(where: { $0 == "\t" || $0.isNewline }) else {
+            throw APIError.invalid(field, "must be one line of text (no tab or line break)")
+        }
+    }
+
+    private static func check(_ value: Double, _ range: ClosedRange<Double>, field: String) throws(APIError) {
+        guard value.isFinite, range.contains(value) else {
+            throw APIError.invalid(field, "\(value) is outside \(format(range.lowerBound))...\(format(range.upperBound))")
+        }
+    }
+
+    private static func format(_ value: Double) -> String { String(Int(value)) }
+}
+
+/// A stored field check result, as the API answers it.
+struct FieldCheckJSON: Codable, Sendable {
+    /// The hub's id of the result: 16 lowercase hex digits.
+    var id: String
+    /// When the hub stored it (RFC 3339, UTC, milliseconds).
+    var createTime: String
+    /// Absent when the phone resolved no box.
+    var beaconName: String?
+    var platform: String
+    var browser: String
+    var sampleRate: Int
+    var tones: [FieldCheckTone]
+    var bands: [FieldCheckBand]
+    var verdict: String
+}
+
+/// `POST /v1beta1/fieldchecks`' answer: the stored result.
+struct FieldCheckCreatedJSON: ResponseEncodable, Sendable {
+    var fieldCheck: FieldCheckJSON
+}
+
+/// `GET /v1beta1/fieldchecks`' answer: results newest first.
+struct FieldCheckListJSON: ResponseEncodable, Sendable {
+    var fieldChecks: [FieldCheckJSON]
+}

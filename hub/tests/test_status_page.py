@@ -1,9 +1,11 @@
 """The operators' page in a real browser (Debian's Chromium, headless, through chromedriver):
-the project's boxes, their last heartbeat and problems, and their attachments."""
+the project's boxes, their last heartbeat and problems, and their attachments; the field check
+results summarised per box and kind of phone."""
 import os
 import unittest
 
 from hubtest import Beacon, Database, Hub, b64, chromium, create_project, have_chromium
+from test_fieldchecks import DOOR, DOOR_UID, PATH, result
 
 try:
     from selenium.webdriver.common.by import By
@@ -61,6 +63,43 @@ class StatusPageInChromium(unittest.TestCase):
         if shot:
             self.browser.set_window_size(1100, 520)
             self.browser.save_screenshot(shot)
+
+    def test_the_field_checks_table_summarises_results_per_box_and_kind_of_phone(self):
+        secret, public = self.keys["secretKey"], self.keys["apiKey"]
+        status, _ = self.hub.post("/v1beta1/beacons:register", {"advertisedId": {"type": "EDDYSTONE", "id": b64(DOOR_UID)},
+                                                                "description": "Main hall"}, key=secret)
+        self.assertEqual(status, 200)
+        self.browser.get(f"http://127.0.0.1:{self.hub.port}/")
+        self.browser.find_element(By.ID, "key").send_keys(secret)
+        self.browser.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
+        WebDriverWait(self.browser, 10).until(lambda b: "No field check results" in b.find_element(By.ID, "fieldchecks-none").text
+                                              and b.find_element(By.ID, "fieldchecks-none").is_displayed())
+
+        def band(name, snr, decoded):
+            return {"band": name, "snrDb": snr, "decoded": decoded}
+        # Three Pixels at the hall: high SNRs 4, 10, 30 (median 10), low 20, 25, 26 (median 25).
+        for high, low, verdict in [(4, 20, "low"), (10, 25, "both"), (30, 26, "both")]:
+            sent = result(bands=[band("high", high, high > 5), band("low", low, True)], verdict=verdict)
+            self.assertEqual(self.hub.post(PATH, sent, key=public)[0], 200)
+        # An iPhone at the hall, and a phone that resolved no box.
+        self.assertEqual(self.hub.post(PATH, result(platform="iOS 17.5", browser="Safari 17",
+                                                    bands=[band("low", 18, True)], verdict="low"), key=public)[0], 200)
+        self.assertEqual(self.hub.post(PATH, result(beaconName=None, bands=[band("high", -2, False)], verdict="neither"),
+                                       key=public)[0], 200)
+        WebDriverWait(self.browser, 15).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#fieldchecks tbody tr")) == 3)
+        self.assertFalse(self.browser.find_element(By.ID, "fieldchecks-none").is_displayed())
+        rows = {(row.get_attribute("data-beacon"), row.get_attribute("data-phone")): [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                for row in self.browser.find_elements(By.CSS_SELECTOR, "#fieldchecks tbody tr")}
+        headers = [th.text for th in self.browser.find_elements(By.CSS_SELECTOR, "#fieldchecks thead th")]
+        self.assertEqual(headers, ["Box", "Phone", "Checks", "High band SNR", "High decoded", "Low band SNR", "Low decoded", "Verdict"])
+        pixel = rows[(DOOR, "Android 14 · Chrome 131")]
+        self.assertIn("Main hall", pixel[0])
+        self.assertEqual(pixel[1:], ["Android 14 · Chrome 131", "3", "10.0 dB", "2 of 3", "25.0 dB", "3 of 3", "both (2 of 3)"])
+        iphone = rows[(DOOR, "iOS 17.5 · Safari 17")]
+        self.assertEqual(iphone[2:], ["1", "-", "-", "18.0 dB", "1 of 1", "low (1 of 1)"])
+        nobox = rows[("", "Android 14 · Chrome 131")]
+        self.assertIn("no box", nobox[0])
+        self.assertEqual(nobox[2:], ["1", "-2.0 dB", "0 of 1", "-", "-", "neither (1 of 1)"])
 
 
 if __name__ == "__main__":

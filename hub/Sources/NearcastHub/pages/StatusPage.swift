@@ -1,5 +1,6 @@
 /// The operators' page: the project's boxes, their last heartbeat and problems, and their
-/// attachments. The secret key is typed in and kept in the tab's sessionStorage (never in a URL,
+/// attachments; below them, the field check results the audience's phones sent, one row per box
+/// and kind of phone (platform and browser), summarised in the browser. The secret key is typed in and kept in the tab's sessionStorage (never in a URL,
 /// where it would land in logs); the page reads the same JSON API as any client, refreshing
 /// every 5 s.
 enum StatusPage {
@@ -20,6 +21,7 @@ enum StatusPage {
       .ok { color: #137333; } .problem { color: #b3261e; font-weight: 600; } .stale { color: #8a6d00; }
       #error { color: #b3261e; } form { margin: 1rem 0; }
       input { font: inherit; padding: .3rem; width: 24rem; max-width: 100%; }
+      h2 { font-size: 1.15rem; margin: 2rem 0 .2rem; } .note { color: #555; margin: .2rem 0; }
     </style>
     </head>
     <body>
@@ -32,6 +34,19 @@ enum StatusPage {
       <thead><tr><th>Box</th><th>Last heartbeat</th><th>Status</th><th>Problems</th><th>Attachments</th></tr></thead>
       <tbody></tbody>
     </table>
+    <section id="fieldchecks-section" hidden>
+    <h2>Field checks</h2>
+    <p class="note">What the audience's phones measured of each box's test sounds (the check page's results, sent by
+      choice and anonymously), by kind of phone: the median signal over noise of each band's test burst, how many
+      phones decoded it, and the band the check page recommended most often.</p>
+    <p id="fieldchecks-none" hidden>No field check results were sent yet.</p>
+    <p id="fieldchecks-summary" class="note"></p>
+    <table id="fieldchecks" hidden>
+      <thead><tr><th>Box</th><th>Phone</th><th>Checks</th><th>High band SNR</th><th>High decoded</th><th>Low band SNR</th>
+        <th>Low decoded</th><th>Verdict</th></tr></thead>
+      <tbody></tbody>
+    </table>
+    </section>
     <script>
     "use strict";
     const keyName = "nearcast-hub-secret-key";
@@ -47,6 +62,49 @@ enum StatusPage {
       if (!time) return ["never", "problem"];
       const seconds = Math.round((Date.now() - Date.parse(time)) / 1000);
       return [seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`, seconds < 300 ? "ok" : "stale"];
+    }
+    const median = values => {
+      if (!values.length) return null;
+      const sorted = [...values].sort((a, b) => a - b), middle = sorted.length >> 1;
+      return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    };
+    // One row per box (none: the phone resolved no box) and kind of phone.
+    function fieldCheckRows(checks, descriptions) {
+      const groups = new Map();
+      for (const check of checks) {
+        const beacon = check.beaconName || "", phone = `${check.platform} · ${check.browser}`;
+        const key = JSON.stringify([beacon, phone]);
+        if (!groups.has(key)) groups.set(key, { beacon, phone, checks: [] });
+        groups.get(key).checks.push(check);
+      }
+      const order = [...groups.values()].sort((a, b) =>
+        (a.beacon === "") - (b.beacon === "") || a.beacon.localeCompare(b.beacon) || a.phone.localeCompare(b.phone));
+      return order.map(group => {
+        const row = document.createElement("tr");
+        row.dataset.beacon = group.beacon;
+        row.dataset.phone = group.phone;
+        const box = document.createElement("td");
+        if (group.beacon) {
+          box.append(text("div", descriptions.has(group.beacon) ? descriptions.get(group.beacon) || "(no description)" : "(not registered now)"),
+                     text("code", group.beacon));
+        } else {
+          box.textContent = "(no box resolved)";
+        }
+        row.append(box, text("td", group.phone), text("td", String(group.checks.length)));
+        for (const name of ["high", "low"]) {
+          const heard = group.checks.flatMap(c => c.bands.filter(b => b.band === name));
+          const snr = median(heard.map(b => b.snrDb));
+          row.append(text("td", snr === null ? "-" : `${snr.toFixed(1)} dB`),
+                     text("td", heard.length ? `${heard.filter(b => b.decoded).length} of ${heard.length}` : "-"));
+        }
+        const counts = new Map();
+        for (const c of group.checks) counts.set(c.verdict, (counts.get(c.verdict) || 0) + 1);
+        // Ties go to the verdict that recommends more (both, then high, low, neither).
+        const verdict = ["both", "high", "low", "neither"].filter(v => counts.has(v))
+          .reduce((best, v) => counts.get(v) > counts.get(best) ? v : best);
+        row.append(text("td", `${verdict} (${counts.get(verdict)} of ${group.checks.length})`));
+        return row;
+      });
     }
     async function refresh() {
       if (!sessionStorage.getItem(keyName)) return;
@@ -73,6 +131,15 @@ enum StatusPage {
         }
         document.querySelector("#boxes tbody").replaceChildren(...rows);
         document.getElementById("boxes").hidden = false;
+        const checks = (await api("/v1beta1/fieldchecks")).fieldChecks;
+        const descriptions = new Map(list.beacons.map(b => [b.beaconName, b.description]));
+        document.querySelector("#fieldchecks tbody").replaceChildren(...fieldCheckRows(checks, descriptions));
+        document.getElementById("fieldchecks").hidden = !checks.length;
+        document.getElementById("fieldchecks-none").hidden = checks.length > 0;
+        document.getElementById("fieldchecks-summary").textContent = checks.length
+          ? `${checks.length === 1000 ? "The newest 1000" : checks.length} result${checks.length === 1 ? "" : "s"}, the newest ${new Date(checks[0].createTime).toLocaleString()}.`
+          : "";
+        document.getElementById("fieldchecks-section").hidden = false;
         const withProblems = list.beacons.filter(b => ((b.heartbeat || {}).problems || []).length).length;
         document.getElementById("summary").textContent =
           `${list.beacons.length} box${list.beacons.length === 1 ? "" : "es"}, ${withProblems} with problems. Updated ${new Date().toLocaleTimeString()}.`;
@@ -90,6 +157,7 @@ enum StatusPage {
     document.getElementById("forget").addEventListener("click", () => {
       sessionStorage.removeItem(keyName);
       document.getElementById("boxes").hidden = true;
+      document.getElementById("fieldchecks-section").hidden = true;
       document.getElementById("summary").textContent = "Enter the project's secret key to see its boxes.";
     });
     refresh();

@@ -1,8 +1,8 @@
 /// The operators' page: the project's boxes, their last heartbeat and problems, and their
 /// attachments; below them, the field check results the audience's phones sent, one row per box
-/// and kind of phone (platform and browser), summarised in the browser. The secret key is typed in and kept in the tab's sessionStorage (never in a URL,
-/// where it would land in logs); the page reads the same JSON API as any client, refreshing
-/// every 5 s.
+/// and kind of phone (platform and browser), summarised in the browser. The secret key is typed
+/// in and kept in the tab's sessionStorage (never in a URL, where it would land in logs); the
+/// page reads the same JSON API as any client, refreshing every 5 s.
 enum StatusPage {
     static let html = #"""
     <!doctype html>

@@ -110,6 +110,16 @@ final class FieldCheckTests: XCTestCase {
         XCTAssertEqual(try analyse(audio, chunk: 4096).count, 0)
     }
 
+    func testBurstsInDigitalSilenceAreNotASweep() throws {
+        // A sim box's speaker: bursts of both bands with nothing between them, where any
+        // leakage stands far above a -130 dB floor (this once read as a sweep in the low band).
+        var audio: [Float] = []
+        for band in [ModemBand.low, .high, .low, .high] {
+            audio += try TestSignals.burst(FieldCheckSignal.testToken, sampleRate: 48_000, leadingSilence: 33_000, band: band)
+        }
+        XCTAssertEqual(try analyse(audio).count, 0)
+    }
+
     func testTwoSweepsInAReverberantNoisyRoomAreTwoReadings() throws {
         var signal = try sequence()
         signal += [Float](repeating: 0, count: 48_000) + signal

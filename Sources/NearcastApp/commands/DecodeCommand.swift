@@ -39,16 +39,8 @@ struct DecodeCommand: RunnableCommand {
             }
             heard.removeAll(keepingCapacity: true)
         }
-        var chunk = [Float](repeating: 0, count: 4096)
-        while true {
-            let count: Int
-            do {
-                count = try chunk.withMutableBuffer { buffer throws(FileFormatError) in try reader.read(into: buffer) }
-            } catch {
-                throw CommandFailure("\(error)")
-            }
-            if count == 0 { break }
-            chunk.withUnsafeBufferPointer { decoder.push(UnsafeBufferPointer(rebasing: $0[0..<count]), collect) }
+        try WAVChunks.forEach(reader) { samples in
+            decoder.push(samples, collect)
             report()
         }
         decoder.finish(collect)

@@ -7,7 +7,8 @@ struct EncodeCommand: RunnableCommand {
         "encode",
         abstract: "Write one token burst as a WAV file (mono, 16-bit PCM unless --float).",
         arguments: [
-            .option("payload", value: "hex", required: true, help: "The payload in hex: 1-8 bytes for direct tokens, exactly 8 for eid."),
+            .option("payload", value: "hex", help: "The payload in hex: 1-8 bytes for direct tokens, exactly 8 for eid (required unless --field-check)."),
+            .flag("field-check", help: "Write the field check's sequence instead (what 'audio sweep' plays: the 12-21 kHz sweep, then a test burst in each band)."),
             .option("kind", help: "What the payload is: direct (the default) or eid."),
             .option("rate", help: "Sample rate in Hz: 48000 (the default) or 44100."),
             .option("band", help: "The band: high (18.5-20 kHz, the default) or low (15-16.5 kHz, for phones that do not hear the high one)."),
@@ -18,6 +19,7 @@ struct EncodeCommand: RunnableCommand {
         make: EncodeCommand.init)
 
     let payload: String
+    let fieldCheck: Bool
     let kind: TokenKind
     let rate: Int
     let band: ModemBand
@@ -26,7 +28,13 @@ struct EncodeCommand: RunnableCommand {
     let out: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        payload = try arguments.required("payload")
+        fieldCheck = arguments.flag("field-check")
+        if fieldCheck {
+            payload = ""
+            guard try arguments.value("payload", as: String.self) == nil else { throw UsageError("--field-check writes the calibration token: leave out --payload") }
+        } else {
+            payload = try arguments.required("payload")
+        }
         kind = try arguments.value("kind", default: .direct)
         rate = try arguments.value("rate", default: 48_000)
         band = try arguments.value("band", default: .high)
@@ -42,12 +50,20 @@ struct EncodeCommand: RunnableCommand {
     }
 
     func run() throws {
+        if fieldCheck { return try runFieldCheck() }
         let token: Token
         do { token = try Token(kind: kind, hex: payload) } catch { throw CommandFailure("--payload: \(error)") }
         let encoder = try BurstEncoder(sampleRate: rate, band: band, amplitude: amplitude)
         encoder.start(token)
         var samples = [Float](repeating: 0, count: encoder.rate.burstSamples)
         samples.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
+        try write(samples)
+        StandardStreams.line("wrote \(out): \(token), \(Formatting.fixed(encoder.rate.burstSeconds, decimals: 3)) s at \(rate) Hz in the \(band.name) band (\(band.firstToneHz)-\(band.lastToneHz) Hz), \(encoding)")
+    }
+
+    private var encoding: String { float ? "32-bit float" : "16-bit PCM" }
+
+    private func write(_ samples: [Float]) throws {
         let format = WAVFormat(encoding: float ? .float32 : .pcm16, sampleRate: rate)
         do {
             let writer = try WAVFileWriter(path: out, format: format)
@@ -56,7 +72,18 @@ struct EncodeCommand: RunnableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let encoding = float ? "32-bit float" : "16-bit PCM"
-        StandardStreams.line("wrote \(out): \(token), \(Formatting.fixed(encoder.rate.burstSeconds, decimals: 3)) s at \(rate) Hz in the \(band.name) band (\(band.firstToneHz)-\(band.lastToneHz) Hz), \(encoding)")
+    }
+
+    /// `--field-check`: the sequence `audio sweep` plays, at `--amplitude`.
+    private func runFieldCheck() throws {
+        let encoder = try MultiBandEncoder(sampleRate: rate, amplitude: amplitude)
+        let player = FieldCheckPlayer(sampleRate: rate)
+        var samples = [Float](repeating: 0, count: FieldCheckSignal.totalSamples(rate: encoder.rate))
+        player.start()
+        samples.withUnsafeMutableBufferPointer { _ = player.render(into: $0, encoder: encoder) }
+        try write(samples)
+        StandardStreams.line("wrote \(out): the field check's sequence, \(Formatting.fixed(Double(samples.count) / Double(rate), decimals: 2)) s at \(rate) Hz "
+                             + "(\(FieldCheckSignal.toneCount) tones \(FieldCheckSignal.toneHz(0))-\(FieldCheckSignal.toneHz(FieldCheckSignal.toneCount - 1)) Hz, "
+                             + "then the test token \(FieldCheckSignal.testToken.hex) in the high and the low band), \(encoding)")
     }
 }

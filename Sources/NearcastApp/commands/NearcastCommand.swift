@@ -12,7 +12,7 @@ public enum NearcastCommand {
               nearcast run --board sim --duration 10
               nearcast decode sim-state/audio.wav
             """,
-        subcommands: [RunCommand.node, ConsoleCommand.node, EncodeCommand.node, DecodeCommand.node, EIDCommand.node, HubIdentityCommand.node,
+        subcommands: [RunCommand.node, ConsoleCommand.node, EncodeCommand.node, DecodeCommand.node, CheckCommand.node, EIDCommand.node, HubIdentityCommand.node,
                       BLEFrameCommand.node, BoardsCommand.node, LEDsCommand.node, SelftestCommand.node, BenchCommand.node,
                       VersionCommand.node])
 

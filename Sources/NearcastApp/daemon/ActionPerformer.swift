@@ -18,6 +18,16 @@ final class ActionPerformer {
     private var events: [String] = []
     /// `audio test` asked for a calibration burst: played once no burst is under way.
     private var testBurstPending = false
+    /// `audio sweep`: the field check's sequence, played once no burst is under way; the
+    /// scheduler's bursts wait while it plays (they would share the encoder, and the sweep).
+    private let fieldCheck: FieldCheckPlayer
+    private var sweepPending = false
+    /// `audio sweep every N`: the stream sample at which the next sweep is asked for, and the
+    /// interval, both in samples; nil when off.
+    private var sweepInterval: Int?
+    private var nextSweepAt = 0
+    /// Scheduled bursts left out while the field check played.
+    private(set) var burstsSkippedForSweep = 0
 
     init(encoder: MultiBandEncoder, devices: Devices, manager: MessageManager, progress: LoopProgress, advertising: AdvertisingSettings) {
         self.encoder = encoder
@@ -27,8 +37,21 @@ final class ActionPerformer {
         self.progress = progress
         self.advertising = advertising
         self.sampleRate = progress.sampleRate
+        fieldCheck = FieldCheckPlayer(sampleRate: progress.sampleRate)
         events.reserveCapacity(64)
     }
+
+    /// Plays the field check's sequence as soon as no burst is under way (`audio sweep`).
+    func requestSweep() { sweepPending = true }
+
+    /// Plays the sequence every `seconds` from now on (nil: no more); the first at once.
+    func repeatSweep(everySeconds seconds: Int?) {
+        sweepInterval = seconds.map { $0 * sampleRate }
+        nextSweepAt = 0
+    }
+
+    /// The interval of `audio sweep every N`, seconds; nil when off.
+    var sweepEverySeconds: Int? { sweepInterval.map { $0 / sampleRate } }
 
     /// Plays one calibration burst as soon as no other burst is under way (`audio test`).
     func requestTestBurst() { testBurstPending = true }
@@ -39,8 +62,27 @@ final class ActionPerformer {
     /// Renders the period starting at stream sample `position` into `span` (zeroed first).
     func render(into span: UnsafeMutableBufferPointer<Float>, at position: Int) {
         span.update(repeating: 0)
-        let carried = encoder.render(into: span)
-        if testBurstPending && encoder.isFinished {
+        var carried: Int
+        if fieldCheck.isPlaying {
+            // The sequence renders its own bursts through the encoder.
+            carried = fieldCheck.render(into: span, encoder: encoder)
+            if fieldCheck.isPlaying { carried = span.count }
+        } else {
+            carried = encoder.render(into: span)
+        }
+        if let interval = sweepInterval, position >= nextSweepAt {
+            sweepPending = true
+            nextSweepAt = position + interval
+        }
+        if sweepPending && encoder.isFinished && !fieldCheck.isPlaying && carried < span.count {
+            sweepPending = false
+            fieldCheck.start()
+            let written = fieldCheck.render(into: UnsafeMutableBufferPointer(rebasing: span[carried...]), encoder: encoder)
+            events.append("[\(Self.stamp(seconds(position + carried)))] audio sweep: the field check's sequence "
+                          + "(\(Formatting.fixed(Double(FieldCheckSignal.totalSamples(rate: encoder.rate)) / Double(sampleRate), decimals: 2)) s)")
+            carried = fieldCheck.isPlaying ? span.count : carried + written
+        }
+        if testBurstPending && encoder.isFinished && !fieldCheck.isPlaying {
             testBurstPending = false
             encoder.start(Self.testToken)
             encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[carried...]))
@@ -54,6 +96,11 @@ final class ActionPerformer {
     private func perform(_ action: ScheduleAction, span: UnsafeMutableBufferPointer<Float>, position: Int, carried: Int) {
         switch action {
         case .audioBurst(let slot, let token, let at):
+            guard !fieldCheck.isPlaying else {
+                burstsSkippedForSweep += 1
+                events.append("[\(Self.stamp(seconds(Int(at))))] \(slot): audio burst left out while the field check plays")
+                return
+            }
             let offset = max(Int(at) - position, carried)
             encoder.start(token)
             encoder.render(into: UnsafeMutableBufferPointer(rebasing: span[offset...]))

@@ -216,6 +216,8 @@ public final class Daemon {
             switch request {
             case .restart: restart = true
             case .testBurst: parts.performer.requestTestBurst()
+            case .sweep: parts.performer.requestSweep()
+            case .sweepEvery(let seconds): parts.performer.repeatSweep(everySeconds: seconds)
             case .stall(let seconds):
                 // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
                 log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")

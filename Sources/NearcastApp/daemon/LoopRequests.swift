@@ -7,6 +7,10 @@ enum LoopRequest: Equatable {
     case stall(seconds: Int)
     /// `audio test`: play one calibration burst.
     case testBurst
+    /// `audio sweep`: play the field check's sequence once.
+    case sweep
+    /// `audio sweep every N|off`: play it every N seconds, or no more (nil).
+    case sweepEvery(seconds: Int?)
 }
 
 /// The requests the consoles leave for the loop, in the order made; the loop drains them once

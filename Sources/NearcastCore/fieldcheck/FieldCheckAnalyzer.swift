@@ -7,8 +7,10 @@
 /// tone `k` is measured over hops `s+5k ... s+5k+2` (inside its 80 ms), and the same frequency's
 /// noise is the median of what it measured during the 18 other tones' slots. A steady sound, a
 /// tone or a broadband noise, is as loud in every slot and stands 0 dB above itself; only the
-/// sweep puts each frequency up in its own slot alone. A start is taken when 4 or more tones in a
-/// row stand 10 dB above their noise, and of neighbouring starts the one whose tones stand highest.
+/// sweep puts each frequency up in its own slot alone. A start is taken when the first four tones
+/// (12-13.5 kHz, which every phone hears and no burst reaches) each stand 10 dB above their noise
+/// and are the loudest of the 19 frequencies in their slots; of neighbouring starts, the one whose
+/// tones stand highest.
 ///
 /// Everything is allocated in `init`; `push` allocates nothing.
 public final class FieldCheckAnalyzer {
@@ -23,9 +25,11 @@ public final class FieldCheckAnalyzer {
     private static let historyHops = 128
     /// The last hop a start's analysis reads, after the start.
     private static let spanHops = hopsPerSlot * (FieldCheckSignal.toneCount - 1) + measuredHops - 1
-    /// Consecutive tones that must stand clear: any phone hears 12-13.5 kHz, and a burst's tones
-    /// could stand in three slots in a row by chance, four hardly.
-    private static let requiredRun = 4
+    /// The first tones, 12-13.5 kHz, must each stand clear and be the loudest frequency in their
+    /// slot: every phone's microphone passes them, and no burst of either band reaches them (a
+    /// low-band burst in digital silence otherwise stands far above a -130 dB floor in 4 slots
+    /// in a row).
+    private static let leadingTones = 4
 
     private let window: [Float]
     private let coefficients: [Double]
@@ -131,7 +135,7 @@ public final class FieldCheckAnalyzer {
             }
         }
         var score: Float = 0
-        var run = 0, longestRun = 0
+        var leading = 0
         candidate.startSample = start * hopSamples
         for tone in 0..<tones {
             var count = 0
@@ -145,13 +149,22 @@ public final class FieldCheckAnalyzer {
             candidate.levelDB[tone] = levelDB
             candidate.noiseDB[tone] = noiseDB
             candidate.snrDB[tone] = levelDB - noiseDB
-            run = levelDB - noiseDB >= FieldCheckVerdict.clearSNR ? run + 1 : 0
-            longestRun = max(longestRun, run)
+            if tone == leading && tone < Self.leadingTones && levelDB - noiseDB >= FieldCheckVerdict.clearSNR
+                && loudestInItsSlot(tone) { leading += 1 }
             // Not capped: of neighbouring starts, the one whose hops lie wholly inside the
             // tones stands highest.
             score += max(levelDB - noiseDB, 0)
         }
-        return longestRun >= Self.requiredRun ? score : nil
+        return leading == Self.leadingTones ? score : nil
+    }
+
+    /// Whether `tone` is the loudest of the 19 frequencies in its own slot (a sweep's tone is; a
+    /// burst or a noise spreads its energy over others).
+    private func loudestInItsSlot(_ tone: Int) -> Bool {
+        let tones = FieldCheckSignal.toneCount
+        let own = slotPower[tone * tones + tone]
+        for other in 0..<tones where slotPower[tone * tones + other] > own { return false }
+        return true
     }
 
     /// The lower median of `values[0..<count]` (reorders them).

@@ -6,29 +6,35 @@ enum DeviceCommands {
     static func commands(_ encoder: MultiBandEncoder, _ advertising: AdvertisingSettings, requests: LoopRequests,
                          faults: SimulatedFaults?, board: Board, log: LogSink) -> [ConsoleCommandDescriptor] { [
 
-        ConsoleCommandDescriptor("audio", completions: ["test", "level", "band"],
-                                 usage: "audio test | audio level [0-100] | audio band [high|low|both]",
-                                 summary: "play one calibration burst; show or set the burst level or band", arguments: 1...2,
-                                 changesState: { $0.first == "test" || $0.count > 1 }, persists: { $0.count > 1 }) { call throws(ConsoleFailure) in
+        ConsoleCommandDescriptor("audio", completions: ["test", "sweep", "level", "band"],
+                                 usage: "audio test | audio sweep [every SECONDS|off] | audio level [0-100] | audio band [high|low|both]",
+                                 summary: "play one calibration burst or the field check's sweep; show or set the burst level or band",
+                                 arguments: 1...3,
+                                 changesState: { $0.first == "test" || $0.first == "sweep" || $0.count > 1 },
+                                 persists: { $0.first != "sweep" && $0.count > 1 }) { call throws(ConsoleFailure) in
             switch call[0] {
             case "test":
                 guard call.count == 1 else { throw ConsoleFailure("unexpected '\(call[1])'") }
                 requests.post(.testBurst)
                 return ["audio test: one calibration burst (direct token \(ActionPerformer.testToken.hex), \"test\") at level \(level(encoder))"]
+            case "sweep":
+                return try sweep(call, encoder, requests)
             case "level":
+                guard call.count <= 2 else { throw ConsoleFailure("unexpected '\(call[2])'") }
                 if call.count == 2 {
                     guard let level = Int(call[1]), (0...100).contains(level) else { throw ConsoleFailure("level must be 0 to 100") }
                     encoder.amplitude = Float(level) / 100
                 }
                 return ["audio level \(level(encoder)) (peak amplitude of the bursts, % of full scale)"]
             case "band":
+                guard call.count <= 2 else { throw ConsoleFailure("unexpected '\(call[2])'") }
                 if call.count == 2 {
                     guard let band = BandSelection(name: call[1]) else { throw ConsoleFailure("band must be high, low or both") }
                     encoder.selection = band
                 }
                 return ["audio band \(encoder.selection.name) (\(describe(encoder.selection)); from the next burst)"]
             default:
-                throw ConsoleFailure("test, level or band")
+                throw ConsoleFailure("test, sweep, level or band")
             }
         },
         ConsoleCommandDescriptor("ble", completions: ["interval", "txpower"], usage: "ble interval [MS] | ble txpower [DBM]",
@@ -57,6 +63,37 @@ enum DeviceCommands {
             try simFault(call, faults, board: board, log: log)
         },
     ] }
+
+    /// The longest `audio sweep every` interval: an hour.
+    static let maximumSweepInterval = 3_600
+
+    /// `audio sweep`, `audio sweep every SECONDS`, `audio sweep off`: the field check's sequence
+    /// (not saved by `config save`: a box left sweeping after a restart would sweep all talk long).
+    private static func sweep(_ call: ConsoleInvocation, _ encoder: MultiBandEncoder,
+                              _ requests: LoopRequests) throws(ConsoleFailure) -> [String] {
+        let seconds = Formatting.fixed(Double(FieldCheckSignal.totalSamples(rate: encoder.rate)) / Double(encoder.rate.sampleRate), decimals: 1)
+        let what = "the field check's sequence (\(FieldCheckSignal.toneCount) tones from \(FieldCheckSignal.toneHz(0)) to "
+            + "\(FieldCheckSignal.toneHz(FieldCheckSignal.toneCount - 1)) Hz, then a test burst in the high and in the low band; "
+            + "\(seconds) s at level \(level(encoder)))"
+        switch call.count {
+        case 1:
+            requests.post(.sweep)
+            return ["audio sweep: \(what), from the end of the burst under way",
+                    "phones at the hub's /check?key=API_KEY page measure it"]
+        case 2 where call[1] == "off":
+            requests.post(.sweepEvery(seconds: nil))
+            return ["audio sweep off: no more repeated sweeps"]
+        case 3 where call[1] == "every":
+            guard let interval = Int(call[2]), (5...maximumSweepInterval).contains(interval) else {
+                throw ConsoleFailure("every takes 5 to \(maximumSweepInterval) seconds, not '\(call[2])'")
+            }
+            requests.post(.sweepEvery(seconds: interval))
+            return ["audio sweep every \(interval) s: \(what), the first now; the bursts due while it plays are left out",
+                    "'audio sweep off' stops it; a restart stops it too (it is not saved)"]
+        default:
+            throw ConsoleFailure("audio sweep [every SECONDS|off]")
+        }
+    }
 
     private static func level(_ encoder: MultiBandEncoder) -> Int { Int((encoder.amplitude * 100).rounded()) }
 

@@ -292,6 +292,17 @@ class OpenAPITests:
         self.check("POST", "/v1/reactions", 202, key=joined["pass"],
                    body={"observed": {"type": "NEARCAST_PASS", "id": joined["pass"]}, "reaction": "logo", "phone": "phone-2"})
         self.check("GET", "/v1/shows/{beacon}", 200, key=joined["pass"], path_parameters=beacon)
+        # A field check result with the public key and with a pass (no box), listed for the secret key.
+        result = {"beaconName": "beacons/" + eid, "platform": "Android 14", "browser": "Chrome 131", "sampleRate": 48000,
+                  "tones": [{"hz": 12000, "levelDb": -61.2, "snrDb": 31.5}],
+                  "bands": [{"band": "high", "snrDb": 12.3, "decoded": True}], "verdict": "high"}
+        self.check("POST", "/v1beta1/fieldchecks", 200, key=self.public, body=result)
+        self.check("POST", "/v1beta1/fieldchecks", 200, key=joined["pass"], body=dict(result, beaconName=None))
+        self.check("POST", "/v1beta1/fieldchecks", 404, key=self.public, body=dict(result, beaconName="beacons/3!ffff"))
+        self.check("POST", "/v1beta1/fieldchecks", 413, key=self.public, body=dict(result, platform="x" * (17 * 1024)))
+        listed = self.check("GET", "/v1beta1/fieldchecks", 200, key=self.secret, query={"beaconName": "beacons/" + eid}).json()
+        self.assertEqual([c["verdict"] for c in listed["fieldChecks"]], ["high"])
+        self.check("GET", "/v1beta1/fieldchecks", 403, key=self.public)
         self.check("GET", "/j/{code}", 302, path_parameters={"code": code})
         self.check("GET", "/v1/shows/{beacon}/qr.svg", 200, key=self.secret, path_parameters=beacon,
                    query={"base": "https://hub.example"})
@@ -433,7 +444,7 @@ class OpenAPITests:
         for path in ["/v1beta1/eidparams", "/v1beta1/beacons:register", "/v1beta1/beacons", "/v1beta1/beacons/{beacon}",
                      "/v1beta1/beacons/{beacon}/heartbeat", "/v1beta1/beacons/{beacon}/attachments",
                      "/v1beta1/beacons/{beacon}/attachments/{attachment}", "/v1beta1/beacons/{beacon}/attachments:batchDelete",
-                     "/v1beta1/beacons/{beacon}/attachments:watch", "/v1beta1/beaconinfo:getforobserved",
+                     "/v1beta1/beacons/{beacon}/attachments:watch", "/v1beta1/beaconinfo:getforobserved", "/v1beta1/fieldchecks",
                      "/v1/decks", "/v1/decks/{deck}", "/v1/decks/{deck}/pages/{page}", "/v1/shows/{beacon}",
                      "/v1/shows/{beacon}/qr.svg", "/v1/shows/{beacon}/events", "/v1/reactions/choices",
                      "/v1/reactions/images/{name}", "/v1/reactions", "/v1/presence", "/j/{code}", "/", "/healthz",

@@ -39,6 +39,7 @@ EXPECTED_SECONDS = {
     "test_present_browser.PresentAcrossTwoHubs": 15,
     "test_api.SQLiteAPITests": 14,
     "test_status_page.StatusPageInChromium": 12,
+    "test_check_page.CheckPageInChromium": 22,
     "test_venue_netns.HubAtAVenue": 11,
     "test_present.PostgresPresentTests": 10,
     "test_watch_grant.PostgresWatchGrantTests": 6,

@@ -30,20 +30,37 @@ struct BurstRecord {
     var band: Int32 = 0
 }
 
+/// Field check readings one push can report (a sweep takes 3.94 s; a push at most 0.19 s).
+let readingCapacity = 4
+
 /// The decoder and its buffers. The module's functions run on the one Worker thread that
 /// instantiated it, so nothing here is shared between threads.
 final class ListenerDecoder {
     let decoder: MultiBandDecoder
+    let sampleRate: Int
     let input: UnsafeMutableBufferPointer<Float>
     var results: [BurstRecord]
     var resultCount = 0
     var dropped = 0
+    /// The field check's analyser, when the page asked for it (`nc_check_enable`): the check
+    /// page measures the sweep; the listener does not pay for it.
+    var analyzer: FieldCheckAnalyzer?
+    var readings: [FieldCheckReading]
+    var readingCount = 0
 
-    init(decoder: MultiBandDecoder) {
+    init(decoder: MultiBandDecoder, sampleRate: Int) {
         self.decoder = decoder
+        self.sampleRate = sampleRate
         input = .allocate(capacity: inputCapacity)
         input.initialize(repeating: 0)
         results = [BurstRecord](repeating: BurstRecord(), count: resultCapacity)
+        readings = [FieldCheckReading](repeating: FieldCheckReading(), count: readingCapacity)
+    }
+
+    func record(_ reading: FieldCheckReading) {
+        guard readingCount < readingCapacity else { return }
+        readings[readingCount] = reading
+        readingCount += 1
     }
 
     deinit { input.deallocate() }
@@ -67,7 +84,7 @@ public func ncOpen(_ sampleRate: Int32) -> Int32 {
     listener = nil
     messageLength = 0
     guard let decoder = try? MultiBandDecoder(sampleRate: Int(sampleRate), bands: [.high, .low]) else { return -1 }
-    listener = ListenerDecoder(decoder: decoder)
+    listener = ListenerDecoder(decoder: decoder, sampleRate: Int(sampleRate))
     return 0
 }
 
@@ -85,7 +102,10 @@ public func ncInputCapacity() -> Int32 { Int32(inputCapacity) }
 public func ncPush(_ count: Int32) -> Int32 {
     guard let listener, count >= 0, Int(count) <= inputCapacity else { return -1 }
     listener.resultCount = 0
-    listener.decoder.push(UnsafeBufferPointer(rebasing: listener.input[0..<Int(count)]), listener.record)
+    listener.readingCount = 0
+    let samples = UnsafeBufferPointer(rebasing: listener.input[0..<Int(count)])
+    listener.decoder.push(samples, listener.record)
+    listener.analyzer?.push(samples, listener.record)
     return Int32(listener.resultCount)
 }
 
@@ -94,7 +114,9 @@ public func ncPush(_ count: Int32) -> Int32 {
 public func ncFinish() -> Int32 {
     guard let listener else { return -1 }
     listener.resultCount = 0
+    listener.readingCount = 0
     listener.decoder.finish(listener.record)
+    listener.analyzer?.finish(listener.record)
     return Int32(listener.resultCount)
 }
 
@@ -154,3 +176,73 @@ public func ncCandidates() -> Int32 { Int32(listener?.decoder.candidatesDecoded 
 /// Bursts that did not fit in one push's results (0 unless something is badly wrong).
 @_expose(wasm, "nc_bursts_dropped") @_cdecl("nc_bursts_dropped")
 public func ncBurstsDropped() -> Int32 { Int32(listener?.dropped ?? 0) }
+
+// --- The field check (the hub's /check page) ------------------------------------------------------
+
+/// Starts (1) or stops (0) measuring the field check's sweep beside the decoding: 0, or -1
+/// without a decoder.
+@_expose(wasm, "nc_check_enable") @_cdecl("nc_check_enable")
+public func ncCheckEnable(_ on: Int32) -> Int32 {
+    guard let listener else { return -1 }
+    listener.analyzer = on != 0 ? try? FieldCheckAnalyzer(sampleRate: listener.sampleRate) : nil
+    return 0
+}
+
+/// Sweeps measured by the last `nc_push` or `nc_finish` (read them with `nc_check_*`).
+@_expose(wasm, "nc_check_count") @_cdecl("nc_check_count")
+public func ncCheckCount() -> Int32 { Int32(listener?.readingCount ?? 0) }
+
+func reading(_ index: Int32) -> FieldCheckReading {
+    guard let listener, index >= 0, Int(index) < listener.readingCount else { return FieldCheckReading() }
+    return listener.readings[Int(index)]
+}
+
+func tone(_ tone: Int32) -> Int { min(max(Int(tone), 0), FieldCheckSignal.toneCount - 1) }
+
+func band(_ band: Int32) -> ModemBand { band == 1 ? .low : .high }
+
+/// The sweep's tones (19).
+@_expose(wasm, "nc_check_tone_count") @_cdecl("nc_check_tone_count")
+public func ncCheckToneCount() -> Int32 { Int32(FieldCheckSignal.toneCount) }
+
+/// Tone `tone`'s frequency, Hz.
+@_expose(wasm, "nc_check_tone_hz") @_cdecl("nc_check_tone_hz")
+public func ncCheckToneHz(_ index: Int32) -> Int32 { Int32(FieldCheckSignal.toneHz(tone(index))) }
+
+/// The sample at which sweep `index` was found under way.
+@_expose(wasm, "nc_check_start") @_cdecl("nc_check_start")
+public func ncCheckStart(_ index: Int32) -> Double { Double(reading(index).startSample) }
+
+/// Tone `tone`'s level in sweep `index`, dB of full scale.
+@_expose(wasm, "nc_check_level") @_cdecl("nc_check_level")
+public func ncCheckLevel(_ index: Int32, _ toneIndex: Int32) -> Float { reading(index).levelDB[tone(toneIndex)] }
+
+/// The level of tone `tone`'s frequency while the other tones played, dB of full scale.
+@_expose(wasm, "nc_check_noise") @_cdecl("nc_check_noise")
+public func ncCheckNoise(_ index: Int32, _ toneIndex: Int32) -> Float { reading(index).noiseDB[tone(toneIndex)] }
+
+/// Tone `tone`'s margin over that noise, dB.
+@_expose(wasm, "nc_check_snr") @_cdecl("nc_check_snr")
+public func ncCheckSNR(_ index: Int32, _ toneIndex: Int32) -> Float { reading(index).snrDB[tone(toneIndex)] }
+
+/// The mean level of the tones in band `band` (0 high, 1 low), dB of full scale.
+@_expose(wasm, "nc_check_band_level") @_cdecl("nc_check_band_level")
+public func ncCheckBandLevel(_ index: Int32, _ bandIndex: Int32) -> Float { reading(index).level(of: band(bandIndex)) }
+
+/// The mean margin of the tones in band `band` over their noise, dB.
+@_expose(wasm, "nc_check_band_snr") @_cdecl("nc_check_band_snr")
+public func ncCheckBandSNR(_ index: Int32, _ bandIndex: Int32) -> Float { reading(index).snr(of: band(bandIndex)) }
+
+/// The verdict from the high and low bands' margins (`measured` 0: no sweep was heard, the
+/// margins are not read) and whether each band's calibration burst decoded: 0 both, 1 high,
+/// 2 low, 3 neither (``FieldCheckVerdict``).
+@_expose(wasm, "nc_check_judge") @_cdecl("nc_check_judge")
+public func ncCheckJudge(_ measured: Int32, _ highSNR: Float, _ lowSNR: Float, _ highDecoded: Int32, _ lowDecoded: Int32) -> Int32 {
+    let verdict = FieldCheckVerdict.judge(highSNR: measured != 0 ? highSNR : nil, lowSNR: measured != 0 ? lowSNR : nil,
+                                          highDecoded: highDecoded != 0, lowDecoded: lowDecoded != 0)
+    return Int32(FieldCheckVerdict.allCases.firstIndex(of: verdict) ?? 3)
+}
+
+/// The calibration bursts' token, packed (the direct token "test").
+@_expose(wasm, "nc_check_test_token") @_cdecl("nc_check_test_token")
+public func ncCheckTestToken() -> UInt64 { FieldCheckSignal.testToken.packed }

@@ -4,7 +4,10 @@
 //   {type: "burst", burst}                  a decoded token
 //   {type: "stats", ...}                    every second: decode CPU per audio second, gaps
 //   {type: "error", message}                the decoder could not start or stopped
+//   {type: "check", result}                 (started with check: true, the /check page) a field
+//                                           check measured and judged (field-check.js)
 import { NearcastModem } from "./nearcast-modem.js";
+import { FieldCheckSession } from "./field-check.js";
 
 const pollMilliseconds = 20;
 const blockSamples = 4096;
@@ -13,6 +16,7 @@ let samples = null;
 let control = null;
 let read = 0;
 let block = null;
+let checks = null;
 const stats = { decodeMs: 0, audioSeconds: 0, gaps: 0, droppedSamples: 0 };
 
 /** Samples written and not yet read; when the writer is about to lap the reader (less than a
@@ -41,7 +45,9 @@ function drain() {
     read = (read + count) | 0;
     // Checked again after the copy: a block the writer overtook while it was copied is a gap.
     waiting = available();
-    for (const burst of decoder.push(block.subarray(0, count))) postMessage({ type: "burst", burst });
+    const bursts = decoder.push(block.subarray(0, count));
+    for (const burst of bursts) postMessage({ type: "burst", burst });
+    if (checks) for (const result of checks.update(bursts)) postMessage({ type: "check", result });
     stats.audioSeconds += count / decoder.sampleRate;
   }
   stats.decodeMs += performance.now() - started;
@@ -53,6 +59,10 @@ onmessage = async (event) => {
   try {
     const modem = await NearcastModem.load(new URL("nearcast-modem.wasm", import.meta.url));
     decoder = modem.open(message.sampleRate);
+    if (message.check) {
+      decoder.enableCheck();
+      checks = new FieldCheckSession(decoder);
+    }
     samples = new Float32Array(message.samples);
     control = new Int32Array(message.control);
     read = Atomics.load(control, 0);

@@ -12,6 +12,7 @@
 // anywhere else without `hub=`, it has no hub. Without a key or a hub, heard tokens are shown
 // as hex.
 
+import { CaptureProblem, hubAddress, openMicrophone, startWorker } from "./capture.js";
 import { heardBeacon, listeningFailed, startShows } from "./listener-show.js";
 
 const params = new URLSearchParams(location.search);
@@ -23,7 +24,6 @@ let hub = (params.get("hub") || "").replace(/\/+$/, "");
 const bands = [[18_500, 20_000], [15_000, 16_500]];
 const silentBandDB = -110;        // per-bin level (dBFS) a real microphone's own noise stays above
 const silentBandSeconds = 5;      // how long the band must stay below it before the page says so
-const ringSeconds = 4;            // at least; the ring's length is the next power of two
 const unknownRetryMs = 60_000;    // a token the hub did not know is asked again after this
 const tokenRefreshMs = 300_000;   // a heard token is resolved again after this, for a fresh watchToken
 const failedRetryMs = 5_000;      // a lookup that failed (network, hub error) is tried again after this
@@ -270,22 +270,6 @@ function stopMicrophone() {
   if (stream) for (const track of stream.getTracks()) track.stop();
 }
 
-/** Why the microphone could not be opened, in the user's words. */
-function microphoneProblem(error) {
-  switch (error.name) {
-    case "NotAllowedError":
-    case "SecurityError":
-      return "Microphone permission was denied. Allow the microphone for this site in the browser's settings, then reload.";
-    case "NotFoundError":
-    case "OverconstrainedError":
-      return "No microphone was found.";
-    case "NotReadableError":
-      return "The microphone is in use by another app or cannot be read.";
-    default:
-      return `The microphone could not be opened: ${error.message}`;
-  }
-}
-
 function startBandMeter(source) {
   const analyser = context.createAnalyser();
   analyser.fftSize = 4096;
@@ -327,33 +311,20 @@ function startBandMeter(source) {
 }
 
 function startDecoder(source) {
-  const samples = new SharedArrayBuffer(4 * 2 ** Math.ceil(Math.log2(ringSeconds * context.sampleRate)));
-  const control = new SharedArrayBuffer(8);
-  const worker = new Worker(new URL("listener-worker.js", import.meta.url), { type: "module" });
-  worker.onmessage = (event) => {
-    const message = event.data;
-    if (message.type === "burst") {
-      heard(message.burst).catch((error) => hubTrouble(error.message));
-    } else if (message.type === "ready") {
-      status.decoderReady = true;
-      showStatus();
-    } else if (message.type === "stats") {
-      showStats(message);
-    } else if (message.type === "error") {
-      fail(`The decoder stopped: ${message.message}. Reload the page to listen again.`);
-    }
-  };
-  worker.onerror = (event) => fail(`The decoder could not start: ${event.message || "a script failed to load"}`);
-  worker.postMessage({ type: "start", sampleRate: context.sampleRate, samples, control });
-  return context.audioWorklet.addModule(new URL("listener-worklet.js", import.meta.url)).then(() => {
-    const writer = new AudioWorkletNode(context, "nearcast-ring-writer", {
-      numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1],
-      // The first channel as it is, like `nearcast decode`: not a mix of two microphones.
-      channelCount: 1, channelCountMode: "explicit", channelInterpretation: "discrete",
-      processorOptions: { samples, control },
-    });
-    source.connect(writer);
-    writer.connect(context.destination);   // pulls the node; its output is silence
+  return startWorker(context, source, {
+    onMessage: (message) => {
+      if (message.type === "burst") {
+        heard(message.burst).catch((error) => hubTrouble(error.message));
+      } else if (message.type === "ready") {
+        status.decoderReady = true;
+        showStatus();
+      } else if (message.type === "stats") {
+        showStats(message);
+      } else if (message.type === "error") {
+        fail(`The decoder stopped: ${message.message}. Reload the page to listen again.`);
+      }
+    },
+    onError: (text) => fail(text),
   });
 }
 
@@ -368,68 +339,19 @@ function showStats(stats) {
     + (firstMessageMs !== null ? `; first message ${(firstMessageMs / 1000).toFixed(1)} s after the page opened` : "");
 }
 
-/** An AudioContext at the microphone's own rate when the decoder can use it (no resampler in
- * the way of 18.5-20 kHz), else at 48 kHz. */
-function makeContext(trackRate) {
-  const rate = trackRate === 44_100 || trackRate === 48_000 ? trackRate : 48_000;
-  try {
-    return new AudioContext({ sampleRate: rate, latencyHint: "playback" });
-  } catch {
-    return new AudioContext({ latencyHint: "playback" });   // a browser that cannot pick the rate
-  }
-}
-
 async function start() {
-  if (!window.isSecureContext) {
-    // Checked first: an insecure page is never cross-origin isolated either, and the isolation
-    // headers are not what is missing.
-    fail(`This page must be opened over HTTPS: at ${location.protocol}//${location.host} the browser gives it no `
-      + "microphone. Open the https:// address of this page (the venue's QR code has it).");
-    return;
-  }
-  if (!window.crossOriginIsolated) {
-    fail("This page is not cross-origin isolated, so it cannot share audio with its decoder: "
-      + "the server must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
-    return;
-  }
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    fail("This browser gives no microphone to this page (it must be opened over HTTPS).");
-    return;
-  }
-  if (!window.AudioWorkletNode) {
-    fail("This browser lacks AudioWorklet, which the listener needs.");
-    return;
-  }
-  status.starting = "Asking for the microphone…";
-  showStatus();
+  let opened;
   try {
-    stream = await navigator.mediaDevices.getUserMedia({
-      audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1 },
+    opened = await openMicrophone(() => {
+      status.starting = "Asking for the microphone…";
+      showStatus();
     });
   } catch (error) {
-    fail(microphoneProblem(error));
+    fail(error instanceof CaptureProblem ? error.message : `The microphone could not be opened: ${error.message}`);
     return;
   }
-  const track = stream.getAudioTracks()[0];
-  const trackRate = (track.getSettings && track.getSettings().sampleRate) || 0;
-  if (trackRate && trackRate < 44_100) {
-    fail(`This microphone gives audio at ${trackRate} Hz, which cannot carry 18.5–20 kHz `
-      + "(the listener needs 44.1 or 48 kHz; a Bluetooth headset's microphone is often 16 kHz: use the phone's own).");
-    return;
-  }
-  context = makeContext(trackRate);
-  if (context.sampleRate !== 48_000 && context.sampleRate !== 44_100) {
-    fail(`This browser gives audio at ${context.sampleRate} Hz; the listener needs 44.1 or 48 kHz.`);
-    return;
-  }
-  let source;
-  try {
-    source = context.createMediaStreamSource(stream);
-  } catch (error) {
-    fail(`The browser cannot feed this microphone (${trackRate || "unknown"} Hz) to a ${context.sampleRate} Hz `
-      + `audio graph: ${error.message}`);
-    return;
-  }
+  ({ stream, context } = opened);
+  const { track, source } = opened;
   track.addEventListener("ended", () => fail("The microphone was disconnected. Reload the page to listen again."));
   await startDecoder(source);
   startBandMeter(source);
@@ -453,17 +375,7 @@ startButton.addEventListener("click", async () => {
 
 (async () => {
   showStatus();
-  if (!hub && location.protocol.startsWith("http") && await servedByHub()) hub = location.origin;
+  hub = await hubAddress(hub);
   startShows(hub, apiKey);
   await start();
 })().catch((error) => fail(`The listener could not start: ${error.message}`));
-
-/** Whether the page came from a hub: the hub serves listener-hub.json, a static server does not. */
-async function servedByHub() {
-  try {
-    const response = await fetch(new URL("listener-hub.json", location.href), { cache: "no-store" });
-    return response.ok && (await response.json()).servedByHub === true;
-  } catch {
-    return false;
-  }
-}

@@ -28,6 +28,27 @@ function burstAt(exports, index, sampleRate) {
   };
 }
 
+/** A field check sweep measured (the fields `nearcast check --json` prints, in the hub's names). */
+function readingAt(exports, index, sampleRate) {
+  const start = exports.nc_check_start(index);
+  const tones = [];
+  for (let tone = 0; tone < exports.nc_check_tone_count(); tone++) {
+    tones.push({
+      hz: exports.nc_check_tone_hz(tone),
+      levelDb: exports.nc_check_level(index, tone),
+      noiseDb: exports.nc_check_noise(index, tone),
+      snrDb: exports.nc_check_snr(index, tone),
+    });
+  }
+  const band = (name, number) => ({
+    band: name, levelDb: exports.nc_check_band_level(index, number), snrDb: exports.nc_check_band_snr(index, number),
+  });
+  return { startSample: start, offsetSeconds: start / sampleRate, tones, bands: [band("high", 0), band("low", 1)] };
+}
+
+/** The verdicts in the order nc_check_judge numbers them (FieldCheckVerdict's cases). */
+const verdicts = ["both", "high", "low", "neither"];
+
 /** Why the WebAssembly module stopped: its own fatal-error message when it wrote one. */
 export class ModemTrap extends Error {}
 
@@ -84,6 +105,35 @@ export class ModemDecoder {
     this.capacity = this.exports.nc_input_capacity();
   }
 
+  /** Measures the field check's sweep too (the hub's /check page): each sweep found comes from
+   * `takeReadings()`. */
+  enableCheck() {
+    if (this.exports.nc_check_enable(1) !== 0) throw new Error("the decoder is not open");
+    this.readings = [];
+  }
+
+  /** The sweeps measured since the last call. */
+  takeReadings() {
+    const readings = this.readings || [];
+    this.readings = [];
+    return readings;
+  }
+
+  /** Which bands a phone can use ("both", "high", "low" or "neither"), from a sweep's reading
+   * (null: none heard) and whether each band's calibration burst decoded: the box's own rule. */
+  judge(reading, highDecoded, lowDecoded) {
+    const snr = (name) => (reading ? reading.bands.find((b) => b.band === name).snrDb : 0);
+    return verdicts[this.exports.nc_check_judge(reading ? 1 : 0, snr("high"), snr("low"), highDecoded ? 1 : 0, lowDecoded ? 1 : 0)];
+  }
+
+  /** The calibration bursts' token as hex ("74657374"). */
+  get testTokenHex() { return BigInt.asUintN(64, this.exports.nc_check_test_token()).toString(16).padStart(8, "0"); }
+
+  collectReadings() {
+    if (!this.readings) return;
+    for (let i = 0; i < this.exports.nc_check_count(); i++) this.readings.push(readingAt(this.exports, i, this.sampleRate));
+  }
+
   /** Decodes `samples` (a Float32Array of any length): the bursts it completed. */
   push(samples) {
     const bursts = [];
@@ -94,6 +144,7 @@ export class ModemDecoder {
         .set(samples.subarray(offset, offset + count));
       const found = this.modem.guarded(() => this.exports.nc_push(count));
       for (let i = 0; i < found; i++) bursts.push(burstAt(this.exports, i, this.sampleRate));
+      this.collectReadings();
     }
     return bursts;
   }
@@ -103,6 +154,7 @@ export class ModemDecoder {
     const found = this.modem.guarded(() => this.exports.nc_finish());
     const bursts = [];
     for (let i = 0; i < found; i++) bursts.push(burstAt(this.exports, i, this.sampleRate));
+    this.collectReadings();
     return bursts;
   }
 

@@ -217,17 +217,25 @@ struct BenchChannelCommand: RunnableCommand {
             .option("seed", help: "Seed of the channel's randomness (default 1)."),
             .option("rt60", value: "seconds", help: "Override the RT60 of an image-method room condition (0.1 to 2)."),
             .option("distance", value: "metres", help: "Override the source-listener distance of an image-method room condition (0.5 to 8)."),
+            .option("phone-cutoff", value: "Hz", help: "Add a phone's steep low-pass at this frequency (8000 to 22000; what a browser resampling through a lower rate does)."),
             .positional("input", help: "Input WAV file."),
             .positional("output", help: "Output WAV file."),
         ]) { arguments throws(UsageError) in
             BenchChannelCommand(condition: try arguments.required("condition"), seed: try arguments.value("seed", default: 1),
-                                roomOverride: try RoomOverride(arguments),
+                                roomOverride: try RoomOverride(arguments), phoneCutoffHz: try phoneCutoff(arguments),
                                 input: try arguments.required("input"), output: try arguments.required("output"))
         }
+
+    private static func phoneCutoff(_ arguments: ParsedArguments) throws(UsageError) -> Double? {
+        guard let hz = try arguments.value("phone-cutoff", as: Double.self) else { return nil }
+        guard (8_000...22_000).contains(hz) else { throw UsageError("--phone-cutoff \(hz): use 8000 to 22000 Hz") }
+        return hz
+    }
 
     let condition: String
     let seed: UInt64
     let roomOverride: RoomOverride
+    let phoneCutoffHz: Double?
     let input: String
     let output: String
 
@@ -238,6 +246,10 @@ struct BenchChannelCommand: RunnableCommand {
         }
         try roomOverride.check(chosen)
         roomOverride.apply(to: &chosen)
+        if let phoneCutoffHz {
+            chosen.phoneCutoffHz = phoneCutoffHz
+            chosen.name += ", phone low-pass at \(Formatting.fixed(phoneCutoffHz, decimals: 0)) Hz"
+        }
         let samples: [Float]
         let rate: Int
         do {

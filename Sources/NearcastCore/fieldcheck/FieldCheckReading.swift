@@ -54,8 +54,13 @@ public enum FieldCheckVerdict: Sendable, Equatable, CaseIterable {
     /// The verdict for a phone that measured `reading` (nil: it heard no sweep) and decoded the
     /// calibration burst of the high band (`highDecoded`) and of the low one (`lowDecoded`).
     public static func judge(_ reading: FieldCheckReading?, highDecoded: Bool, lowDecoded: Bool) -> FieldCheckVerdict {
-        let high = highDecoded || (reading.map { $0.snr(of: .high) >= clearSNR } ?? false)
-        let low = lowDecoded || (reading.map { $0.snr(of: .low) >= clearSNR } ?? false)
+        judge(highSNR: reading?.snr(of: .high), lowSNR: reading?.snr(of: .low), highDecoded: highDecoded, lowDecoded: lowDecoded)
+    }
+
+    /// The verdict from the bands' margins (nil: no sweep heard) and their bursts decoded.
+    public static func judge(highSNR: Float?, lowSNR: Float?, highDecoded: Bool, lowDecoded: Bool) -> FieldCheckVerdict {
+        let high = highDecoded || (highSNR.map { $0 >= clearSNR } ?? false)
+        let low = lowDecoded || (lowSNR.map { $0 >= clearSNR } ?? false)
         switch (high, low) {
         case (true, true): return .both
         case (true, false): return .high

@@ -1,7 +1,8 @@
 import HTTPTypes
 import Hummingbird
 
-/// The listener page: `GET /listen?key=API_KEY` and its files beside it (`/listener.js`,
+/// The listener page: `GET /listen?key=API_KEY` (and the field check's, `GET /check?key=API_KEY`)
+/// and their files beside it (`/listener.js`,
 /// `/nearcast-modem.wasm`, ..., and `/decode.html`, which decodes a recording in the browser),
 /// and `/listener-hub.json`, which tells the page that this origin is its hub.
 ///
@@ -36,6 +37,7 @@ enum ListenerRoutes {
             router.get(RouterPath("/" + name), use: response)
             if name == "listen.html" { router.get("/listen", use: response) }
             if name == "present.html" { router.get("/present", use: response) }
+            if name == "check.html" { router.get("/check", use: response) }
         }
         // Tells the page it came from a hub, so it asks this origin (a static copy has no such file).
         router.get("/listener-hub.json") { _, _ in

@@ -15,14 +15,15 @@ struct FieldCheckTone: Codable, Sendable, Equatable {
     var snrDb: Double
 }
 
-/// One audio band's test burst as the phone heard it.
+/// One audio band as the phone heard it: the sweep's tones in it, and its test burst.
 struct FieldCheckBand: Codable, Sendable, Equatable {
     /// The names of the box's audio bands: high is 18.5-20 kHz, low 15-16.5 kHz.
     static let names: Set<String> = ["high", "low"]
 
     /// `high` or `low`.
     var band: String
-    /// The burst's signal over noise, dB (-100...200).
+    /// How far the sweep's tones inside the band stood above the noise there (their mean), dB
+    /// (-100...200).
     var snrDb: Double
     /// Whether the page decoded the burst's token.
     var decoded: Bool

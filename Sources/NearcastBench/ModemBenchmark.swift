@@ -62,7 +62,7 @@ public struct ModemBenchmark {
     /// Runs `trials` trials; `cpuSeconds` reads the calling thread's CPU clock.
     public func run(trials: Int, seed: UInt64, decoder configuration: BurstDecoder.Configuration = .init(),
                     cpuSeconds: () -> Double) throws -> Result {
-        let encoder = try BurstEncoder(sampleRate: condition.sampleRate, band: condition.band)
+        let encoder = try BurstEncoder(sampleRate: condition.sampleRate, band: condition.band, length: configuration.length)
         var result = Result(condition: condition.name, band: condition.band)
         result.airtime = encoder.rate.burstSeconds
         for index in 0..<trials {

@@ -59,6 +59,9 @@ public final class BurstDecoder {
         /// decoded: white noise gives 0.525 ± 0.026 (0.572 the largest of 500), a burst at 28
         /// dB-Hz at least 0.61, in the 0.8 s room at least 0.71.
         public var minimumTonalShare: Float = 0.58
+        /// The bursts' data symbols: format 2's 11, or fewer on the bench (`--symbols`), where the
+        /// encoder sends the same length.
+        public var length = BurstLength.standard
 
         public init() {}
     }
@@ -142,7 +145,7 @@ public final class BurstDecoder {
 
     /// Makes a decoder for bursts in `band` in audio at `sampleRate` (allocates all its buffers).
     public init(sampleRate: Int, band: ModemBand = .high, configuration: Configuration = Configuration()) throws(ModemRateError) {
-        let rate = try ModemRate(sampleRate: sampleRate)
+        let rate = try ModemRate(sampleRate: sampleRate, length: configuration.length)
         self.rate = rate
         self.band = band
         self.configuration = configuration
@@ -166,7 +169,7 @@ public final class BurstDecoder {
 
         dataStart = 2 * rate.basebandChirpSamples
         delayedDataStart = dataStart + Int((configuration.windowDelayMilliseconds / 1000 * fb).rounded())
-        span = delayedDataStart + ModemProfile.symbolCount * rate.basebandSymbolSamples + 2
+        span = delayedDataStart + rate.symbolCount * rate.basebandSymbolSamples + 2
         // The first arrival may sit up to the timing's reach after the candidate, the scale moves
         // the start by up to |shift|·ε, and the stretched burst needs the interpolator's reach.
         let shift = Int((largestScale * abs(band.firstChirpShiftSeconds) * fb).rounded(.up))

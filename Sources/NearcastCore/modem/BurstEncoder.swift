@@ -42,13 +42,15 @@ public final class BurstEncoder {
     /// Each tone's amplitude before scaling: 1/√8, so the data's mean power equals a chirp's.
     private static let toneAmplitude = Float(1 / Double(ModemProfile.groupCount).squareRoot())
 
-    /// Makes an encoder for `sampleRate` in `band` with a peak `amplitude` (default 0.5, −6 dBFS).
-    public init(sampleRate: Int, band: ModemBand = .high, amplitude: Float = 0.5) throws(ModemRateError) {
-        rate = try ModemRate(sampleRate: sampleRate)
+    /// Makes an encoder for `sampleRate` in `band` with a peak `amplitude` (default 0.5, −6 dBFS),
+    /// of bursts of `length` (format 2's unless on the bench).
+    public init(sampleRate: Int, band: ModemBand = .high, amplitude: Float = 0.5,
+                length: BurstLength = .standard) throws(ModemRateError) {
+        rate = try ModemRate(sampleRate: sampleRate, length: length)
         self.band = band
         armedBand = band
         self.amplitude = amplitude
-        tones = [UInt8](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
+        tones = [UInt8](repeating: 0, count: rate.symbolCount * ModemProfile.groupCount)
         let ns = rate.symbolSamples
         var tables = [Float](repeating: 0, count: ModemProfile.groupCount * ns)
         for group in 0..<ModemProfile.groupCount {
@@ -64,9 +66,9 @@ public final class BurstEncoder {
     public func start(_ token: Token) {
         armedBand = band
         tones.withUnsafeMutableBufferPointer { tones in
-            FrameCodec.encode(token, into: tones)
+            FrameCodec.encode(token, into: tones, length: rate.length)
             // From here on each entry is the grid bin the group sends, not its tone index.
-            for symbol in 0..<ModemProfile.symbolCount {
+            for symbol in 0..<rate.symbolCount {
                 for group in 0..<ModemProfile.groupCount {
                     let index = symbol * ModemProfile.groupCount + group
                     let subband = BurstPlan.subband(symbol: symbol, group: group)

@@ -43,26 +43,27 @@ public enum FrameCodec {
 
     /// Encodes `token` into the tone (0...3) of every group: ``ModemProfile/symbolCount`` ×
     /// ``ModemProfile/groupCount`` values, symbol-major, in `tones`.
-    public static func encode(_ token: Token, into tones: UnsafeMutableBufferPointer<UInt8>) {
-        encode(frameBits: frameBits(for: token), into: tones)
+    public static func encode(_ token: Token, into tones: UnsafeMutableBufferPointer<UInt8>, length: BurstLength = .standard) {
+        encode(frameBits: frameBits(for: token), into: tones, length: length)
     }
 
     /// Encodes frame bits (tail included, as ``frameBits(for:)`` lays them out) into the tone of
     /// every group (see ``encode(_:into:)``).
-    public static func encode(frameBits bits: UInt128, into tones: UnsafeMutableBufferPointer<UInt8>) {
-        let groups = ModemProfile.symbolCount * ModemProfile.groupCount
+    public static func encode(frameBits bits: UInt128, into tones: UnsafeMutableBufferPointer<UInt8>,
+                              length: BurstLength = .standard) {
+        let groups = length.symbolCount * ModemProfile.groupCount
         precondition(tones.count >= groups, "tone buffer too small")
         for index in 0..<groups { tones[index] = 0 }
         let count = ModemProfile.encodedBits
         var state = 0
         var coded = 0
-        let inverse = SlotOfCodedBit()
+        let inverse = SlotOfCodedBit(length)
         for step in 0..<count {
             let bit = Int(truncatingIfNeeded: bits >> UInt128(count - 1 - step)) & 1
             let out = ConvolutionalCode.step(state: state, bit: bit)
             state = out.next
             // (Not a nested function: one capturing `coded` would box it on the heap in a debug build.)
-            for half in 0..<2 where !isPunctured(2 * step + half) {
+            for half in 0..<2 where !length.isPunctured(2 * step + half) {
                 let slot = inverse[coded]
                 let group = slot / ModemProfile.bitsPerGroup
                 let shift = ModemProfile.bitsPerGroup - 1 - slot % ModemProfile.bitsPerGroup
@@ -75,20 +76,17 @@ public enum FrameCodec {
         }
     }
 
-    /// Whether mother-code output `position` (0..179) is dropped by the puncturing.
+    /// Whether mother-code output `position` (0..179) is dropped by format 2's puncturing.
     @inlinable
-    public static func isPunctured(_ position: Int) -> Bool {
-        let dropped = BurstPlan.puncturedPositions
-        return position == dropped.0 || position == dropped.1 || position == dropped.2 || position == dropped.3
-    }
+    public static func isPunctured(_ position: Int) -> Bool { BurstLength.standard.isPunctured(position) }
 
     /// The slot of each coded bit, the interleaver's inverse, built on the stack.
     struct SlotOfCodedBit {
         private var slots = FixedArray<Tuple256<UInt8>, UInt8>(repeating: 0)
 
-        init() {
-            for slot in 0..<ModemProfile.codedBits {
-                slots[Int(BurstPlan.slotCodedBit[slot])] = UInt8(slot)
+        init(_ length: BurstLength) {
+            for slot in 0..<length.codedBits {
+                slots[length.codedBit(ofSlot: slot)] = UInt8(slot)
             }
         }
 

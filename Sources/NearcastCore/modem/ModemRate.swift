@@ -13,12 +13,15 @@ public struct ModemRate: Sendable, Equatable {
     public let sampleRate: Int
     /// Audio samples per baseband sample.
     public let decimation: Int
+    /// The data symbols of a burst (``BurstLength/standard`` but on the bench).
+    public let length: BurstLength
 
     /// Sample rates the modem accepts: a whole number of samples per symbol and room above 20 kHz.
     public static let supportedRates = [44_100, 48_000, 88_200, 96_000]
 
-    /// Derives the sample counts for `sampleRate`; throws for rates the modem cannot use.
-    public init(sampleRate: Int) throws(ModemRateError) {
+    /// Derives the sample counts for `sampleRate` (and bursts of `length`); throws for rates the
+    /// modem cannot use.
+    public init(sampleRate: Int, length: BurstLength = .standard) throws(ModemRateError) {
         guard Self.supportedRates.contains(sampleRate) else { throw .unsupported(sampleRate) }
         let samplesPerUnit = sampleRate / ModemProfile.timeUnitHz
         // The largest divisor of a symbol's length that keeps the baseband rate >= 2.8 kHz:
@@ -29,7 +32,11 @@ public struct ModemRate: Sendable, Equatable {
         }
         self.sampleRate = sampleRate
         self.decimation = best
+        self.length = length
     }
+
+    /// Data symbols in one burst.
+    public var symbolCount: Int { length.symbolCount }
 
     /// Audio samples in one time unit (10 ms).
     public var unitSamples: Int { sampleRate / ModemProfile.timeUnitHz }
@@ -38,7 +45,7 @@ public struct ModemRate: Sendable, Equatable {
     /// Audio samples in one chirp.
     public var chirpSamples: Int { unitSamples * ModemProfile.chirpDurationUnits }
     /// Audio samples in one burst: two chirps and the symbols.
-    public var burstSamples: Int { 2 * chirpSamples + ModemProfile.symbolCount * symbolSamples }
+    public var burstSamples: Int { 2 * chirpSamples + symbolCount * symbolSamples }
     /// Audio samples in each fade.
     public var fadeSamples: Int { sampleRate * ModemProfile.fadeMilliseconds / 1000 }
     /// Airtime of one burst in seconds.

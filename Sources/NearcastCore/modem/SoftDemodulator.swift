@@ -26,7 +26,7 @@ public final class SoftDemodulator {
     public private(set) var tonalShare: Float = 0
     private var noiseEnergy: Float = 1
     private var symbolEnergy: Float = 0
-    /// The coded bit (0..175) each slot carries (``BurstPlan/slotCodedBit``).
+    /// The coded bit (0..175 in a standard burst) each slot carries (``BurstLength/codedBit(ofSlot:)``).
     private let slotCodedBit: [Int]
     /// For every coded bit, its mother-code position (0..179, skipping the punctured ones).
     private let motherPosition: [Int]
@@ -34,12 +34,12 @@ public final class SoftDemodulator {
     public init(rate: ModemRate) {
         self.rate = rate
         fft = MixedRadixFFT(count: rate.basebandSymbolSamples)
-        energies = [Float](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.usedBinCount)
-        strongest = [Float](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount)
-        slotCodedBit = BurstPlan.slotCodedBit.map { Int($0) }
-        var positions = [Int](repeating: 0, count: ModemProfile.codedBits)
+        energies = [Float](repeating: 0, count: rate.symbolCount * ModemProfile.usedBinCount)
+        strongest = [Float](repeating: 0, count: rate.symbolCount * ModemProfile.groupCount)
+        slotCodedBit = (0..<rate.length.codedBits).map { rate.length.codedBit(ofSlot: $0) }
+        var positions = [Int](repeating: 0, count: rate.length.codedBits)
         var coded = 0
-        for position in 0..<ModemProfile.motherCodedBits where !FrameCodec.isPunctured(position) {
+        for position in 0..<ModemProfile.motherCodedBits where !rate.length.isPunctured(position) {
             positions[coded] = position
             coded += 1
         }
@@ -51,10 +51,10 @@ public final class SoftDemodulator {
     @discardableResult
     public func measure(re: UnsafeBufferPointer<Float>, im: UnsafeBufferPointer<Float>, start: Int) -> Float {
         let ns = rate.basebandSymbolSamples
-        precondition(start >= 0 && start + ModemProfile.symbolCount * ns <= re.count, "data section outside the buffer")
+        precondition(start >= 0 && start + rate.symbolCount * ns <= re.count, "data section outside the buffer")
         let bins = ModemProfile.usedBinCount
         energies.withUnsafeMutableBufferPointer { energies in
-            for symbol in 0..<ModemProfile.symbolCount {
+            for symbol in 0..<rate.symbolCount {
                 let from = start + symbol * ns
                 fft.transform(re: UnsafeBufferPointer(rebasing: re[from..<(from + ns)]),
                               im: UnsafeBufferPointer(rebasing: im[from..<(from + ns)]))
@@ -84,7 +84,7 @@ public final class SoftDemodulator {
         var othersSum: Float = 0
         var share: Float = 0
         energies.withUnsafeBufferPointer { e in
-            for symbol in 0..<ModemProfile.symbolCount {
+            for symbol in 0..<rate.symbolCount {
                 for group in 0..<ModemProfile.groupCount {
                     var top: Float = 0
                     var total: Float = 0
@@ -99,7 +99,7 @@ public final class SoftDemodulator {
                 }
             }
         }
-        let groups = Float(ModemProfile.symbolCount * ModemProfile.groupCount)
+        let groups = Float(rate.symbolCount * ModemProfile.groupCount)
         tonalShare = share / groups
         let others = othersSum / (groups * Float(ModemProfile.tonesPerGroup - 1))
         // Floored far below the tones: where the ring still holds the zeros a stream begins with
@@ -119,7 +119,7 @@ public final class SoftDemodulator {
         energies.withUnsafeBufferPointer { e in
             slotCodedBit.withUnsafeBufferPointer { slotCodedBit in
                 motherPosition.withUnsafeBufferPointer { motherPosition in
-                    for symbol in 0..<ModemProfile.symbolCount {
+                    for symbol in 0..<rate.symbolCount {
                         for group in 0..<ModemProfile.groupCount {
                             // μ of each label (not tone): the Gray map is applied here.
                             var mu = (Float(0), Float(0), Float(0), Float(0))

@@ -49,10 +49,10 @@ public final class ToneOnsetScaleSearch {
         maximumOffset = Int((2 * largest * Double(band.basebandCenterHz) / step).rounded(.up)) + 1
         reach = Self.oversampling * ModemProfile.centerBin + maximumOffset
         precondition(2 * reach < Self.oversampling * ns, "fine grid wraps around")
-        fine = [Float](repeating: 0, count: (ModemProfile.symbolCount + 1) * (2 * reach + 1))
+        fine = [Float](repeating: 0, count: (rate.symbolCount + 1) * (2 * reach + 1))
         scores = [Float](repeating: 0, count: 2 * maximumOffset + 1)
-        var offsets = [Int](repeating: 0, count: ModemProfile.symbolCount * ModemProfile.groupCount * ModemProfile.tonesPerGroup)
-        for symbol in 0..<ModemProfile.symbolCount {
+        var offsets = [Int](repeating: 0, count: rate.symbolCount * ModemProfile.groupCount * ModemProfile.tonesPerGroup)
+        for symbol in 0..<rate.symbolCount {
             for group in 0..<ModemProfile.groupCount {
                 let subband = BurstPlan.subband(symbol: symbol, group: group)
                 for tone in 0..<ModemProfile.tonesPerGroup {
@@ -74,8 +74,8 @@ public final class ToneOnsetScaleSearch {
     public func search(re: UnsafeBufferPointer<Float>, im: UnsafeBufferPointer<Float>, start: Int,
                        currentScale: Double) -> Double {
         let ns = rate.basebandSymbolSamples
-        let windows = ModemProfile.symbolCount + 1
-        precondition(start >= ns && start + ModemProfile.symbolCount * ns <= re.count, "data section outside the buffer")
+        let windows = rate.symbolCount + 1
+        precondition(start >= ns && start + rate.symbolCount * ns <= re.count, "data section outside the buffer")
         let width = 2 * reach + 1
         let size = Self.oversampling * ns
         let step = ModemProfile.toneSpacingHz / Double(Self.oversampling)
@@ -121,7 +121,7 @@ public final class ToneOnsetScaleSearch {
                     let groups = ModemProfile.groupCount
                     for offset in lowest...highest {
                         var sum: Float = 0
-                        for symbol in 0..<ModemProfile.symbolCount {
+                        for symbol in 0..<rate.symbolCount {
                             let row = (symbol + 1) * width + reach + offset
                             for group in 0..<groups {
                                 let base = (symbol * groups + group) * tones

@@ -1,3 +1,4 @@
+import Glibc
 import NearcastBench
 @testable import NearcastCore
 import XCTest
@@ -132,11 +133,30 @@ final class FieldCheckTests: XCTestCase {
         }
     }
 
+    func testTheMarginThatCountsAsUsableIsWhereTheBurstsDecode() throws {
+        // White noise such that a 0.5-amplitude tone stands `margin` dB above it in the
+        // analyser's 75 Hz: the verdict from the margins alone and the bursts agree on both
+        // sides of clearSNR (18 dB).
+        for (margin, usable) in [(21.0, true), (13.0, false)] {
+            let sigma = (0.125 / (pow(10, margin / 10) * 75 / 24_000)).squareRoot()
+            var generator = SplitMix64(seed: 3)
+            let audio = try sequence().map { $0 + Float(sigma * generator.gaussian()) }
+            let reading = try XCTUnwrap(try analyse(audio).first, "margin \(margin) dB")
+            for band in [ModemBand.high, .low] {
+                XCTAssertEqual(reading.snr(of: band), Float(margin), accuracy: 2, "\(band.name) at \(margin) dB")
+            }
+            let bursts = try TestSignals.decode(audio, sampleRate: 48_000, bands: [.high, .low])
+            XCTAssertEqual(bursts.count, usable ? 2 : 0, "margin \(margin) dB")
+            XCTAssertEqual(FieldCheckVerdict.judge(reading, highDecoded: false, lowDecoded: false), usable ? .both : .neither)
+        }
+    }
+
     func testTheVerdictFollowsWhatDecodedFirstAndTheMarginSecond() {
         var reading = FieldCheckReading()
         XCTAssertEqual(FieldCheckVerdict.judge(nil, highDecoded: false, lowDecoded: false), .neither)
         XCTAssertEqual(FieldCheckVerdict.judge(nil, highDecoded: true, lowDecoded: false), .high)
-        for tone in FieldCheckSignal.tones(in: .low) { reading.snrDB[tone] = 12 }
+        for tone in FieldCheckSignal.tones(in: .low) { reading.snrDB[tone] = 19 }
+        XCTAssertEqual(FieldCheckVerdict.clearSNR, 18)
         XCTAssertEqual(FieldCheckVerdict.judge(reading, highDecoded: false, lowDecoded: false), .low)
         XCTAssertEqual(FieldCheckVerdict.judge(reading, highDecoded: true, lowDecoded: false), .both)
         XCTAssertEqual(FieldCheckVerdict.allCases.map(\.name), ["both", "high", "low", "neither"])

@@ -30,6 +30,9 @@ public final class FieldCheckAnalyzer {
     /// low-band burst in digital silence otherwise stands far above a -130 dB floor in 4 slots
     /// in a row).
     private static let leadingTones = 4
+    /// How far each of those must stand above its noise, dB: finding the sweep, not judging a
+    /// band (``FieldCheckVerdict/clearSNR`` does that).
+    private static let detectionSNR: Float = 10
 
     private let window: [Float]
     private let coefficients: [Double]
@@ -149,7 +152,7 @@ public final class FieldCheckAnalyzer {
             candidate.levelDB[tone] = levelDB
             candidate.noiseDB[tone] = noiseDB
             candidate.snrDB[tone] = levelDB - noiseDB
-            if tone == leading && tone < Self.leadingTones && levelDB - noiseDB >= FieldCheckVerdict.clearSNR
+            if tone == leading && tone < Self.leadingTones && levelDB - noiseDB >= Self.detectionSNR
                 && loudestInItsSlot(tone) { leading += 1 }
             // Not capped: of neighbouring starts, the one whose hops lie wholly inside the
             // tones stands highest.

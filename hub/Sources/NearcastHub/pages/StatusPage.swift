@@ -37,8 +37,9 @@ enum StatusPage {
     <section id="fieldchecks-section" hidden>
     <h2>Field checks</h2>
     <p class="note">What the audience's phones measured of each box's test sounds (the check page's results, sent by
-      choice and anonymously), by kind of phone: the median signal over noise of each band's test burst, how many
-      phones decoded it, and the band the check page recommended most often.</p>
+      choice and anonymously), by kind of phone: the median margin of each band's sweep tones over the noise (18 dB
+      or more: its bursts decode), how many phones decoded its test burst, and the band the check page recommended
+      most often.</p>
     <p id="fieldchecks-none" hidden>No field check results were sent yet.</p>
     <p id="fieldchecks-summary" class="note"></p>
     <table id="fieldchecks" hidden>

@@ -60,10 +60,14 @@ final class FieldCheckEndToEndTests: XCTestCase {
         func uptime(_ status: [String: Any]) -> Double { status["uptime_s"] as? Double ?? 0 }
         let asked = uptime(try terminal.statusJSON())
         _ = try terminal.waitForStatus(timeout: 30) { uptime($0) >= asked + 6 }
+        XCTAssertTrue(try terminal.statusJSON()["audio_sweep_every_s"] is NSNull)
         terminal.command("audio sweep every 5", expecting: "audio sweep every 5 s")
+        terminal.command("status", expecting: "audio sweep every 5 s (audio sweep off stops it)")
         let repeated = uptime(try terminal.statusJSON())
+        XCTAssertEqual(try terminal.statusJSON()["audio_sweep_every_s"] as? Int, 5)
         _ = try terminal.waitForStatus(timeout: 60) { uptime($0) >= repeated + 15 }
         terminal.command("audio sweep off", expecting: "no more repeated sweeps")
+        _ = try terminal.waitForStatus(timeout: 10) { $0["audio_sweep_every_s"] is NSNull }
         kill(daemon.process.processIdentifier, SIGTERM)
         let result = try NearcastProcess.wait(daemon, timeout: 60)
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -17,7 +17,8 @@ enum StatusReport {
         lines += p.entries.map { "  " + describe($0, p.status(of: $0)) }
         lines += p.waiting.map { "  \($0.id): \($0.request.message), waiting for the box's hub identity" }
         if let hub = c.hub { lines.append("hub: " + hubLine(hub, c)) }
-        lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.progress.uptime, decimals: 1)) s, \(c.progress.bursts) bursts, audio band \(c.encoder.selection.name)")
+        lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.progress.uptime, decimals: 1)) s, \(c.progress.bursts) bursts, audio band \(c.encoder.selection.name)"
+                     + (c.progress.sweepEverySeconds.map { ", audio sweep every \($0) s (audio sweep off stops it)" } ?? ""))
         let problems = c.manager.currentProblems
         lines.append("drivers: audio \(c.board.audioOutput.driver) \(c.problems.audio ?? "ok"), bluetooth \(c.board.bluetooth.driver) "
                      + (c.problems.bluetooth ?? "ok")
@@ -89,6 +90,7 @@ enum StatusReport {
         return "{\"mediums\":\(string("\(strategy.mediums)")),\"mode\":\(string("\(strategy.mode)")),"
             + "\"consent\":\(c.consent.isGranted),\"publications\":[\(publications.joined(separator: ","))],"
             + "\"beacon_time\":\(c.beaconTime),\"uptime_s\":\(Formatting.fixed(c.progress.uptime, decimals: 3)),\"bursts\":\(c.progress.bursts),\"audio_band\":\(string(c.encoder.selection.name)),"
+            + "\"audio_sweep_every_s\":\(c.progress.sweepEverySeconds.map(String.init) ?? "null"),"
             + "\"drivers\":{\"audio\":\(string(c.board.audioOutput.driver.rawValue)),\"bluetooth\":\(string(c.board.bluetooth.driver.rawValue)),\"problems\":[\(problems)],\(details)\(faults)},"
             + "\"leds\":{\(leds)},\"hub\":" + (c.hub.map { hubJSON($0, c) } ?? "null") + ",\"version\":\(string(BuildInfo.version)),\"build_id\":\(string(BuildInfo.buildID))}"
     }

@@ -26,8 +26,6 @@ final class ActionPerformer {
     /// interval, both in samples; nil when off.
     private var sweepInterval: Int?
     private var nextSweepAt = 0
-    /// Scheduled bursts left out while the field check played.
-    private(set) var burstsSkippedForSweep = 0
 
     init(encoder: MultiBandEncoder, devices: Devices, manager: MessageManager, progress: LoopProgress, advertising: AdvertisingSettings) {
         self.encoder = encoder
@@ -48,10 +46,8 @@ final class ActionPerformer {
     func repeatSweep(everySeconds seconds: Int?) {
         sweepInterval = seconds.map { $0 * sampleRate }
         nextSweepAt = 0
+        progress.sweepEverySeconds = seconds
     }
-
-    /// The interval of `audio sweep every N`, seconds; nil when off.
-    var sweepEverySeconds: Int? { sweepInterval.map { $0 / sampleRate } }
 
     /// Plays one calibration burst as soon as no other burst is under way (`audio test`).
     func requestTestBurst() { testBurstPending = true }
@@ -97,7 +93,7 @@ final class ActionPerformer {
         switch action {
         case .audioBurst(let slot, let token, let at):
             guard !fieldCheck.isPlaying else {
-                burstsSkippedForSweep += 1
+                progress.burstsLeftOutForSweeps += 1
                 events.append("[\(Self.stamp(seconds(Int(at))))] \(slot): audio burst left out while the field check plays")
                 return
             }

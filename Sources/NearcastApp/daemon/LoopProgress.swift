@@ -8,6 +8,10 @@ final class LoopProgress {
     var position = 0
     /// Bursts played so far.
     var bursts = 0
+    /// The interval of `audio sweep every N`, seconds; nil when the box is not repeating it.
+    var sweepEverySeconds: Int?
+    /// Scheduled bursts left out while the field check's sequence played.
+    var burstsLeftOutForSweeps = 0
 
     init(sampleRate: Int) { self.sampleRate = sampleRate }
 

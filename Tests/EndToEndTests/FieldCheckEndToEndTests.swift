@@ -44,6 +44,21 @@ final class FieldCheckEndToEndTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("none.wav"), missing.stderr)
     }
 
+    func testSweepEveryOnTheCommandLinePlaysTheCheckFromTheStart() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try NearcastProcess.run(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "12", "--payload", "c0ffee",
+                                           "--sweep-every", "5", "--console", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("field check: the sweep plays every 5 s (from the command line"), run.stdout)
+        let found = try sweeps(dir.appendingPathComponent("audio.wav").path)
+        XCTAssertGreaterThanOrEqual(found.count, 2, "\(found)")
+        XCTAssertEqual(Set(found.map { $0["verdict"] as? String ?? "?" }), ["both"])
+        let refused = try NearcastProcess.run(["run", "--board", "sim", "--state-dir", dir.path, "--duration", "1", "--sweep-every", "2"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.contains("--sweep-every 2: use 5 to 3600 seconds"), refused.stderr)
+    }
+
     func testTheConsolesSweepPlaysTheSequenceOnceAndThenEveryNSeconds() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -36,6 +36,15 @@ final class SettingsResolverTests: XCTestCase {
         XCTAssertEqual(resolved.audioBand, .high, "the command line over the config file")
     }
 
+    func testTheSweepIntervalHasNoDefaultAndIsNeverSaved() {
+        var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertNil(resolved.audioSweepEvery)
+        resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(audioSweepEvery: 30),
+                                            commandLine: SettingsLayer(audioSweepEvery: 10), saved: nil)
+        XCTAssertEqual(resolved.audioSweepEvery, 10, "the command line over the config file")
+        XCTAssertEqual(resolved.sources["audioSweepEvery"], "command line")
+    }
+
     func testEachLayerOverridesTheOnesBeforeItWhereItSaysSomething() {
         let config = SettingsLayer(mediums: .ble, audioLevel: 40, bleIntervalMilliseconds: 200, txPower: -8, interval: 2, console: "/dev/serial0")
         let commandLine = SettingsLayer(mediums: .audio, interval: 3, console: "none")

@@ -23,6 +23,7 @@ final class StaticConfigTests: XCTestCase {
             ("{\n  console: \"ttyS0\",\n}", "c.json5:2:12: console: 'ttyS0': use stdio, none or a serial device path"),
             ("{\n  version: 2,\n}", "c.json5:2:12: version: version 2 is not one this build reads (1)"),
             ("{\n  audioBand: \"mid\",\n}", "c.json5:2:14: audioBand: 'mid' is not one of high, low, both"),
+            ("{\n  audioSweepEvery: 2,\n}", "c.json5:2:20: audioSweepEvery: 2 is out of range (5...3600)"),
             ("{ board: \"rpi4b\"", "c.json5:1:"),
         ]
         for (text, expected) in cases {
@@ -34,9 +35,10 @@ final class StaticConfigTests: XCTestCase {
 
     func testChangesAreListedPerKey() {
         let old = StaticConfig(board: "rpi4b", audioLevel: 50)
-        let new = StaticConfig(board: "rpi5", audioLevel: 30, audioBand: .low, txPower: -4)
+        let new = StaticConfig(board: "rpi5", audioLevel: 30, audioBand: .low, audioSweepEvery: 20, txPower: -4)
         XCTAssertEqual(new.changes(from: old).map(\.change),
-                       ["board rpi4b -> rpi5", "audioLevel 50 -> 30", "audioBand (default) -> low", "txPower (default) -> -4"])
+                       ["board rpi4b -> rpi5", "audioLevel 50 -> 30", "audioBand (default) -> low", "audioSweepEvery (default) -> 20",
+                        "txPower (default) -> -4"])
         XCTAssertTrue(old.changes(from: old).isEmpty)
     }
 }

@@ -22,6 +22,7 @@ struct RunCommand: RunnableCommand {
             .option("exponent", value: "K", help: "EID rotation exponent K (0-15): a new EID every 2^K seconds (default 10)."),
             .option("interval", value: "seconds", help: "Seconds between one publication's bursts (0.5 to 3600, default 1; bursts last 0.72 s, so the default 50 % duty cap stretches it to at least 1.44 s)."),
             .option("band", value: "high|low|both", help: "The audio band: high (18.5-20 kHz, the default), low (15-16.5 kHz, for phones that do not hear the high one) or both (alternating bursts)."),
+            .option("sweep-every", value: "seconds", help: "Play the field check's sweep every SECONDS (5 to 3600) from the start, for phones at the hub's /check page (as the console's 'audio sweep every'; never saved)."),
             .option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both)."),
             .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT (through --hub), optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10, message:demo/slide:Slide 3)."),
             .option("hub", value: "url", help: "A nearcast-hub (http(s)://HOST[:PORT]) to publish message: publications through: the box registers its EID identity there and keeps each message attached to it."),
@@ -44,6 +45,7 @@ struct RunCommand: RunnableCommand {
     let interval: Double?
     let mediums: String?
     let band: BandSelection?
+    let sweepEvery: Int?
     let publish: [String]
     let debug: Bool
     let subscribe: String?
@@ -62,6 +64,10 @@ struct RunCommand: RunnableCommand {
         interval = try arguments.value("interval")
         mediums = try arguments.value("mediums")
         band = try arguments.value("band")
+        sweepEvery = try arguments.value("sweep-every")
+        if let sweepEvery, !SettingsDefaults.sweepIntervals.contains(sweepEvery) {
+            throw UsageError("--sweep-every \(sweepEvery): use \(SettingsDefaults.sweepIntervals.lowerBound) to \(SettingsDefaults.sweepIntervals.upperBound) seconds")
+        }
         publish = try arguments.values("publish")
         debug = arguments.flag("debug")
         subscribe = try arguments.value("subscribe")
@@ -148,6 +154,7 @@ struct RunCommand: RunnableCommand {
         commandLine.mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) }
         commandLine.interval = interval
         commandLine.audioBand = band
+        commandLine.audioSweepEvery = sweepEvery
         commandLine.console = console
         commandLine.debug = debug ? true : nil
         commandLine.hub = hub

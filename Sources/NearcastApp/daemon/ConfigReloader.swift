@@ -42,6 +42,9 @@ final class ConfigReloader {
             case "audioBand":
                 box.encoder.selection = new.audioBand ?? board.audioBand
                 applied.append(change + " (from the next burst)")
+            case "audioSweepEvery":
+                box.requests.post(.sweepEvery(seconds: new.audioSweepEvery))
+                applied.append(change + (new.audioSweepEvery == nil ? " (no more sweeps)" : " (the first now)"))
             case "bleInterval":
                 box.advertising.intervalMilliseconds = new.bleInterval ?? SettingsDefaults.bleIntervalMilliseconds
                 applied.append(change)

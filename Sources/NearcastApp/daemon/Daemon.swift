@@ -122,6 +122,11 @@ public final class Daemon {
                           display: LEDDisplay(leds: devices.leds),
                           reloader: ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: board),
                           systemd: SystemdReporter(log: log), reservation: reservation)
+        if let every = resolved.audioSweepEvery {
+            parts.performer.repeatSweep(everySeconds: every)
+            log("field check: the sweep plays every \(every) s (from the \(resolved.sources["audioSweepEvery"] ?? "command line"); "
+                + "'audio sweep off' on the console stops it)")
+        }
         parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: 0, manager: manager,
                             problems: box.problems, log: consoles.log)
         parts.display.update(box.lights, atMilliseconds: 0, log: consoles.log)

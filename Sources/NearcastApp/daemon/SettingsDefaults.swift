@@ -14,6 +14,9 @@ enum SettingsDefaults {
     static let lostAfter = 10.0
     /// EID rotation exponent K (a new EID every 2^K s).
     static let exponent = 10
+    /// The intervals `audio sweep every`, `--sweep-every` and the config's `audioSweepEvery` take,
+    /// seconds: at least a sweep's 3.94 s and a burst, at most an hour.
+    static let sweepIntervals = 5...3_600
     /// The direct token published when nothing else is asked for: "nearcast".
     static let payload = "6e65617263617374"
 

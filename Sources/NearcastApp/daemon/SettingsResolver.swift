@@ -8,6 +8,8 @@ struct SettingsLayer: Equatable {
     var audioLevel: Int?
     /// The band(s) the bursts are sent in.
     var audioBand: BandSelection?
+    /// Seconds between the field check's sweeps (`audio sweep every N`); no default, never saved.
+    var audioSweepEvery: Int?
     var bleIntervalMilliseconds: Int?
     var txPower: Int?
     var debug: Bool?
@@ -25,6 +27,8 @@ struct ResolvedSettings: Equatable {
     var strategy: Strategy
     var audioLevel: Int
     var audioBand: BandSelection
+    /// Seconds between field check sweeps from the start, nil for none.
+    var audioSweepEvery: Int?
     var bleIntervalMilliseconds: Int
     var txPower: Int
     var debug: Bool
@@ -91,6 +95,7 @@ enum SettingsResolver {
             strategy: strategy,
             audioLevel: pick("audioLevel") { $0.audioLevel },
             audioBand: pick("audioBand") { $0.audioBand },
+            audioSweepEvery: pickIfSaid("audioSweepEvery") { $0.audioSweepEvery },
             bleIntervalMilliseconds: pick("bleInterval") { $0.bleIntervalMilliseconds },
             txPower: pick("txPower") { $0.txPower },
             debug: layers.contains { $0.values.debug == true },
@@ -105,7 +110,8 @@ enum SettingsResolver {
 extension StaticConfig {
     /// What the config file says, as a settings layer.
     var layer: SettingsLayer {
-        SettingsLayer(mediums: mediums, audioLevel: audioLevel, audioBand: audioBand, bleIntervalMilliseconds: bleInterval, txPower: txPower,
+        SettingsLayer(mediums: mediums, audioLevel: audioLevel, audioBand: audioBand, audioSweepEvery: audioSweepEvery,
+                      bleIntervalMilliseconds: bleInterval, txPower: txPower,
                       debug: debug, interval: audioInterval, console: console, publications: publications, hub: hub)
     }
 }

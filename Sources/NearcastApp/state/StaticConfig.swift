@@ -33,6 +33,8 @@ struct StaticConfig: Equatable {
     var audioInterval: Double?
     var audioLevel: Int?
     var audioBand: BandSelection?
+    /// Seconds between the field check's sweeps while the box runs (before a talk); never saved.
+    var audioSweepEvery: Int?
     var bleInterval: Int?
     var txPower: Int?
     var console: String?
@@ -56,6 +58,7 @@ struct StaticConfig: Equatable {
         config.audioInterval = try reader.number("audioInterval", in: 0.5...3600)
         config.audioLevel = try reader.int("audioLevel", in: 1...100)
         config.audioBand = try reader.choice("audioBand", ["high", "low", "both"]).flatMap { BandSelection(name: $0) }
+        config.audioSweepEvery = try reader.int("audioSweepEvery", in: SettingsDefaults.sweepIntervals)
         config.bleInterval = try reader.int("bleInterval", in: 20...10_240)
         config.txPower = try reader.int("txPower", in: -100...20)
         config.console = try reader.string("console")
@@ -174,6 +177,7 @@ struct StaticConfig: Equatable {
         compare("audioInterval", old.audioInterval, audioInterval)
         compare("audioLevel", old.audioLevel, audioLevel)
         compare("audioBand", old.audioBand?.name, audioBand?.name)
+        compare("audioSweepEvery", old.audioSweepEvery, audioSweepEvery)
         compare("bleInterval", old.bleInterval, bleInterval)
         compare("txPower", old.txPower, txPower)
         compare("console", old.console, console)

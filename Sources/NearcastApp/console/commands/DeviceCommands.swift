@@ -64,9 +64,6 @@ enum DeviceCommands {
         },
     ] }
 
-    /// The longest `audio sweep every` interval: an hour.
-    static let maximumSweepInterval = 3_600
-
     /// `audio sweep`, `audio sweep every SECONDS`, `audio sweep off`: the field check's sequence
     /// (not saved by `config save`: a box left sweeping after a restart would sweep all talk long).
     private static func sweep(_ call: ConsoleInvocation, _ encoder: MultiBandEncoder,
@@ -84,8 +81,9 @@ enum DeviceCommands {
             requests.post(.sweepEvery(seconds: nil))
             return ["audio sweep off: no more repeated sweeps"]
         case 3 where call[1] == "every":
-            guard let interval = Int(call[2]), (5...maximumSweepInterval).contains(interval) else {
-                throw ConsoleFailure("every takes 5 to \(maximumSweepInterval) seconds, not '\(call[2])'")
+            let range = SettingsDefaults.sweepIntervals
+            guard let interval = Int(call[2]), range.contains(interval) else {
+                throw ConsoleFailure("every takes \(range.lowerBound) to \(range.upperBound) seconds, not '\(call[2])'")
             }
             requests.post(.sweepEvery(seconds: interval))
             return ["audio sweep every \(interval) s: \(what), the first now; the bursts due while it plays are left out",

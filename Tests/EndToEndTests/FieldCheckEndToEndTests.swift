@@ -59,6 +59,31 @@ final class FieldCheckEndToEndTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("--sweep-every 2: use 5 to 3600 seconds"), refused.stderr)
     }
 
+    func testTheConfigFilesSweepStartsWithTheBoxAndSIGHUPWithoutItStopsIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("nearcast.json5")
+        try "{ board: \"sim\", audioSweepEvery: 5 }\n".write(to: config, atomically: true, encoding: .utf8)
+        let started = try NearcastProcess.start(["run", "--config", config.path, "--state-dir", dir.path, "--publish", "direct:abcd",
+                                                 "--console", "none"])
+        let sequence = "audio sweep: the field check's sequence"
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) { $0.components(separatedBy: sequence).count - 1 >= 2 },
+                        NearcastProcess.output(of: started))
+        try "{ board: \"sim\" }\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(started.process.processIdentifier, SIGHUP)
+        let applied = "applied audioSweepEvery 5 -> (default) (no more sweeps)"
+        // After the reload: 6 bursts (8.6 s, more than one interval) and no sweep among them.
+        XCTAssertNotNil(NearcastProcess.waitForOutput(started) { log in
+            log.range(of: applied).map { NearcastProcess.burstCount(in: log[$0.upperBound...]) >= 6 } ?? false
+        }, NearcastProcess.output(of: started))
+        kill(started.process.processIdentifier, SIGTERM)
+        let result = try NearcastProcess.wait(started, timeout: 30)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("field check: the sweep plays every 5 s (from the config file"), result.stdout)
+        let afterReload = try XCTUnwrap(result.stdout.range(of: applied)).upperBound
+        XCTAssertFalse(result.stdout[afterReload...].contains(sequence), "a sweep after the reload: \(result.stdout)")
+    }
+
     func testTheConsolesSweepPlaysTheSequenceOnceAndThenEveryNSeconds() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -88,6 +88,16 @@ export async function openMicrophone(asking = () => {}) {
   return { stream, track, context, source };
 }
 
+/** The browser's own processing still on although openMicrophone asked for it off, as the track's
+ * settings report it: e.g. ["echo cancellation", "noise suppression"]. Either of those two hears
+ * neither of the box's bands (measured: issue 42); a browser that reports nothing counts as off. */
+export function processingStillOn(track) {
+  const settings = (track.getSettings && track.getSettings()) || {};
+  return [["echoCancellation", "echo cancellation"], ["noiseSuppression", "noise suppression"], ["autoGainControl", "automatic gain control"]]
+    .filter(([setting]) => settings[setting] === true)
+    .map(([, name]) => name);
+}
+
 /** Starts the decoder's Worker on `source` through the worklet's ring. The Worker's messages go
  * to `onMessage`; a Worker that cannot start, to `onError` with the user's words. `check`: the
  * Worker measures the field check's sweep too. Resolves once the worklet runs. */

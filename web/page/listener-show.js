@@ -1,22 +1,35 @@
 // The listener page's presentation: when the box this phone hears carries a show (Nearcast
-// Present), its current slide, full width, followed live; paging back through the slides already
-// shown (never ahead of the presenter) and a button back to live; a reaction bar whose taps carry
-// the proof that this phone is in the room: the EID it heard most recently, or a pass it got for
-// the code on the presenter's screen. The page offers that code after hearing nothing for a while.
-// When the box has not been heard for two minutes the page says so and stops following.
+// Present), its current slide, edge to edge, followed live (a tap enlarges it); paging back through
+// the pages the presenter has shown (never ahead) and a button back to live; a reaction bar whose
+// taps carry the proof that this phone is in the room: the EID it heard most recently, else a pass
+// it got for the code on the presenter's screen (typed, or in the QR code's address). The page
+// offers that code as soon as it knows it hears nothing, and keeps a pass alive while it hears the
+// box. When the box has not been heard for two minutes (and no pass holds) the page says so and
+// stops following.
 //
-// The API is docs/present-api.md. listener.js calls `heardBeacon` for every burst of a resolved
-// token and `listeningFailed` when the microphone cannot be used.
+// The API is docs/present-api.md. listener.js calls `startShows` once, `heardBeacon` for every
+// burst of a resolved token, `listeningStarted` / `listeningFailed` / `browserFilters` as the
+// microphone goes (and `bandSilent` when nothing reaches it), asks `resolvingKey` which key resolves what it hears, and shows `situation` in
+// its status line.
+//
+// URL parameters (all optional, for a demonstration or a test; the page behaves the same otherwise):
+// lostAfter=SECONDS (at least 10) shortens the two minutes before "lost"; renewWithin=SECONDS
+// (60-600) renews a pass by hearing when that much of it is left, instead of 5 minutes.
 
 const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
 
-// Nearby's "lost": the box unheard this long. `?lostAfter=SECONDS` (at least 10) shortens it for
-// a demonstration or a test; the page behaves the same otherwise.
-const lostAfterMs = Math.max(10, Number(new URLSearchParams(location.search).get("lostAfter")) || 120) * 1000;
+// Nearby's "lost": the box unheard this long.
+const lostAfterMs = Math.max(10, Number(params.get("lostAfter")) || 120) * 1000;
 const proofForMs = 240_000;         // an EID heard this long ago is past the hub's window (2 periods of 2^7 s)
-const offerCodeAfterMs = 30_000;    // hearing no show this long, the page offers the code
+const offerCodeAfterMs = 8_000;     // listening this long without following a show, the page offers the code
 const showRetryMs = 15_000;         // a heard beacon without a show is asked again after this
-const passLifetimeMs = 600_000;     // a pass lasts 10 minutes (the hub says exactly when it joins by code)
+const passLifetimeMs = 600_000;     // a pass lasts 10 minutes (the hub says exactly when it gives one)
+// A pass is renewed by hearing once this much of it is left: long enough for a few tries (a lost
+// request, a burst missed) before it runs out; the same margin asks a phone that does not hear
+// for the current code.
+const renewWithinMs = Math.min(600, Math.max(60, Number(params.get("renewWithin")) || 300)) * 1000;
+const renewRetryMs = 20_000;        // a renewal that failed is tried again after this
 
 const phoneId = (() => {
   let id = localStorage.getItem("nearcast.phone");
@@ -30,29 +43,38 @@ const phoneId = (() => {
 const state = {
   hub: "",
   publicKey: "",
-  pass: null,              // {id, beacon, expiresAt} from the code on the screen
-  beacons: new Map(),      // beacon id ("4!hex") -> {heardAt, eid: {base64, at} | null, askedAt}
+  pass: null,              // {id, beacon, expiresAt, proof, renewalTriedAt} from the code (typed or the QR's) or hearing
+  passRenewals: 0,
+  beacons: new Map(),      // beacon id ("4!hex") -> {heardAt, eid: {base64, at} | null, askedAt, watchToken}
   show: null,              // the hub's show object for `beacon`
   beacon: null,            // the beacon id whose show this page follows
   source: null,            // EventSource of the show's events
+  sourceKey: null,         // the key that EventSource was opened with
   viewing: null,           // the page shown when not following live
   lost: false,
   startedAt: performance.now(),
+  listeningSince: null,    // when the microphone started feeding the decoder
   listeningFailed: false,
+  filtering: null,         // what the browser's capture settings say it still filters, or null
+  bandSilent: false,       // no sound at all in the box's bands reaches the microphone
+  onSituation: () => {},
 };
 
-const keyFor = () => (state.pass && state.pass.beacon === state.beacon && !passExpired() ? state.pass.id : state.publicKey);
 const passExpired = () => !state.pass || performance.now() > state.pass.expiresAt;
+const validPassFor = (id) => (state.pass && state.pass.beacon === id && !passExpired() ? state.pass.id : null);
+const keyFor = () => validPassFor(state.beacon) || state.publicKey;
 const beaconIdOf = (name) => String(name).replace(/^beacons\//, "");
 
-/** Starts the show part: `hub` the hub's origin, `publicKey` the page's ?key=. A `#pass=&beacon=`
- * fragment (the hub's /j/CODE sends a phone here so) joins that beacon's show at once. */
-export function startShows(hub, publicKey) {
+/** Starts the show part: `hub` the hub's origin, `publicKey` the page's ?key= (none when the page
+ * was opened by the QR code), `onSituation` called when what `situation()` says may have changed.
+ * A `#pass=&beacon=` fragment (the hub's /j/CODE sends a phone here so) joins that beacon's show at once. */
+export function startShows(hub, publicKey, { onSituation = () => {} } = {}) {
   state.hub = hub;
   state.publicKey = publicKey;
+  state.onSituation = onSituation;
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("pass") && fragment.get("beacon")) {
-    state.pass = { id: fragment.get("pass"), beacon: beaconIdOf(fragment.get("beacon")), expiresAt: performance.now() + passLifetimeMs };
+    adoptPass({ pass: fragment.get("pass"), beaconName: fragment.get("beacon"), proof: "seen" });
     history.replaceState(null, "", location.pathname + location.search);
     openShow(state.pass.beacon);
   }
@@ -60,11 +82,18 @@ export function startShows(hub, publicKey) {
     event.preventDefault();
     joinByCode($("code").value);
   });
-  $("back").addEventListener("click", () => view(currentPage() - 1));
-  $("ahead").addEventListener("click", () => view(currentPage() + 1));
+  $("back").addEventListener("click", () => view(neighbourPage(-1)));
+  $("ahead").addEventListener("click", () => view(neighbourPage(+1)));
   $("live").addEventListener("click", () => view(null));
+  startZoom();
   setInterval(tick, 1_000);
   tick();
+}
+
+/** The key that resolves what this page hears: the project's public key, else a pass (the QR
+ * code's address carries only a pass, and the hub resolves with it too). "" when there is none. */
+export function resolvingKey() {
+  return state.publicKey || (passExpired() ? "" : state.pass.id);
 }
 
 /** A burst of a token the hub resolved to `beaconName`; `token.kind` "eid" carries a proof;
@@ -87,7 +116,17 @@ export function heardBeacon(beaconName, token, watchToken) {
     beacon.askedAt = now;
     openShow(id);
   }
+  renewPassByHearing();
   renderProof();
+}
+
+/** The microphone feeds the decoder from now: the code is offered if no show follows soon. */
+export function listeningStarted() {
+  if (state.listeningSince !== null) return;
+  state.listeningSince = performance.now();
+  document.body.dataset.listeningSinceMs = state.listeningSince.toFixed(0);
+  setTimeout(tick, offerCodeAfterMs + 50);   // on time, not up to a second late
+  tick();
 }
 
 /** The microphone cannot be used here: the code is the only way in, so it is offered at once. */
@@ -96,11 +135,41 @@ export function listeningFailed() {
   tick();
 }
 
+/** The browser kept its own echo cancellation or noise suppression on (it ignored the page's
+ * request): such a microphone hears neither band, so the code is offered at once, saying why. */
+export function browserFilters(what) {
+  state.filtering = what;
+  tick();
+}
+
+/** Whether any sound in the box's bands reaches the microphone (listener.js's band meter says
+ * after a few seconds): when none does, the page knows it hears nothing and offers the code. */
+export function bandSilent(silent) {
+  state.bandSilent = silent;
+  tick();
+}
+
+/** What the audience should read about the show now, in words: {kind, text}, or null when the
+ * page neither follows nor offers the code (listener.js then says it is listening). `kind`:
+ * "following", "lost", or "join" (the code box is offered). */
+export function situation() {
+  if (state.beacon && state.lost) return { kind: "lost", text: lostText() };
+  if (state.beacon && state.show) return { kind: "following", text: "Following the presentation" };
+  if (!$("join-by-code").hidden) return { kind: "join", text: "Join with the code on the screen" };
+  return null;
+}
+
+function lostText() {
+  return state.pass
+    ? "Lost the room: your code has expired and this phone has not heard the room's box for two minutes. Type the code on the screen again."
+    : "Lost the room: this phone has not heard the room's box for two minutes, so it stopped following. Come back in range, or type the code on the screen.";
+}
+
 // --- The show ------------------------------------------------------------------------------------
 
 async function openShow(id) {
   if (!state.hub) return;
-  const key = state.pass && state.pass.beacon === id && !passExpired() ? state.pass.id : state.publicKey;
+  const key = validPassFor(id) || state.publicKey;
   if (!key) return;
   // The public key follows a show only with the token from resolving its box (a pass needs none).
   const known = state.beacons.get(id);
@@ -122,23 +191,28 @@ async function openShow(id) {
   state.lost = false;
   setShow(await response.json());
   follow(id, key, grant);
+  tick();
 }
 
 function follow(id, key, grant) {
   if (state.source) state.source.close();
   const source = new EventSource(`${state.hub}/v1/shows/${id}/events?key=${encodeURIComponent(key)}${grant}`);
   state.source = source;
+  state.sourceKey = key;
   source.addEventListener("show", (event) => {
     setShow(JSON.parse(event.data));
     showState("");
   });
   source.addEventListener("ended", () => endShow("The presentation has ended."));
   source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) {
+    if (source.readyState !== EventSource.CLOSED) {
+      showState("Reconnecting to the presentation…");   // EventSource reconnects by itself
+    } else if (keyFor() && keyFor() !== state.sourceKey) {
+      // Refused with the key it was opened with (a pass since renewed): open it with the new one.
+      openShow(id);
+    } else {
       // Refused (an expired pass, a removed show): stop; the next heard EID asks again.
       endShow("The hub stopped sending this presentation.");
-    } else {
-      showState("Reconnecting to the presentation…");   // EventSource reconnects by itself
     }
   };
 }
@@ -152,26 +226,48 @@ function endShow(text) {
   state.beacon = null;
   state.viewing = null;
   $("show").hidden = true;
+  document.body.classList.remove("following");
   showState(text);
+  tick();
 }
 
+/** A show object from the hub: a page turn, a new `shown`, or another deck (the presenter switched
+ * decks: the phone goes to the new deck's page at once; the show, and this phone's place in it,
+ * carry on). */
 function setShow(show) {
   const deckChanged = !state.show || state.show.deck !== show.deck;
   state.show = show;
-  if (deckChanged) state.viewing = null;
-  if (state.viewing !== null && state.viewing > show.shownUpTo) state.viewing = null;
+  if (deckChanged || (state.viewing !== null && !shownPages().includes(state.viewing))) state.viewing = null;
   $("show").hidden = false;
+  document.body.classList.add("following");
   $("show-title").textContent = show.title;
+  document.title = show.title || "Nearcast";
   if (deckChanged || JSON.stringify(show.reactions) !== $("reaction-bar").dataset.choices) buildReactionBar(show.reactions);
   render();
 }
 
+/** The pages the audience may open, ascending: the hub's `shown` (every page that stayed on the
+ * projected screen, and the current one), else (an older hub) every page up to `shownUpTo`. */
+function shownPages() {
+  const show = state.show;
+  if (!show) return [];
+  if (Array.isArray(show.shown) && show.shown.length > 0) return show.shown;
+  return Array.from({ length: show.shownUpTo }, (_, index) => index + 1);
+}
+
 const currentPage = () => state.viewing ?? (state.show ? state.show.page : 1);
 
-/** Pages back (never past what the presenter has shown); `null` is live. */
+/** The shown page before (`step` -1) or after (+1) the one on this phone, or null. */
+function neighbourPage(step) {
+  const page = currentPage();
+  const pages = shownPages();
+  return step < 0 ? pages.filter((p) => p < page).at(-1) ?? null : pages.find((p) => p > page) ?? null;
+}
+
+/** Shows `page` (one of the shown pages); `null` is live. */
 function view(page) {
   if (!state.show) return;
-  if (page !== null) page = Math.min(Math.max(1, page), state.show.shownUpTo);
+  if (page !== null && !shownPages().includes(page)) return;
   state.viewing = page === state.show.page ? null : page;
   render();
 }
@@ -182,8 +278,8 @@ function render() {
   const live = state.viewing === null;
   $("show").dataset.following = String(live);
   $("page-label").textContent = `${page} / ${show.pages}${live ? "" : ` (live: ${show.page})`}`;
-  $("back").disabled = page <= 1;
-  $("ahead").disabled = page >= show.shownUpTo;
+  $("back").disabled = neighbourPage(-1) === null;
+  $("ahead").disabled = neighbourPage(+1) === null;
   $("live").hidden = live;
   const slide = $("slide");
   const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}?key=${encodeURIComponent(keyFor())}`;
@@ -193,12 +289,46 @@ function render() {
     image.onload = () => {
       if (slide.dataset.src !== url) return;   // moved on while it loaded
       slide.src = url;
-      slide.dataset.page = page;
+      Object.assign(slide.dataset, { page, deck: show.deck, shownMs: performance.now().toFixed(0) });
       slide.alt = `${show.title}, slide ${page}`;
+      $("zoom-slide").src = url;
+      $("zoom-slide").alt = slide.alt;
     };
     image.onerror = () => { if (slide.dataset.src === url) showState(`Slide ${page} could not be loaded.`); };
     image.src = url;
   }
+}
+
+// --- Enlarging the slide ---------------------------------------------------------------------------
+// A tap on the slide opens it alone on black, fitted to the screen (it keeps following); a tap on
+// it there zooms to 2.5x around the tapped point, and back. Pinch zoom is the browser's own.
+
+function startZoom() {
+  const dialog = $("zoom");
+  $("slide").addEventListener("click", () => {
+    if (!$("slide").src) return;
+    delete dialog.dataset.zoomed;
+    dialog.showModal();
+  });
+  $("zoom-close").addEventListener("click", () => dialog.close());
+  $("zoom-slide").addEventListener("click", (event) => toggleZoom(event));
+}
+
+function toggleZoom(event) {
+  const dialog = $("zoom");
+  const scroller = $("zoom-scroller");
+  const image = $("zoom-slide");
+  const box = image.getBoundingClientRect();
+  const [x, y] = [(event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height];
+  if (dialog.dataset.zoomed === "true") {
+    delete dialog.dataset.zoomed;
+    return;
+  }
+  dialog.dataset.zoomed = "true";
+  // Keep the tapped point under the finger: scroll so it lands where it was tapped.
+  const zoomed = image.getBoundingClientRect();
+  scroller.scrollLeft = x * zoomed.width - (event.clientX - scroller.getBoundingClientRect().left);
+  scroller.scrollTop = y * zoomed.height - (event.clientY - scroller.getBoundingClientRect().top);
 }
 
 // --- Reactions -------------------------------------------------------------------------------------
@@ -227,13 +357,20 @@ function buildReactionBar(reactions) {
   renderProof();
 }
 
-/** The proof a tap would carry now: the last EID heard from the show's box, or the pass. */
+/** The EID heard from beacon `id` recent enough for the hub to take it as proof, or null. */
+function freshEid(id) {
+  const beacon = state.beacons.get(id);
+  return beacon && beacon.eid && performance.now() - beacon.eid.at < proofForMs ? beacon.eid : null;
+}
+
+/** The proof a tap would carry now: the last EID heard from the show's box (the stronger proof,
+ * and it needs no pass), else the pass. */
 function proof() {
   if (!state.beacon) return null;
-  if (state.pass && state.pass.beacon === state.beacon && !passExpired()) return { type: "NEARCAST_PASS", id: state.pass.id };
-  const beacon = state.beacons.get(state.beacon);
-  if (beacon && beacon.eid && performance.now() - beacon.eid.at < proofForMs) return { type: "EDDYSTONE_EID", id: beacon.eid.base64 };
-  return null;
+  const eid = freshEid(state.beacon);
+  if (eid) return { type: "EDDYSTONE_EID", id: eid.base64 };
+  const pass = validPassFor(state.beacon);
+  return pass ? { type: "NEARCAST_PASS", id: pass } : null;
 }
 
 let coolingUntil = 0;
@@ -279,7 +416,7 @@ async function react(value, button) {
   } else if (response.status === 403) {
     // The EID is past the hub's window (or the pass expired, or reactions were switched off).
     const beacon = state.beacons.get(state.beacon);
-    if (beacon) beacon.eid = null;
+    if (beacon && observed.type === "EDDYSTONE_EID") beacon.eid = null;
     if (state.pass && observed.type === "NEARCAST_PASS") state.pass.expiresAt = 0;
     reactionState(`Not accepted: ${message}`);
     renderProof();
@@ -293,7 +430,45 @@ function reactionState(text) {
   $("reaction-state").dataset.sticky = String(text !== "");
 }
 
-// --- Joining by the code on the screen --------------------------------------------------------------
+// --- Passes: the code on the screen, and keeping one while hearing ------------------------------------
+
+/** Takes a pass the hub gave (`POST /v1/presence`, or the QR code's address): {pass, beaconName,
+ * expiresMs?, expiresTime?, proof?}. Its expiry is kept on the page's monotonic clock. */
+function adoptPass(answer) {
+  const expiresMs = Number.isFinite(answer.expiresMs) ? answer.expiresMs : Date.parse(answer.expiresTime);
+  const lifetime = Number.isFinite(expiresMs) ? Math.max(0, expiresMs - Date.now()) : passLifetimeMs;
+  state.pass = { id: answer.pass, beacon: beaconIdOf(answer.beaconName), expiresAt: performance.now() + lifetime,
+                 proof: answer.proof || "seen", renewalTriedAt: -Infinity };
+  Object.assign(document.body.dataset, { passProof: state.pass.proof, passRenewals: state.passRenewals,
+                                         passExpires: new Date(Date.now() + lifetime).toISOString() });
+}
+
+/** While this phone hears the box, its pass is renewed before it runs out (POST /v1/presence with
+ * the heard EID, the pass as the key): a phone that joined by the QR code is never dropped while
+ * it hears the room. */
+async function renewPassByHearing() {
+  const pass = state.pass;
+  const now = performance.now();
+  if (!pass || pass.expiresAt - now > renewWithinMs || now - pass.renewalTriedAt < renewRetryMs) return;
+  const eid = freshEid(pass.beacon);
+  if (!eid) return;
+  pass.renewalTriedAt = now;
+  const key = passExpired() ? state.publicKey : pass.id;
+  if (!key) return;
+  let response;
+  try {
+    response = await fetch(`${state.hub}/v1/presence`, {
+      method: "POST", headers: { "Content-Type": "application/json", "X-Api-Key": key },
+      body: JSON.stringify({ observed: { type: "EDDYSTONE_EID", id: eid.base64 } }),
+    });
+  } catch {
+    return;   // tried again after renewRetryMs, while heard
+  }
+  if (!response.ok || state.pass !== pass) return;
+  state.passRenewals += 1;
+  adoptPass(await response.json());
+  tick();
+}
 
 async function joinByCode(text) {
   const code = text.trim().toUpperCase().replace(/[^0-9A-Z]/g, "");
@@ -308,13 +483,11 @@ async function joinByCode(text) {
     return codeState(`The hub cannot be reached (${error.message}).`);
   }
   if (!response.ok) return codeState(`Not accepted: ${await errorMessage(response)}`);
-  const answer = await response.json();
-  const expiresMs = Date.parse(answer.expiresTime);
-  const lifetime = Number.isFinite(expiresMs) ? Math.max(0, expiresMs - Date.now()) : passLifetimeMs;
-  const beacon = beaconIdOf(answer.beaconName);
-  state.pass = { id: answer.pass, beacon, expiresAt: performance.now() + lifetime };
+  adoptPass(await response.json());
+  const beacon = state.pass.beacon;
   $("code").value = "";
   codeState("");
+  if (state.beacon === beacon && !state.lost) return tick();   // a renewal: the show goes on
   if (state.beacon && state.beacon !== beacon) endShow("");
   state.lost = false;
   await openShow(beacon);
@@ -336,16 +509,40 @@ function tick() {
       state.lost = true;
       if (state.source) state.source.close();
       state.source = null;
-      showState(state.pass
-        ? "Your code has expired and this phone has not heard the room's box for two minutes: enter the code on the screen again."
-        : "Lost: this phone has not heard the room's box for two minutes, so it stopped following. Come back in range, or enter the code on the screen.");
+      showState("");
       $("show").dataset.lost = "true";
     }
   }
   if (!state.lost) delete $("show").dataset.lost;
-  const following = state.beacon !== null && !state.lost;
-  $("join-by-code").hidden = following || !(state.listeningFailed || now - state.startedAt >= offerCodeAfterMs || state.lost);
+  offerCode(codeOffer(now));
   if (state.show) renderProof();
+  state.onSituation();
+}
+
+/** Why the code box is offered now (a sentence, or "" for no sentence), or null when it is not. */
+function codeOffer(now) {
+  const following = state.beacon !== null && !state.lost;
+  if (following) {
+    // Following on a pass alone (not hearing), it needs the current code before the pass runs out.
+    const left = state.pass && state.pass.beacon === state.beacon ? state.pass.expiresAt - now : Infinity;
+    if (left > renewWithinMs || freshEid(state.beacon)) return null;
+    return `Your code runs out in ${Math.max(1, Math.ceil(left / 60_000))} min: type the code on the screen now to keep following.`;
+  }
+  if (state.lost) return "";
+  if (state.listeningFailed) return "This phone cannot listen here: type the code on the screen.";
+  if (state.filtering) return "This browser filters its microphone, so it may not hear the room: type the code on the screen.";
+  if (state.bandSilent) return "No sound from the room's box reaches this phone's microphone: type the code on the screen.";
+  const since = state.listeningSince ?? state.startedAt;
+  return now - since >= offerCodeAfterMs ? "This phone has not heard the room yet." : null;
+}
+
+function offerCode(why) {
+  const form = $("join-by-code");
+  const offered = why !== null;
+  if (offered && form.hidden) form.dataset.offeredMs = performance.now().toFixed(0);
+  form.hidden = !offered;
+  $("code-why").textContent = why || "";
+  $("code-why").hidden = !why;
 }
 
 function showState(text) {

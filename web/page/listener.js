@@ -1,22 +1,24 @@
 // The listener page: the microphone, through an AudioWorklet and a SharedArrayBuffer ring, into
 // the box's decoder (WebAssembly, in a Worker); heard tokens resolved by the hub
 // (beaconinfo:getforobserved with the project's public API key) and their messages followed live
-// (attachments:watch). The page says whether it is listening and, when not, why.
+// (attachments:watch). The page says in plain words whether it is listening and, when not, why;
+// the engineer's view (the rate, the band meter, the tokens and messages, the decoder's CPU) is
+// behind the closed "Details" disclosure.
 //
 // When the heard box carries a presentation (Nearcast Present), listener-show.js shows it and
-// its reaction bar.
+// its reaction bar, and the status line says whether the phone follows it.
 //
-// URL parameters: key (the project's public API key), hub (the hub's address), lostAfter (the
-// seconds without hearing the box before a presentation is given up, default 120). A hub serving the
-// page answers `listener-hub.json` beside it, so there the page uses its own origin; served
-// anywhere else without `hub=`, it has no hub. Without a key or a hub, heard tokens are shown
-// as hex.
+// URL parameters: key (the project's public API key), hub (the hub's address), and
+// listener-show.js's. A hub serving the page answers `listener-hub.json` beside it, so there the
+// page uses its own origin; served anywhere else without `hub=`, it has no hub. A page opened by
+// the QR code has no key but a pass (in its fragment), which resolves what it hears just as well.
+// Without a key or a hub, heard tokens are shown as hex.
 
-import { CaptureProblem, hubAddress, openMicrophone, startWorker } from "./capture.js";
-import { heardBeacon, listeningFailed, startShows } from "./listener-show.js";
+import { CaptureProblem, hubAddress, openMicrophone, processingStillOn, startWorker } from "./capture.js";
+import { bandSilent, browserFilters, heardBeacon, listeningFailed, listeningStarted, resolvingKey, situation, startShows } from "./listener-show.js";
 
 const params = new URLSearchParams(location.search);
-const apiKey = params.get("key") || "";
+const apiKey = params.get("key") || "";   // the public key; resolvingKey() falls back to a pass
 let hub = (params.get("hub") || "").replace(/\/+$/, "");
 
 /** The bands a box sends in (high 18.5-20 kHz, low 15-16.5 kHz; the decoder hears both), and what
@@ -36,9 +38,10 @@ const heardList = $("heard");
 const tokenList = $("tokens");
 
 // --- What the page says about itself ------------------------------------------------------------
-// One line, from the most serious condition down: a fault that stops listening (kept until a
-// reload), then not listening yet (starting, waiting for a tap, audio suspended), then a
-// silent band, then a hub problem, then "Listening".
+// Two lines. The audience's, `#state`: words, from the most serious condition down (following a
+// show first: a phone that follows by the code needs no microphone, so no warning about one stays
+// above its slide). The engineer's, `#hearing` in Details: the rate, and what is wrong in the
+// page's terms (a silent band, the hub's answers).
 
 const status = {
   fault: null,          // why the page cannot listen; final
@@ -50,33 +53,47 @@ const status = {
   hub: null,
 };
 
-function showStatus() {
-  let kind;
-  let text;
-  const rate = context ? `${(context.sampleRate / 1000).toFixed(1)} kHz` : "";
-  if (status.fault) {
-    [kind, text] = ["problem", status.fault];
-  } else if (status.starting) {
-    [kind, text] = ["starting", status.starting];
-  } else if (status.waitingForTap) {
-    [kind, text] = ["starting", "Tap Listen to start (the browser waits for a tap before it records audio)."];
-  } else if (!status.decoderReady) {
-    [kind, text] = ["starting", "Starting the decoder…"];
-  } else if (status.suspended) {
-    [kind, text] = ["problem", "The browser paused the audio (another app took it, or the page is in the background). Tap Listen to go on."];
-  } else if (status.band) {
-    [kind, text] = ["problem", `${status.band} (listening at ${rate})`];
-  } else if (status.hub) {
-    [kind, text] = ["problem", `Listening at ${rate}, but ${status.hub}`];
-  } else if (!hub || !apiKey) {
-    [kind, text] = ["listening", `Listening at ${rate}; tokens are shown as heard, not resolved `
-      + (hub ? "(no API key in the page's address: ?key=)" : "(no hub: ?hub=)")];
-  } else {
-    [kind, text] = ["listening", `Listening at ${rate}`];
+function audienceLine() {
+  const show = situation();
+  if (show && show.kind === "following") return [show.kind, show.text];
+  if (status.fault) return ["problem", status.fault];
+  if (status.starting) return ["starting", status.starting];
+  if (status.waitingForTap) return ["starting", "Tap Listen to start (the browser waits for a tap before it records audio)."];
+  if (status.suspended) return ["problem", "The browser paused the audio (another app took it, or the page is in the background). Tap Listen to go on."];
+  if (show && show.kind === "lost") return [show.kind, show.text];
+  if (!status.decoderReady) return ["starting", "Starting…"];
+  // Nothing heard: the code box is the way in (it says why: a silent band, a filtering browser).
+  if (show && show.kind === "join" && tokens.size === 0) return [show.kind, show.text];
+  if (status.band) return ["problem", "No sound from the room's box reaches this phone's microphone."];
+  if (status.hub) return ["problem", "Listening for the room, but this page cannot reach the presentation's server right now."];
+  return ["listening", "Listening for the room…"];
+}
+
+function engineerLine() {
+  if (!context) return status.fault || "Not listening yet.";
+  const rate = `${(context.sampleRate / 1000).toFixed(1)} kHz`;
+  if (status.band) return `${status.band} (listening at ${rate})`;
+  if (status.hub) return `Listening at ${rate}, but ${status.hub}`;
+  if (!hub || !resolvingKey()) {
+    return `Listening at ${rate}; tokens are shown as heard, not resolved `
+      + (hub ? "(no API key in the page's address: ?key=)" : "(no hub: ?hub=)");
   }
+  return `Listening at ${rate}`;
+}
+
+function showStatus() {
+  const [kind, text] = audienceLine();
   stateLine.dataset.state = kind;
   stateLine.textContent = text;
-  startButton.hidden = !(status.waitingForTap || (status.suspended && !status.fault));
+  $("hearing").textContent = engineerLine();
+  const tapNeeded = status.waitingForTap || (status.suspended && !status.fault);
+  startButton.hidden = !tapNeeded;
+  startButton.parentElement.hidden = !tapNeeded;   // its paragraph's margins go too
+}
+
+/** Tells the show part once audio reaches the decoder: the wait before the code is offered starts. */
+function noteListening() {
+  if (status.decoderReady && context && context.state === "running" && !status.fault) listeningStarted();
 }
 
 function fail(text) {
@@ -162,7 +179,7 @@ function forgetBeacon(beaconName, note) {
 
 /** Follows a beacon's attachments: the hub sends them at once and again at every change. */
 function watch(beaconName) {
-  const url = `${hub}/v1beta1/${beaconName}/attachments:watch?key=${encodeURIComponent(apiKey)}`
+  const url = `${hub}/v1beta1/${beaconName}/attachments:watch?key=${encodeURIComponent(resolvingKey())}`
     + `&token=${encodeURIComponent(watchTokens.get(beaconName) || "")}`;
   const source = new EventSource(url);
   source.addEventListener("attachments", (event) => {
@@ -202,7 +219,7 @@ async function resolve(token) {
   };
   let response;
   try {
-    response = await fetch(`${hub}/v1beta1/beaconinfo:getforobserved?key=${encodeURIComponent(apiKey)}`, {
+    response = await fetch(`${hub}/v1beta1/beaconinfo:getforobserved?key=${encodeURIComponent(resolvingKey())}`, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
   } catch (error) {
@@ -226,7 +243,7 @@ async function heard(burst) {
     token = { kind: burst.kind, hex: burst.hex, bytes: burst.bytes, heard: 1, note: "", beacon: null, retryAt: null, resolvedAt: 0 };
     tokens.set(id, token);
   }
-  if (!hub || !apiKey) {
+  if (!hub || !resolvingKey()) {
     token.note = hub ? "no API key in the page's address (?key=)" : "no hub to ask";
     renderTokens();
     return;
@@ -301,11 +318,16 @@ function startBandMeter(source) {
       if (!status.band && now - bandQuietSince >= silentBandSeconds * 1000) {
         status.band = "No sound reaches this page at 18.5–20 kHz or 15–16.5 kHz: this microphone or browser seems to cut "
           + "the bands Nearcast uses, so it cannot hear the box here";
+        bandSilent(true);
         showStatus();
       }
     } else {
       bandQuietSince = null;
-      if (status.band) { status.band = null; showStatus(); }
+      if (status.band) {
+        status.band = null;
+        bandSilent(false);
+        showStatus();
+      }
     }
   }, 200);
 }
@@ -317,6 +339,7 @@ function startDecoder(source) {
         heard(message.burst).catch((error) => hubTrouble(error.message));
       } else if (message.type === "ready") {
         status.decoderReady = true;
+        noteListening();
         showStatus();
       } else if (message.type === "stats") {
         showStats(message);
@@ -353,16 +376,31 @@ async function start() {
   ({ stream, context } = opened);
   const { track, source } = opened;
   track.addEventListener("ended", () => fail("The microphone was disconnected. Reload the page to listen again."));
+  checkCaptureSettings(track);
   await startDecoder(source);
   startBandMeter(source);
   status.starting = null;
   context.onstatechange = () => {
     status.suspended = context.state === "suspended" && !status.waitingForTap;
+    noteListening();
     showStatus();
   };
   if (context.state !== "running") await context.resume().catch(() => {});
   status.waitingForTap = context.state !== "running";
+  noteListening();
   showStatus();
+}
+
+/** The page asked the browser for its microphone with echo cancellation, noise suppression and
+ * gain control off; a browser may ignore that. Its settings say so, and then the code is offered
+ * at once (either of the first two hears neither band). */
+function checkCaptureSettings(track) {
+  const on = processingStillOn(track);
+  $("capture-settings").textContent = on.length === 0
+    ? "The browser's own processing of the microphone is off, as the page asked."
+    : `The browser kept its ${on.join(", ")} on, though the page asked for it off.`;
+  const filtering = on.filter((name) => name !== "automatic gain control");
+  if (filtering.length > 0) browserFilters(filtering.join(", "));
 }
 
 startButton.addEventListener("click", async () => {
@@ -370,12 +408,13 @@ startButton.addEventListener("click", async () => {
   await context.resume().catch(() => {});
   status.waitingForTap = false;
   status.suspended = context.state !== "running";
+  noteListening();
   showStatus();
 });
 
 (async () => {
   showStatus();
   hub = await hubAddress(hub);
-  startShows(hub, apiKey);
+  startShows(hub, apiKey, { onSituation: showStatus });
   await start();
 })().catch((error) => fail(`The listener could not start: ${error.message}`));

@@ -1,12 +1,21 @@
 // The presenter's page (`/present`, served by the hub): pick a deck and the room's box, then
-// present: full-screen slides moved by the keyboard (or a clicker, which sends the same keys), a
-// thumbnail strip, the audience's address as a QR code and a short address, the phones following,
-// and the audience's reactions falling over the slide. A remote layout for the presenter's phone.
+// present: full-screen slides moved by the keyboard (or a clicker, which sends the same keys), the
+// audience's way in (a QR code, the join code and a short address), the phones following, and the
+// audience's reactions falling over the slide. A remote layout for the presenter's phone.
+//
+// Presenter view, as PowerPoint, Keynote and reveal.js split it: this window opens a second one,
+// `/present?view=audience` (the projected window: the slide, the way in, the falling reactions,
+// nothing else), and becomes the console (current and next slide, timer, room, controls,
+// thumbnails). Both windows move the show and both follow the hub's show events, so either
+// window's keys work; they tell each other only what the hub does not carry (the projected window
+// is open or closed, the way in is hidden) over a BroadcastChannel. One screen works without it.
 //
 // The project's secret key is typed once and kept in this tab's sessionStorage; every request
 // sends it in the X-Api-Key header, never in an address (so images and the event stream are
-// fetched, not linked). `/present#key=SECRET&deck=ID&beacon=NAME[&remote=1]` opens a show directly;
-// the fragment never leaves the browser and is removed from the address bar at once.
+// fetched, not linked). The projected window gets it by sessionStorage (the browser copies it into
+// a window opened by window.open) or, failing that, from its opener by postMessage.
+// `/present#key=SECRET&deck=ID&beacon=NAME[&remote=1]` opens a show directly; the fragment never
+// leaves the browser and is removed from the address bar at once.
 //
 // The page shown is kept on the hub (the show), so a reload, or a second screen, resumes at it.
 // The API is docs/present-api.md.
@@ -14,16 +23,22 @@
 const $ = (id) => document.getElementById(id);
 const keyStorage = "nearcast.present.key";
 const showStorage = "nearcast.present.show";   // {deck, beacon} of this tab's show
+const timerStorage = "nearcast.present.timer"; // {show: "beacon@startedMs", originMs}
 
 const reconnectMs = 2_000;          // after the event stream drops
 const maxFalling = 150;             // reactions on screen at once; beyond it the oldest go first
 const fallMinMs = 5_000;
 const fallMaxMs = 15_000;
+const keyHandoverMs = 3_000;        // how long the projected window waits for its opener's key
+
+/** This window is the projected one of a presenter view (opened by the console). */
+const isProjectedWindow = new URLSearchParams(location.search).get("view") === "audience";
 
 let secretKey = sessionStorage.getItem(keyStorage) || "";
 let show = null;                    // the hub's show object, as last heard
 let beaconId = "";                  // "4!hex"
 let choices = [];                   // the project's reaction choices
+let uploading = false;              // a PDF is on its way to the hub
 const openedAtMs = Date.now();      // reactions from before this page opened are not drawn
 
 // --- The fragment: a direct link to a show --------------------------------------------------------
@@ -34,7 +49,7 @@ const openedAtMs = Date.now();      // reactions from before this page opened ar
     sessionStorage.setItem(keyStorage, secretKey);
   }
   if (fragment.get("deck") && fragment.get("beacon")) {
-    sessionStorage.setItem(showStorage, JSON.stringify({ deck: fragment.get("deck"), beacon: beaconIdOf(fragment.get("beacon")) }));
+    saveShow(fragment.get("deck"), beaconIdOf(fragment.get("beacon")));
   }
   if (fragment.get("remote") === "1") document.body.classList.add("remote");
   if (location.hash) history.replaceState(null, "", location.pathname + location.search);
@@ -44,6 +59,12 @@ const openedAtMs = Date.now();      // reactions from before this page opened ar
 function beaconIdOf(name) {
   return String(name).replace(/^beacons\//, "");
 }
+
+function saveShow(deck, beacon) {
+  sessionStorage.setItem(showStorage, JSON.stringify({ deck, beacon }));
+}
+
+const savedShow = () => JSON.parse(sessionStorage.getItem(showStorage) || "null");
 
 // --- Talking to the hub ---------------------------------------------------------------------------
 
@@ -76,7 +97,8 @@ async function call(method, path, body, contentType = "application/json") {
 
 const json = async (method, path, body) => (await call(method, path, body)).json();
 
-/** Images need the key too: fetched once each and shown from blob URLs. */
+/** Images need the key too: fetched once each and shown from blob URLs. A deck never changes, so
+ * the pages of a deck switched away from stay valid for switching back. */
 const blobs = new Map();
 function imageURL(path) {
   if (!blobs.has(path)) {
@@ -89,6 +111,8 @@ function imageURL(path) {
 
 const pageImage = (page, size) => imageURL(`/v1/decks/${show.deck}/pages/${page}${size === "thumb" ? "?size=thumb" : ""}`);
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 // --- Setting up -----------------------------------------------------------------------------------
 
 function setupState(text, problem = false) {
@@ -96,9 +120,13 @@ function setupState(text, problem = false) {
   $("setup-state").dataset.state = problem ? "problem" : "ready";
 }
 
-async function setUp() {
+function showSetup() {
   $("setup").hidden = false;
   $("stage").hidden = true;
+}
+
+async function setUp() {
+  showSetup();
   if (!secretKey) {
     setupState("Type the project's secret key to present.");
     $("key-form").hidden = false;
@@ -113,8 +141,7 @@ async function setUp() {
     [decks, beacons] = await Promise.all([json("GET", "/v1/decks"), json("GET", "/v1beta1/beacons")]);
   } catch (error) {
     if (error.status === 401 || error.status === 403) {
-      sessionStorage.removeItem(keyStorage);
-      secretKey = "";
+      forgetKey();
       setupState(`The hub refused the key: ${error.message}. Type the project's secret key.`, true);
       $("key-form").hidden = false;
       $("show-form").hidden = true;
@@ -125,9 +152,10 @@ async function setUp() {
   }
   $("key-form").hidden = true;
   $("show-form").hidden = false;
-  fillSelect($("deck-select"), decks.decks.map((d) => [d.deck, `${d.title} (${d.pages} pages)`]));
+  fillDeckSelect(decks.decks);
+  // A box is listed by its name: the beacon's description is the name the venue gave it (the room).
   fillSelect($("beacon-select"), (beacons.beacons || []).map((b) => [beaconIdOf(b.beaconName), b.description || beaconIdOf(b.beaconName)]));
-  const saved = JSON.parse(sessionStorage.getItem(showStorage) || "null");
+  const saved = savedShow();
   if (saved) {
     $("deck-select").value = saved.deck;
     $("beacon-select").value = saved.beacon;
@@ -139,8 +167,17 @@ async function setUp() {
   if (saved && decks.decks.some((d) => d.deck === saved.deck)) await present(saved.deck, saved.beacon);
 }
 
+function forgetKey() {
+  sessionStorage.removeItem(keyStorage);
+  secretKey = "";
+}
+
 function fillSelect(select, options) {
   select.replaceChildren(...options.map(([value, text]) => new Option(text, value)));
+}
+
+function fillDeckSelect(decks) {
+  fillSelect($("deck-select"), decks.map((d) => [d.deck, `${d.title} (${d.pages} pages)`]));
 }
 
 $("key-form").addEventListener("submit", (event) => {
@@ -152,31 +189,58 @@ $("key-form").addEventListener("submit", (event) => {
 });
 
 $("forget-key").addEventListener("click", () => {
-  sessionStorage.removeItem(keyStorage);
+  forgetKey();
   sessionStorage.removeItem(showStorage);
-  secretKey = "";
   setUp();
 });
 
-$("upload").addEventListener("change", async () => {
+// --- Uploading a deck, with the title the audience's phones show ----------------------------------
+
+/** "Quarterly review.final.pdf" -> "Quarterly review.final": the file's name is only a default. */
+const titleFromFileName = (name) => name.replace(/\.[^.]*$/, "") || name;
+
+$("upload").addEventListener("change", () => {
   const file = $("upload").files[0];
-  if (!file) return;
+  const title = $("upload-title");
+  // The default follows the file chosen until the presenter types a title of their own.
+  if (file && (!title.value || title.dataset.fromFile === title.value)) {
+    title.value = titleFromFileName(file.name);
+    title.dataset.fromFile = title.value;
+  }
+  $("upload-start").disabled = !file || uploading;
+});
+
+$("upload-start").addEventListener("click", async () => {
+  const file = $("upload").files[0];
+  if (!file || uploading) return;
+  const title = $("upload-title").value.trim() || titleFromFileName(file.name);
+  setUploading(true);
   setupState(`Uploading ${file.name} (${(file.size / 1e6).toFixed(1)} MB); the hub renders every page…`);
   try {
-    const title = encodeURIComponent(file.name.replace(/\.pdf$/i, ""));
-    const created = await (await call("POST", `/v1/decks?title=${title}`, file, "application/pdf")).json();
-    const decks = await json("GET", "/v1/decks");
-    fillSelect($("deck-select"), decks.decks.map((d) => [d.deck, `${d.title} (${d.pages} pages)`]));
+    const created = await (await call("POST", `/v1/decks?title=${encodeURIComponent(title)}`, file, "application/pdf")).json();
+    fillDeckSelect((await json("GET", "/v1/decks")).decks);
     $("deck-select").value = created.deck;
-    setupState(`${file.name}: ${created.pages} pages, ready.`);
+    setupState(`“${title}”: ${created.pages} pages, ready.`);
+    $("upload").value = "";
+    $("upload-title").value = "";
   } catch (error) {
     setupState(`${file.name} was refused: ${error.message}`, true);
+  } finally {
+    setUploading(false);
   }
-  $("upload").value = "";
 });
+
+/** While a deck uploads, nothing can start or switch to a deck (the list is about to change, and a
+ * Present pressed now would start the old selection). */
+function setUploading(on) {
+  uploading = on;
+  for (const id of ["start-show", "deck-select", "switch-deck", "upload-start"]) $(id).disabled = on;
+  if (!on) $("upload-start").disabled = !$("upload").files[0];
+}
 
 $("show-form").addEventListener("submit", (event) => {
   event.preventDefault();
+  if (uploading) return;
   if ($("remote-choice").checked) document.body.classList.add("remote");
   const deck = $("deck-select").value;
   const beacon = $("beacon-select").value;
@@ -194,35 +258,59 @@ let stageStateIsConnection = false;   // the state line says the stream is down
 let pendingPage = null;   // a page the presenter asked for that the hub has not confirmed
 let putting = false;
 
-/** Opens the show: the running one on the box when it is this deck (at its page), else a new one. */
+/** Opens the show on the box: the running one at its page, moved to `deck` if it shows another
+ * (the hub switches the deck of a running show without dropping anyone), else a new one. */
 async function present(deck, beacon) {
   beaconId = beacon;
   setupState("Opening the show…");
+  let opened;
   try {
-    let current = null;
-    try {
-      current = await json("GET", `/v1/shows/${beaconId}`);
-    } catch (error) {
-      if (error.status !== 404) throw error;
-    }
-    show = current && current.deck === deck ? current : await json("PUT", `/v1/shows/${beaconId}`, { deck, page: 1 });
+    const current = await runningShow(beaconId);
+    opened = current && current.deck === deck ? current : await json("PUT", `/v1/shows/${beaconId}`, { deck, page: 1 });
   } catch (error) {
     setupState(`Could not start the show: ${error.message}`, true);
     return;
   }
-  sessionStorage.setItem(showStorage, JSON.stringify({ deck, beacon }));
-  choices = show.reactions.choices;
+  openStage(opened);
+  announceConsole();
+}
+
+/** The show running on `beacon`, or null. */
+async function runningShow(beacon) {
+  try {
+    return await json("GET", `/v1/shows/${beacon}`);
+  } catch (error) {
+    if (error.status === 404) return null;
+    throw error;
+  }
+}
+
+function openStage(opened) {
+  show = null;
+  applyShow(opened);
   $("setup").hidden = true;
   $("stage").hidden = false;
   labelLayoutButton();
-  buildThumbnails();
-  render();
   follow();
+  startTimer();
+}
+
+/** Takes the hub's show (an answer or an event): a new deck rebuilds what depends on the deck. */
+function applyShow(next) {
+  const deckChanged = !show || show.deck !== next.deck;
+  show = next;
+  choices = show.reactions.choices;
+  if (deckChanged) {
+    if (!isProjectedWindow) saveShow(show.deck, beaconId);
+    buildThumbnails();
+  }
+  render();
 }
 
 function buildThumbnails() {
   const strip = $("thumbs");
   strip.replaceChildren();
+  if (isProjectedWindow) return;   // the projected window never shows slides to come
   for (let page = 1; page <= show.pages; page++) {
     const button = document.createElement("button");
     button.type = "button";
@@ -238,30 +326,61 @@ function buildThumbnails() {
 }
 
 /** Draws the page shown (the one asked for, or the hub's) and everything around it. */
-async function render() {
-  const page = pendingPage ?? show.page;
+function render() {
+  const page = currentPage();
   $("page-number").textContent = `${page} / ${show.pages}`;
   $("prev").disabled = page <= 1;
   $("next").disabled = page >= show.pages;
-  for (const button of $("thumbs").children) {
-    const current = Number(button.dataset.page) === page;
-    button.setAttribute("aria-current", String(current));
-    if (current) button.scrollIntoView({ block: "nearest", inline: "center" });
-  }
-  $("followers").textContent = show.followers ?? 0;
+  renderThumbnailMarks(page);
+  renderRoom();
   renderCounts();
   renderJoin();
-  $("next-caption").textContent = page < show.pages ? `Next: ${page + 1}` : "The end";
+  renderSlides(page);
+}
+
+/** The current slide in the strip, and the slides the audience may open (the hub's `shown`: those
+ * that stayed up 2 s, and the current one). */
+function renderThumbnailMarks(page) {
+  const shown = new Set(show.shown || []);
+  for (const button of $("thumbs").children) {
+    const number = Number(button.dataset.page);
+    button.setAttribute("aria-current", String(number === page));
+    button.dataset.shown = String(shown.has(number));
+    button.title = shown.has(number) ? `Slide ${number}: the audience can open it` : `Slide ${number}`;
+    if (number === page && document.body.classList.contains("thumbs-on")) button.scrollIntoView({ block: "nearest", inline: "center" });
+  }
+}
+
+/** The phones following, the box by its name, and why no phone follows when none does. */
+function renderRoom() {
+  const followers = show.followers ?? 0;
+  $("followers").textContent = followers;
+  $("box-name").textContent = show.box && show.box.name ? `· ${show.box.name}` : "";
+  const reach = show.reach;
+  const explain = followers === 0 && reach && reach.state !== "ok" && reach.message;
+  $("reach").hidden = !explain;
+  $("reach").textContent = explain || "";
+  if (reach) $("reach").dataset.state = reach.state;
+}
+
+async function renderSlides(page) {
+  const last = page >= show.pages;
+  $("next-caption").textContent = last ? "The end" : `Next: ${page + 1}`;
+  $("next-frame-caption").textContent = last ? "The end" : `Next: ${page + 1} / ${show.pages}`;
   try {
-    const [full, now, next] = await Promise.all([
-      pageImage(page, "full"), pageImage(page, "thumb"), page < show.pages ? pageImage(page + 1, "thumb") : null,
+    const [full, now, next, nextFull] = await Promise.all([
+      pageImage(page, "full"), pageImage(page, "thumb"),
+      last ? null : pageImage(page + 1, "thumb"),
+      last ? null : pageImage(page + 1, "full"),   // the console's next slide, and ready for the key press
     ]);
-    if ((pendingPage ?? show.page) !== page) return;   // moved on meanwhile
+    if (currentPage() !== page) return;   // moved on meanwhile
     $("slide").src = full;
     $("slide").dataset.page = page;
+    $("slide").dataset.deck = show.deck;
     $("current-thumb").src = now;
     $("next-thumb").src = next || "";
-    if (page < show.pages) pageImage(page + 1, "full").catch(() => {});   // ready for the next key press
+    $("next-slide").src = nextFull || "";
+    $("next-slide").dataset.page = last ? "" : page + 1;
   } catch (error) {
     stageState(`Slide ${page} could not be loaded: ${error.message}`, true);
   }
@@ -288,26 +407,42 @@ function renderCounts() {
   }));
 }
 
+/** The way in, in the panel (QR code, code, address) and in the projected corner (the same, big):
+ * `HOST/j/CODE` opens the show; the code alone is what a phone that cannot hear the box types. */
 let qrCode = null;
 function renderJoin() {
-  if (!show.code) {
-    $("join-address").textContent = "";
-    return;
-  }
-  $("join-address").textContent = `${location.host}${show.joinPath}`;
-  if (show.code === qrCode) return;
-  qrCode = show.code;
-  const code = show.code;
+  const code = show.code || "";
+  const host = code ? `${location.host}/j/` : "";
+  $("join-code").textContent = code;
+  setJoinAddress(host, code);
+  $("way-in-address").textContent = host;
+  $("way-in-code").textContent = code;
+  $("way-in").dataset.code = code;
+  if (!code || code === qrCode) return;
+  qrCode = code;
   call("GET", `/v1/shows/${beaconId}/qr.svg?base=${encodeURIComponent(location.origin)}`)
     .then((r) => r.blob())
     .then((blob) => {
       if (code !== qrCode) return;
-      const old = $("qr").src;
-      $("qr").src = URL.createObjectURL(blob);
-      $("qr").dataset.code = code;
-      if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+      const url = URL.createObjectURL(blob);
+      for (const image of [$("qr"), $("way-in-qr")]) {
+        const old = image.src;
+        image.src = url;
+        image.dataset.code = code;
+        if (old.startsWith("blob:") && old !== url) URL.revokeObjectURL(old);
+      }
     })
     .catch((error) => stageState(`The QR code could not be loaded: ${error.message}`, true));
+}
+
+/** `host/j/` and the code, each unbreakable: a narrow panel wraps between them, never in the code. */
+function setJoinAddress(host, code) {
+  const parts = [host, code].map((text) => {
+    const span = document.createElement("span");
+    span.textContent = text;
+    return span;
+  });
+  $("join-address").replaceChildren(parts[0], document.createElement("wbr"), parts[1]);
 }
 
 function stageState(text, problem = false) {
@@ -320,7 +455,7 @@ function stageState(text, problem = false) {
 async function go(page) {
   if (!show) return;
   page = Math.min(Math.max(1, page), show.pages);
-  if (page === (pendingPage ?? show.page)) return;
+  if (page === currentPage()) return;
   pendingPage = page;
   render();
   if (putting) return;
@@ -335,7 +470,7 @@ async function go(page) {
       } catch (error) {
         stageState(`The hub did not take slide ${target}: ${error.message}`, true);
         if (error.status === 404 || error.status === 403) break;
-        await new Promise((r) => setTimeout(r, 1_000));
+        await sleep(1_000);
         continue;   // the hub is away: the latest page asked for is sent again
       }
       if (pendingPage === target) pendingPage = null;
@@ -349,17 +484,34 @@ async function go(page) {
 
 const currentPage = () => pendingPage ?? (show ? show.page : 1);
 
+// --- Keys and buttons -----------------------------------------------------------------------------
+
+const pageMoves = {
+  ArrowRight: 1, ArrowDown: 1, PageDown: 1, " ": 1, Enter: 1, n: 1,
+  ArrowLeft: -1, ArrowUp: -1, PageUp: -1, Backspace: -1, p: -1,
+};
+
+/** Keys of the console and of one screen; the projected window takes only those that move the
+ * show, full screen and the way in (its viewers see no controls). */
+const controlKeys = {
+  f: () => toggleFullscreen(),
+  c: () => setWayInHidden(!document.body.classList.contains("way-in-hidden"), true),
+  t: () => toggleThumbnails(),
+  v: () => togglePresenterView(),
+  d: () => openDeckPicker(),
+  "?": () => { $("keys-help").open = !$("keys-help").open; },
+};
+const projectedWindowKeys = new Set(["f", "c"]);
+
 document.addEventListener("keydown", (event) => {
   if (!show || $("stage").hidden || event.altKey || event.ctrlKey || event.metaKey) return;
-  const moves = {
-    ArrowRight: 1, ArrowDown: 1, PageDown: 1, " ": 1, Enter: 1, n: 1,
-    ArrowLeft: -1, ArrowUp: -1, PageUp: -1, Backspace: -1, p: -1,
-  };
-  if (event.key in moves) go(currentPage() + moves[event.key]);
+  if ($("deck-picker").open) return;   // the dialog's own keys (Escape closes it)
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  if (event.key in pageMoves) go(currentPage() + pageMoves[event.key]);
+  else if (key === "n" || key === "p") go(currentPage() + pageMoves[key]);
   else if (event.key === "Home") go(1);
   else if (event.key === "End") go(show.pages);
-  else if (event.key === "f") toggleFullscreen();
-  else if (event.key === "t") $("stage").classList.toggle("no-thumbs");
+  else if (key in controlKeys && (!isProjectedWindow || projectedWindowKeys.has(key))) controlKeys[key]();
   else return;
   event.preventDefault();
 });
@@ -368,6 +520,9 @@ $("prev").addEventListener("click", () => go(currentPage() - 1));
 $("next").addEventListener("click", () => go(currentPage() + 1));
 $("slide").addEventListener("click", () => go(currentPage() + 1));
 $("fullscreen").addEventListener("click", toggleFullscreen);
+$("toggle-thumbs").addEventListener("click", () => toggleThumbnails());
+$("presenter-view").addEventListener("click", () => togglePresenterView());
+$("switch-deck").addEventListener("click", () => openDeckPicker());
 function labelLayoutButton() {
   $("layout").textContent = document.body.classList.contains("remote") ? "Screen layout" : "Remote layout";
 }
@@ -389,6 +544,241 @@ function toggleFullscreen() {
   else document.documentElement.requestFullscreen().catch(() => {});
 }
 
+/** The strip shows every slide to come, so it is the presenter's only: off on one screen (which
+ * may be mirrored to the projector) until T, on in the console, never on the projected screen. */
+function toggleThumbnails(on = !document.body.classList.contains("thumbs-on")) {
+  document.body.classList.toggle("thumbs-on", on);
+  $("toggle-thumbs").setAttribute("aria-pressed", String(on));
+  if (on && show) renderThumbnailMarks(currentPage());
+}
+
+/** The way in on the projected screen; hidden in one window, hidden in the other. */
+function setWayInHidden(hidden, tellOtherWindow) {
+  document.body.classList.toggle("way-in-hidden", hidden);
+  if (tellOtherWindow) broadcast({ type: "way-in", hidden });
+}
+
+// --- Switching deck on the stage: the same show goes on -------------------------------------------
+
+async function openDeckPicker() {
+  if (!show || uploading || isProjectedWindow) return;
+  const dialog = $("deck-picker");
+  $("deck-picker-state").textContent = "Reading the project's decks…";
+  $("deck-list").replaceChildren();
+  if (!dialog.open) dialog.showModal();
+  try {
+    const { decks } = await json("GET", "/v1/decks");
+    $("deck-list").replaceChildren(...decks.map(deckChoice));
+    $("deck-picker-state").textContent = decks.length > 1 ? "" : "The project has no other deck: upload one on the start page.";
+    const current = $("deck-list").querySelector("[aria-current=true]");
+    ($("deck-list").querySelector("button:not([aria-current=true])") || current)?.focus();
+  } catch (error) {
+    $("deck-picker-state").textContent = `Could not read the decks: ${error.message}`;
+  }
+}
+
+function deckChoice(deck) {
+  const item = document.createElement("li");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.dataset.deck = deck.deck;
+  const current = deck.deck === show.deck;
+  button.setAttribute("aria-current", String(current));
+  button.className = current ? "quiet" : "";
+  button.textContent = `${deck.title} (${deck.pages} pages)${current ? ": showing" : ""}`;
+  button.addEventListener("click", () => switchDeck(deck.deck));
+  item.append(button);
+  return item;
+}
+
+/** PUT {deck, page: 1}: the hub keeps the show (followers, counts, start) and sends every phone the
+ * new deck at its first page. */
+async function switchDeck(deck) {
+  if (uploading) return;
+  if (deck === show.deck) {
+    $("deck-picker").close();
+    return;
+  }
+  $("deck-picker-state").textContent = "Switching…";
+  for (const button of $("deck-list").querySelectorAll("button")) button.disabled = true;
+  try {
+    pendingPage = null;
+    applyShow(await json("PUT", `/v1/shows/${beaconId}`, { deck, page: 1 }));
+    $("deck-picker").close();
+    stageState("");
+  } catch (error) {
+    $("deck-picker-state").textContent = `The hub did not switch: ${error.message}`;
+    for (const button of $("deck-list").querySelectorAll("button")) button.disabled = false;
+  }
+}
+
+// --- Presenter view: the projected window and the console -----------------------------------------
+
+const channel = "BroadcastChannel" in window ? new BroadcastChannel("nearcast.present") : null;
+let projectedWindow = null;        // the window this console opened, while it is open
+
+/** Messages between the two windows of one show; never the key. */
+function broadcast(message) {
+  if (channel && beaconId) channel.postMessage({ ...message, beacon: beaconId });
+}
+
+channel?.addEventListener("message", ({ data }) => {
+  if (!data || data.beacon !== beaconId) return;   // another show's windows
+  if (isProjectedWindow) {
+    if (data.type === "console-hello") broadcast({ type: "projector-open" });
+    else if (data.type === "close-projector") window.close();
+  } else if (data.type === "projector-open") {
+    setConsole(true);
+  } else if (data.type === "projector-closed") {
+    setConsole(false);
+  }
+  if (data.type === "way-in") setWayInHidden(data.hidden, false);
+});
+
+/** A console (re)opened, after a reload say, asks whether its projected window is still there. */
+function announceConsole() {
+  if (!isProjectedWindow) broadcast({ type: "console-hello" });
+}
+
+function togglePresenterView() {
+  if (document.body.classList.contains("console")) closePresenterView();
+  else openPresenterView();
+}
+
+function openPresenterView() {
+  // The address carries only the view; the key goes by sessionStorage (copied into the new
+  // window) or by postMessage on request, never in the URL.
+  projectedWindow = window.open("/present?view=audience", `nearcast-projected-${beaconId}`, "popup,width=1280,height=720");
+  if (!projectedWindow) {
+    stageState("The browser blocked the second window: allow pop-ups for this page.", true);
+    return;
+  }
+  setConsole(true);
+  stageState("Move the new window to the projector and press F there.");
+}
+
+function closePresenterView() {
+  if (projectedWindow && !projectedWindow.closed) projectedWindow.close();
+  else broadcast({ type: "close-projector" });   // opened before this console's reload
+  projectedWindow = null;
+  setConsole(false);
+}
+
+function setConsole(on) {
+  if (document.body.classList.contains("console") === on) return;
+  document.body.classList.toggle("console", on);
+  $("presenter-view").textContent = on ? "One screen" : "Presenter view";
+  toggleThumbnails(on);
+  if (!on && document.fullscreenElement) document.exitFullscreen();
+}
+
+// The projected window asks its opener for the key when the browser did not copy sessionStorage.
+window.addEventListener("message", (event) => {
+  if (event.origin !== location.origin || !event.data) return;
+  if (event.data.type === "need-key" && event.source === projectedWindow && secretKey && beaconId) {
+    event.source.postMessage({ type: "key", key: secretKey, beacon: beaconId, deck: show && show.deck }, location.origin);
+  }
+});
+
+/** The projected window: the running show of the console's box, nothing to set up. */
+async function startProjectedWindow() {
+  document.body.classList.add("projected");
+  showSetup();
+  $("key-form").hidden = true;
+  $("show-form").hidden = true;
+  const saved = savedShow();
+  let handed = secretKey && saved ? { key: secretKey, beacon: saved.beacon } : await keyFromOpener();
+  if (!handed) {
+    setupState("Open this window with Presenter view (V) on the presenter's page.", true);
+    return;
+  }
+  secretKey = handed.key;
+  sessionStorage.setItem(keyStorage, secretKey);
+  beaconId = handed.beacon;
+  window.addEventListener("pagehide", () => broadcast({ type: "projector-closed" }));
+  await waitForShow();
+}
+
+function keyFromOpener() {
+  if (!window.opener) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const timeout = setTimeout(() => resolve(null), keyHandoverMs);
+    window.addEventListener("message", function answer(event) {
+      if (event.origin !== location.origin || event.source !== window.opener || event.data?.type !== "key") return;
+      clearTimeout(timeout);
+      window.removeEventListener("message", answer);
+      if (event.data.deck) saveShow(event.data.deck, event.data.beacon);
+      resolve({ key: event.data.key, beacon: event.data.beacon });
+    });
+    window.opener.postMessage({ type: "need-key" }, location.origin);
+  });
+}
+
+/** Shows the box's show once there is one (at once, or when the presenter starts one). */
+async function waitForShow() {
+  showSetup();
+  for (;;) {
+    try {
+      const running = await runningShow(beaconId);
+      if (running) {
+        openStage(running);
+        broadcast({ type: "projector-open" });
+        return;
+      }
+      setupState("Waiting for the presenter to start the show…");
+    } catch (error) {
+      setupState(`Waiting for the hub (${error.message})…`, true);
+    }
+    await sleep(reconnectMs);
+  }
+}
+
+// --- The timer: from the show's start, or from Restart --------------------------------------------
+
+let timerInterval = null;
+
+/** The show survives deck switches, so the timer keys on the box and the show's start. */
+const timerShowId = () => `${beaconId}@${show.startedMs}`;
+
+function timerOriginMs() {
+  const saved = JSON.parse(sessionStorage.getItem(timerStorage) || "null");
+  return saved && saved.show === timerShowId() ? saved.originMs : show.startedMs || openedAtMs;
+}
+
+function startTimer() {
+  clearInterval(timerInterval);
+  renderTimer();
+  timerInterval = setInterval(renderTimer, 1_000);
+}
+
+// --- Why no phone follows: the hub's `reach` changes with the box and the phones, which send no
+// show event of their own, so it is asked for while nobody follows. ------------------------------
+
+const reachPollMs = 10_000;
+setInterval(async () => {
+  if (!show || isProjectedWindow || $("stage").hidden || (show.followers ?? 0) > 0) return;
+  try {
+    const fresh = await json("GET", `/v1/shows/${beaconId}`);
+    if (!show || fresh.startedMs !== show.startedMs) return;   // ended or replaced meanwhile
+    show = { ...show, reach: fresh.reach, box: fresh.box };
+    renderRoom();
+  } catch { /* the event stream says when the hub is away */ }
+}, reachPollMs);
+
+function renderTimer() {
+  if (!show) return;
+  const seconds = Math.max(0, Math.floor((Date.now() - timerOriginMs()) / 1_000));
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  const pad = (n) => String(n).padStart(2, "0");
+  $("elapsed").textContent = h ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}
+
+$("timer-restart").addEventListener("click", () => {
+  if (!show) return;
+  sessionStorage.setItem(timerStorage, JSON.stringify({ show: timerShowId(), originMs: Date.now() }));
+  renderTimer();
+});
+
 // --- The show's events: the page (moved by another screen too), the room, the reactions ----------
 
 async function follow() {
@@ -409,13 +799,12 @@ async function follow() {
       stageStateIsConnection = true;
       stageState(`Reconnecting to the hub (${error.message})…`, true);
       if (error.status === 401 || error.status === 403) {
-        sessionStorage.removeItem(keyStorage);
-        secretKey = "";
+        forgetKey();
         stream = null;
         show = null;
         return setUp();
       }
-      await new Promise((r) => setTimeout(r, reconnectMs));
+      await sleep(reconnectMs);
     }
   }
 }
@@ -454,16 +843,9 @@ async function readEvents(body, handle) {
 function onEvent(type, data) {
   if (type === "show") {
     const next = JSON.parse(data);
-    if (next.deck !== show.deck) {   // another screen started another deck on this box
-      show = next;
-      choices = show.reactions.choices;
-      blobs.clear();
-      buildThumbnails();
-    } else {
-      show = next;
-      choices = show.reactions.choices;
-    }
-    render();
+    const restarted = show && next.startedMs !== show.startedMs;
+    applyShow(next);
+    if (restarted) renderTimer();
   } else if (type === "reactions") {
     const batch = JSON.parse(data);
     if (show) show.counts = batch.counts;
@@ -475,6 +857,11 @@ function onEvent(type, data) {
     stream.abort();
     stream = null;
     show = null;
+    clearInterval(timerInterval);
+    if (isProjectedWindow) {
+      waitForShow();   // the projector waits for the presenter's next show
+      return;
+    }
     sessionStorage.removeItem(showStorage);
     setUp().then(() => setupState("The show ended. Pick a deck to present again."));
   }
@@ -511,4 +898,5 @@ function drop(value) {
   animation.onfinish = () => item.remove();
 }
 
-setUp().catch((error) => setupState(`The page could not start: ${error.message}`, true));
+const start = isProjectedWindow ? startProjectedWindow() : setUp();
+start.catch((error) => setupState(`The page could not start: ${error.message}`, true));

@@ -47,6 +47,14 @@ for (const [x, y] of points) {
 return true;
 """
 
+# The corner's code: its box, its line and font in px, whether it fits its box, the screen's height.
+MEASURE_CODE = """
+const code = document.getElementById("way-in-code"), style = getComputedStyle(code);
+const corner = document.getElementById("way-in").getBoundingClientRect();
+return { height: code.getBoundingClientRect().height, line: parseFloat(style.lineHeight), font: parseFloat(style.fontSize),
+         fits: code.scrollWidth <= code.clientWidth, screen: innerHeight, corner: [corner.width, corner.height] };
+"""
+
 # Records, in the audience's page, when its slide shows `deck` at page 1 and whether it ever said
 # the show ended (the listener page hides #show and says so in #show-state).
 WATCH_DECK = """
@@ -177,24 +185,26 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
         wait_for(corner.is_displayed, 10, "the way in, in full screen", presenter)
         for hidden in ("panel", "thumbs"):
             self.assertFalse(presenter.find_element(By.ID, hidden).is_displayed(), f"#{hidden} in full screen")
-        code = wait_for(lambda: presenter.find_element(By.ID, "way-in-code").text, 10, "the code in the corner", presenter)
-        self.assertEqual(code, self.the_show()["code"])
+        # The show's current code (it changes with the box's EID, so read both until they agree).
+        wait_for(lambda: presenter.find_element(By.ID, "way-in-code").text == self.the_show()["code"], 10,
+                 "the show's code in the corner", presenter)
         self.assertTrue(presenter.find_element(By.ID, "way-in-address").text.endswith("/j/"))
         self.assertTrue(presenter.find_element(By.ID, "way-in-qr").get_attribute("src").startswith("blob:"))
-        size = presenter.execute_script("""
-            const code = document.getElementById("way-in-code"), style = getComputedStyle(code);
-            const corner = document.getElementById("way-in").getBoundingClientRect();
-            return { height: code.getBoundingClientRect().height, line: parseFloat(style.lineHeight),
-                     font: parseFloat(style.fontSize), fits: code.scrollWidth <= code.clientWidth,
-                     screen: innerHeight, corner: [corner.width, corner.height] };""")
-        self.assertAlmostEqual(size["height"], size["line"], delta=1, msg=f"the code on one line: {size}")
-        self.assertTrue(size["fits"], size)
-        self.assertGreaterEqual(size["font"] / size["screen"], 0.05, size)
-        print(f"\nthe code: {size['font']:.1f} px of a {size['screen']} px screen ({size['font'] / size['screen']:.1%}),"
-              f" one line of {size['height']:.1f} px; the corner {size['corner'][0]:.0f}x{size['corner'][1]:.0f} px")
+        # Headless full screen is the window less 56 px; a projector's screen is emulated instead.
+        for width, height in ((1920, 1080), (1440, 900)):
+            presenter.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            size = wait_for(lambda: (lambda s: s if s["screen"] == height else None)(presenter.execute_script(MEASURE_CODE)),
+                            5, f"the page at {width}x{height}", presenter)
+            self.assertAlmostEqual(size["height"], size["line"], delta=1, msg=f"the code on one line: {size}")
+            self.assertTrue(size["fits"], size)
+            self.assertGreaterEqual(size["font"] / height, 0.05, size)
+            print(f"\nat {width}x{height} the code is {size['font']:.1f} px ({size['font'] / height:.1%} of the height), one line"
+                  f" of {size['height']:.1f} px; the corner {size['corner'][0]:.0f}x{size['corner'][1]:.0f} px")
         if SCREENSHOTS:
             os.makedirs(SCREENSHOTS, exist_ok=True)
             presenter.save_screenshot(os.path.join(SCREENSHOTS, "present-stage-fullscreen.png"))
+        presenter.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.press(presenter, "c")
         wait_for(lambda: not corner.is_displayed(), 5, "C hiding the way in", presenter)
         self.press(presenter, "c")
@@ -254,6 +264,11 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
               && getComputedStyle(e).visibility !== "hidden" && !e.closest("#way-in, #reactions")).map((e) => e.id || e.tagName);""")
         self.assertEqual(visible, ["stage", "slide-frame", "slide"], "only the slide and the way in")
         self.assertEqual(presenter.find_elements(By.CSS_SELECTOR, "#thumbs button"), [], "no slides to come")
+        # Without the copy of sessionStorage the browser gave it, it asks its opener for the key.
+        presenter.execute_script("sessionStorage.clear(); window.beforeReload = true; location.reload()")
+        wait_for(lambda: presenter.execute_script("return !window.beforeReload && !!sessionStorage.getItem('nearcast.present.key')"),
+                 10, "the key from its opener", presenter)
+        wait_for(shows(presenter, 1), 20, "the projected window's slide after the reload", presenter)
 
         # The console: now and next, a running timer, the thumbnails, every control reachable.
         presenter.switch_to.window(console)

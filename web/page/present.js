@@ -683,6 +683,7 @@ window.addEventListener("message", (event) => {
 /** The projected window: the running show of the console's box, nothing to set up. */
 async function startProjectedWindow() {
   document.body.classList.add("projected");
+  document.title = "Nearcast Present: the projected window";
   showSetup();
   $("key-form").hidden = true;
   $("show-form").hidden = true;

@@ -138,6 +138,13 @@ def fake_microphone(wav):
             f"--use-file-for-fake-audio-capture={wav}", "--autoplay-policy=no-user-gesture-required")
 
 
+def open_details(browser):
+    """Opens the page's "Details" (closed for the audience): the diagnostics these tests read."""
+    details = browser.find_element(By.ID, "details")
+    if details.get_attribute("open") is None:
+        details.find_element(By.TAG_NAME, "summary").click()
+
+
 def heard_lines(browser):
     return [line for line in browser.find_element(By.ID, "heard").text.splitlines() if line.strip()]
 
@@ -152,6 +159,7 @@ def wait_until(condition, timeout, what, browser=None):
     detail = ""
     if browser is not None:
         detail = (f"\nstate: {browser.find_element(By.ID, 'state').text!r}"
+                  f"\nhearing: {browser.find_element(By.ID, 'hearing').get_attribute('textContent')!r}"
                   f"\nheard: {heard_lines(browser)!r}\ntokens: {browser.find_element(By.ID, 'tokens').text!r}"
                   f"\nconsole: {[entry['message'] for entry in browser.get_log('browser')]}")
     raise AssertionError(f"{what} did not happen in {timeout} s{detail}")
@@ -214,6 +222,7 @@ class ListenerPageHearsTheBox(unittest.TestCase):
     def open_page(self, url, microphone=None):
         self.browser = chromium(*fake_microphone(microphone or self.microphone))
         self.browser.get(url)
+        open_details(self.browser)
         return self.browser
 
     def test_the_recording_holds_the_box_s_eid_and_direct_token(self):
@@ -227,7 +236,9 @@ class ListenerPageHearsTheBox(unittest.TestCase):
         self.assertEqual(self.hub_lines(), ["demo/slide Slide 1"], "the box's message, as this test starts")
         wait_until(lambda: heard_lines(browser) == ["demo/slide Slide 1"], 60, "the message showing", browser)
         first_ms = float(browser.find_element(By.ID, "heard").get_attribute("data-first-message-ms"))
-        self.assertRegex(browser.find_element(By.ID, "state").text, r"^Listening at (48\.0|44\.1) kHz$")
+        # The audience reads words; the rate is in Details.
+        self.assertEqual(browser.find_element(By.ID, "state").text, "Listening for the room…")
+        self.assertRegex(browser.find_element(By.ID, "hearing").text, r"^Listening at (48\.0|44\.1) kHz$")
         self.assertGreater(float(browser.find_element(By.ID, "band-level").get_attribute("data-db")), -110)
         wait_until(lambda: "direct c0ffee" in browser.find_element(By.ID, "tokens").text, 30, "the direct token", browser)
         self.assertIn("not known to the hub", browser.find_element(By.ID, "tokens").text)
@@ -288,7 +299,7 @@ class ListenerPageHearsTheBox(unittest.TestCase):
         try:
             browser = self.open_page(f"http://127.0.0.1:{static.port}/listen.html")
             wait_until(lambda: "direct c0ffee" in browser.find_element(By.ID, "tokens").text, 60, "the direct token", browser)
-            self.assertIn("no hub", browser.find_element(By.ID, "state").text)
+            self.assertIn("no hub", browser.find_element(By.ID, "hearing").text)
             self.assertEqual(heard_lines(browser), [])
         finally:
             static.stop()
@@ -297,9 +308,12 @@ class ListenerPageHearsTheBox(unittest.TestCase):
         tone = os.path.join(self.work, "tone-1khz.wav")
         write_pcm16(tone, 48_000, [0.3 * math.sin(2 * math.pi * 1000 * i / 48_000) for i in range(48_000 * 2)])
         browser = self.open_page(f"http://127.0.0.1:{self.hub.port}/listen?key={self.keys['apiKey']}", microphone=tone)
-        wait_until(lambda: "No sound reaches this page at 18.5–20 kHz" in browser.find_element(By.ID, "state").text, 30,
+        wait_until(lambda: "No sound reaches this page at 18.5–20 kHz" in browser.find_element(By.ID, "hearing").text, 30,
                    "the silent-band warning", browser)
-        self.assertEqual(browser.find_element(By.ID, "state").get_attribute("data-state"), "problem")
+        # The audience is told in words, and offered the code at once (the page knows it hears nothing).
+        self.assertEqual(browser.find_element(By.ID, "state").get_attribute("data-state"), "join")
+        self.assertTrue(browser.find_element(By.ID, "join-by-code").is_displayed())
+        self.assertIn("No sound from the room's box reaches this phone's microphone", browser.find_element(By.ID, "code-why").text)
 
     def test_a_listener_directory_without_the_page_is_refused_at_start(self):
         empty = tempfile.mkdtemp(prefix="nearcast-no-page-", dir=self.work)

@@ -541,7 +541,7 @@ function offerCode(why) {
   const offered = why !== null;
   if (offered && form.hidden) form.dataset.offeredMs = performance.now().toFixed(0);
   form.hidden = !offered;
-  $("code-why").textContent = why || "";
+  if ($("code-why").textContent !== (why || "")) $("code-why").textContent = why || "";   // once a second: only changes
   $("code-why").hidden = !why;
 }
 

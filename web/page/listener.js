@@ -84,8 +84,10 @@ function engineerLine() {
 function showStatus() {
   const [kind, text] = audienceLine();
   stateLine.dataset.state = kind;
-  stateLine.textContent = text;
-  $("hearing").textContent = engineerLine();
+  // Written only when it changes: the line is a live region, and this runs every second.
+  if (stateLine.textContent !== text) stateLine.textContent = text;
+  const hearing = engineerLine();
+  if ($("hearing").textContent !== hearing) $("hearing").textContent = hearing;
   const tapNeeded = status.waitingForTap || (status.suspended && !status.fault);
   startButton.hidden = !tapNeeded;
   startButton.parentElement.hidden = !tapNeeded;   // its paragraph's margins go too

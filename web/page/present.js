@@ -803,7 +803,9 @@ async function follow() {
         forgetKey();
         stream = null;
         show = null;
-        return setUp();
+        if (!isProjectedWindow) return setUp();
+        showSetup();   // never the key form on the projector
+        return setupState("The hub refused the key: open this window again from the presenter's page.", true);
       }
       await sleep(reconnectMs);
     }

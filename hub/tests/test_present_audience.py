@@ -223,6 +223,17 @@ class TheAudiencesPhone(PresentTests, unittest.TestCase):
         self.assertNotIn("user-scalable", viewport_meta, "pinch zoom is not blocked")
         self.assertNotIn("maximum-scale", viewport_meta, "pinch zoom is not blocked")
 
+        # Page open -> first slide by ear (the public key: hear the box, resolve, fetch the show):
+        # printed, not held to the 2 s (it waits for the box's next burst in the looped recording).
+        opens = []
+        for _ in range(5):
+            phone.get("about:blank")
+            phone.get(self.url(f"/listen?key={self.public}"))
+            wait_for(lambda: page_shown(phone) == 1, 30, "the slide by ear", phone)
+            opens.append(float(phone.find_element(By.ID, "slide").get_attribute("data-shown-ms")) / 1000)
+        print(f"\naudience: page open -> first slide (hearing the box) median {statistics.median(opens):.2f} s, "
+              f"range {min(opens):.2f}-{max(opens):.2f} s over {len(opens)} opens: {[round(s, 2) for s in opens]}")
+
     def test_a_pass_is_renewed_by_hearing_paging_goes_through_shown_pages_and_a_deck_switch_carries_the_phone(self):
         self.start_show()
         time.sleep(2.5)    # page 1 stays on the screen: shown
@@ -240,7 +251,7 @@ class TheAudiencesPhone(PresentTests, unittest.TestCase):
         body = phone.find_element(By.TAG_NAME, "body")
         self.assertEqual(body.get_attribute("data-pass-proof"), "seen")
         pass_expires = body.get_attribute("data-pass-expires")
-        wait_for(lambda: body.get_attribute("data-pass-renewals") == "1", 90, "the pass renewed by hearing", phone)
+        wait_for(lambda: int(body.get_attribute("data-pass-renewals")) >= 1, 90, "the pass renewed by hearing", phone)
         self.assertEqual(body.get_attribute("data-pass-proof"), "heard")
         self.assertGreater(body.get_attribute("data-pass-expires"), pass_expires, "the renewed pass lasts longer")
 

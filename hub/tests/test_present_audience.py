@@ -294,6 +294,9 @@ class TheAudiencesPhone(PresentTests, unittest.TestCase):
         self.assertLessEqual(offered_ms - listening_ms, 8_500)
         self.assertEqual(self.state_of(deaf), ("join", "Join with the code on the screen"))
         self.assertIsNone(page_shown(deaf))
+        for control in ("code", "code-join"):
+            size = deaf.find_element(By.ID, control).size
+            self.assertGreaterEqual(min(size["width"], size["height"]), MIN_TARGET, f"#{control}: {size}")
 
         # Page open -> first slide, by the QR code's address (a pass: the slide needs no hearing).
         _, location = self.qr_address()

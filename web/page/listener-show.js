@@ -282,19 +282,25 @@ function render() {
   $("ahead").disabled = neighbourPage(+1) === null;
   $("live").hidden = live;
   const slide = $("slide");
-  const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}?key=${encodeURIComponent(keyFor())}`;
-  if (slide.dataset.src !== url) {
-    slide.dataset.src = url;
+  // Keyed by deck and page, not by URL: a renewed pass changes the URL, not the picture.
+  const wanted = `${show.deck}/${page}`;
+  if (slide.dataset.wanted !== wanted) {
+    slide.dataset.wanted = wanted;
+    const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}?key=${encodeURIComponent(keyFor())}`;
     const image = new Image();
     image.onload = () => {
-      if (slide.dataset.src !== url) return;   // moved on while it loaded
+      if (slide.dataset.wanted !== wanted) return;   // moved on while it loaded
       slide.src = url;
       Object.assign(slide.dataset, { page, deck: show.deck, shownMs: performance.now().toFixed(0) });
       slide.alt = `${show.title}, slide ${page}`;
       $("zoom-slide").src = url;
       $("zoom-slide").alt = slide.alt;
     };
-    image.onerror = () => { if (slide.dataset.src === url) showState(`Slide ${page} could not be loaded.`); };
+    image.onerror = () => {
+      if (slide.dataset.wanted !== wanted) return;
+      slide.dataset.wanted = "";   // the next show event tries again (with a renewed key, say)
+      showState(`Slide ${page} could not be loaded.`);
+    };
     image.src = url;
   }
 }

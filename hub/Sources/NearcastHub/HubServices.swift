@@ -37,6 +37,8 @@ public struct HubServices: Sendable {
     let images: DeckImageCache
     let showCache: ShowCache
     let followerReports: FollowerReports
+    /// When a phone last resolved each box, for the presenter's "why no phone follows" (`BoxReach`).
+    let heardBoxes: HeardBoxes
     let keyCache: KeyCache
     /// The request, stream and connection limits (`HubLimits`).
     public let limiter: HubLimiter
@@ -68,7 +70,7 @@ public struct HubServices: Sendable {
             decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
             presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),
             renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
-            followerReports: FollowerReports(), keyCache: KeyCache(), limiter: HubLimiter(limits),
+            followerReports: FollowerReports(), heardBoxes: HeardBoxes(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await hub.sendShow(key) }
         return hub

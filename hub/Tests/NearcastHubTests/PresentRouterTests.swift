@@ -118,8 +118,9 @@ final class PresentRouterTests: XCTestCase {
                 body: ByteBuffer(string: #"{"code": "\#(code.lowercased())"}"#)) { response in
                 XCTAssertEqual(response.status, .ok, String(buffer: response.body))
                 let json = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                XCTAssertEqual(json?["proof"] as? String, "seen")
                 return PresenceJSON(pass: json?["pass"] as? String ?? "", beaconName: json?["beaconName"] as? String ?? "",
-                                    expiresTime: "", expiresMs: 0)
+                                    expiresTime: "", expiresMs: 0, proof: "seen")
             }
             XCTAssertEqual(pass.beaconName, world.beaconName)
             var (status, text) = try await Self.react(client, world, observed: AdvertisedID(type: "NEARCAST_PASS", id: pass.pass))
@@ -159,5 +160,169 @@ final class PresentRouterTests: XCTestCase {
             XCTAssertEqual(missing, .notFound)
         }
         await world.hub.database.close()
+    }
+    /// `POST /v1/presence` with a heard EID: what keeps a phone that joined by the QR code (it holds
+    /// only a pass) in the show while it hears the box. A pass alone never buys another.
+    func testHearingTheBoxRenewsAPassAndAPassAloneDoesNot() async throws {
+        let world = try await world()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let app = Application(router: HubServer.router(world.hub))
+        try await app.test(.router) { client in
+            func presence(_ body: String, key: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
+                var headers: HTTPFields = [.contentType: "application/json"]
+                if let key { headers[HTTPField.Name("X-Api-Key")!] = key }
+                return try await client.execute(uri: "/v1/presence", method: .post, headers: headers,
+                                                body: ByteBuffer(string: body)) { response in
+                    (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+                }
+            }
+            let live = try await world.hub.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
+            let code = try XCTUnwrap(try world.hub.presence.codes(for: try XCTUnwrap(live), nowMs: world.clock.clock.nowMs()).first).code
+            let (joined, seen) = try await presence(#"{"code": "\#(code)"}"#, key: nil)
+            XCTAssertEqual(joined, .ok)
+            let pass = try XCTUnwrap(seen["pass"] as? String)
+            let firstExpiry = try XCTUnwrap(seen["expiresMs"] as? Int64)
+
+            // Eight minutes on, the phone hears the box's EID of now: a fresh pass, proof "heard".
+            world.clock.advance(seconds: 8 * 60)
+            let heardNow = try Self.eid(world, beaconTime: world.beaconClock + 8 * 60)
+            let observed = #"{"observed": {"type": "EDDYSTONE_EID", "id": "\#(heardNow.id)"}}"#
+            let (renewed, answer) = try await presence(observed, key: pass)
+            XCTAssertEqual(renewed, .ok, "\(answer)")
+            XCTAssertEqual(answer["proof"] as? String, "heard")
+            XCTAssertEqual(answer["beaconName"] as? String, world.beaconName)
+            let renewedPass = try XCTUnwrap(answer["pass"] as? String)
+            XCTAssertGreaterThan(try XCTUnwrap(answer["expiresMs"] as? Int64), firstExpiry + 7 * 60_000)
+            // The public key may trade a heard EID too (it could react with it anyway).
+            let (byPublic, _) = try await presence(observed, key: world.keys.apiKey)
+            XCTAssertEqual(byPublic, .ok)
+
+            // Refused: a pass as the proof, an EID three periods old, no key at all.
+            let (passForPass, refusal) = try await presence(#"{"observed": {"type": "NEARCAST_PASS", "id": "\#(pass)"}}"#, key: pass)
+            XCTAssertEqual(passForPass, .badRequest, "\(refusal)")
+            let stale = try Self.eid(world, beaconTime: world.beaconClock)
+            world.clock.advance(seconds: 3 * 128)
+            let (old, _) = try await presence(#"{"observed": {"type": "EDDYSTONE_EID", "id": "\#(stale.id)"}}"#, key: renewedPass)
+            XCTAssertEqual(old, .forbidden)
+            let (keyless, _) = try await presence(observed, key: nil)
+            XCTAssertEqual(keyless, .unauthorized)
+            let (both, _) = try await presence(#"{"code": "\#(code)", "observed": {"type": "EDDYSTONE_EID", "id": "\#(heardNow.id)"}}"#, key: pass)
+            XCTAssertEqual(both, .badRequest)
+            // The first pass has expired by now; the renewed one has not.
+            world.clock.advance(seconds: 60)
+            let (expired, _) = try await presence(observed, key: pass)
+            XCTAssertEqual(expired, .forbidden)
+        }
+        await world.hub.database.close()
+    }
+
+    /// A page counts as shown once it stayed on the screen for 2 s: End then Home does not hand the
+    /// audience the last page, nor do the pages a thumbnail jump passed.
+    func testAPageIsShownToTheAudienceOnlyOnceItStayedOnTheScreen() async throws {
+        let world = try await world()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let decks = try await world.hub.decks.list(project: "demo")
+        let deck = try XCTUnwrap(decks.first).deckID
+        let app = Application(router: HubServer.router(world.hub))
+        try await app.test(.router) { client in
+            func publicSees(_ page: Int) async throws -> Bool {
+                try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
+                                         headers: [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]) { $0.status == .ok }
+            }
+            func move(to page: Int) async throws -> ShowStore.Show {
+                try await world.hub.shows.put(project: "demo", beaconName: world.beaconName, deckID: deck, page: page)
+            }
+            // Page 1 for a second, then 2 (End on a two-page deck), then back to 1 at once.
+            world.clock.advance(seconds: 1)
+            var show = try await move(to: 2)
+            XCTAssertEqual(show.openPages.pages, [2], "1 was on the screen for 1 s only")
+            show = try await move(to: 1)
+            XCTAssertEqual(show.openPages.pages, [1])
+            XCTAssertEqual(show.shownUpTo, 1)
+            var sees2 = try await publicSees(2)
+            XCTAssertFalse(sees2, "the page End flashed up is not handed out")
+            // Two seconds on 1, then 2 for two seconds, then back: both shown.
+            world.clock.advance(seconds: 2)
+            show = try await move(to: 2)
+            world.clock.advance(seconds: 2)
+            show = try await move(to: 1)
+            XCTAssertEqual(show.shown.pages, [1, 2])
+            sees2 = try await publicSees(2)
+            XCTAssertTrue(sees2)
+            // The show's JSON says so to the audience.
+            let json = try await world.hub.showJSON(show, presenter: false)
+            XCTAssertEqual(json.shown, [1, 2])
+            XCTAssertNil(json.reach, "the audience is not told the presenter's hints")
+        }
+        await world.hub.database.close()
+    }
+
+    /// The presenter's page says why no phone follows: the box silent, not heard by any phone,
+    /// heard but nobody following; and shows the box by the name it sent with its heartbeat.
+    func testThePresenterIsToldWhyNoPhoneFollowsAndSeesTheBoxsName() async throws {
+        let world = try await world()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let app = Application(router: HubServer.router(world.hub))
+        try await app.test(.router) { client in
+            func presenterView() async throws -> ShowJSON {
+                let show = try await world.hub.shows.get(project: "demo", beaconName: world.beaconName)
+                return try await world.hub.showJSON(try XCTUnwrap(show), presenter: true)
+            }
+            var view = try await presenterView()
+            XCTAssertEqual(view.reach?.state, "not-heard", "registered just now, nobody has resolved it")
+            XCTAssertNil(view.box?.lastResolvedTime)
+
+            // A phone resolves what it heard.
+            let heard = try Self.eid(world, beaconTime: world.beaconClock)
+            let body = #"{"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": "\#(heard.id)"}}]}"#
+            try await client.execute(uri: "/v1beta1/beaconinfo:getforobserved", method: .post,
+                                     headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey],
+                                     body: ByteBuffer(string: body)) { XCTAssertEqual($0.status, .ok) }
+            view = try await presenterView()
+            XCTAssertEqual(view.reach?.state, "no-followers")
+            XCTAssertNotNil(view.box?.lastResolvedTime)
+
+            // Four minutes without a heartbeat: the box is silent, whatever phones did before.
+            world.clock.advance(seconds: 4 * 60)
+            view = try await presenterView()
+            XCTAssertEqual(view.reach?.state, "box-silent")
+            XCTAssertTrue(view.reach?.message.contains("has not contacted the hub") == true, view.reach?.message ?? "")
+
+            // Its heartbeat, with the name the venue gave it.
+            let beacon = world.beaconName.replacingOccurrences(of: "beacons/", with: "")
+            try await client.execute(uri: "/v1beta1/beacons/\(beacon)/heartbeat", method: .post,
+                                     headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.secretKey],
+                                     body: ByteBuffer(string: #"{"status": "broadcasting", "name": "Room 101"}"#)) {
+                XCTAssertEqual($0.status, .ok, String(buffer: $0.body))
+            }
+            view = try await presenterView()
+            XCTAssertEqual(view.box?.name, "Room 101")
+            XCTAssertEqual(view.reach?.state, "not-heard", "in touch again; the last phone heard it 4 minutes ago")
+            let listed = try await world.hub.beacons.get(project: "demo", beaconName: world.beaconName)
+            XCTAssertEqual(listed.description, "Room 101", "the operators' list shows the name")
+            // A name with a control character is refused, naming the field.
+            try await client.execute(uri: "/v1beta1/beacons/\(beacon)/heartbeat", method: .post,
+                                     headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.secretKey],
+                                     body: ByteBuffer(string: #"{"name": "Room\u0007"}"#)) {
+                XCTAssertEqual($0.status, .badRequest)
+                XCTAssertTrue(String(buffer: $0.body).contains("name"), String(buffer: $0.body))
+            }
+        }
+        await world.hub.database.close()
+    }
+
+    func testShownPagesKeepRangesAndReadTheirText() {
+        var pages = ShownPages(text: "1-3,5")
+        XCTAssertEqual(pages.pages, [1, 2, 3, 5])
+        pages.insert(4)
+        XCTAssertEqual(pages.text, "1-5")
+        pages.insert(9)
+        pages.insert(7)
+        XCTAssertEqual(pages.text, "1-5,7,9")
+        XCTAssertTrue(pages.contains(7))
+        XCTAssertFalse(pages.contains(8))
+        XCTAssertEqual(pages.highest, 9)
+        XCTAssertEqual(ShownPages(text: "").pages, [])
+        XCTAssertEqual(ShownPages(text: "x,3-1,0,2").pages, [2], "what does not parse is left out")
     }
 }

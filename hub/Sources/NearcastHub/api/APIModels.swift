@@ -62,6 +62,8 @@ struct Heartbeat: Codable, Sendable {
     var status: String?
     var problems: [String]?
     var version: String?
+    /// The name the venue gave the box (its room): becomes the beacon's description.
+    var name: String?
 }
 
 /// `{beacons: [...]}`, the list call's answer.

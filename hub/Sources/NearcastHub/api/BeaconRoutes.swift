@@ -40,7 +40,8 @@ enum BeaconRoutes {
             encoder.outputFormatting = [.sortedKeys]
             let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
             try await hub.beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
-                                                  clockValue: heartbeat.clockValue.map(UInt32.init), atMs: hub.clock.nowMs())
+                                                  clockValue: heartbeat.clockValue.map(UInt32.init), boxName: heartbeat.name,
+                                                  atMs: hub.clock.nowMs())
             return EmptyJSON()
         }
     }
@@ -118,6 +119,7 @@ enum BeaconRoutes {
         }
         if let status = heartbeat.status, status.count > 500 { throw APIError.invalid("status", "is longer than 500 characters") }
         if let version = heartbeat.version, version.count > 100 { throw APIError.invalid("version", "is longer than 100 characters") }
+        if let name = heartbeat.name { try RequestSupport.checkFreeText(name, field: "name", characters: 100) }
         if let problems = heartbeat.problems {
             guard problems.count <= 32 else { throw APIError.invalid("problems", "lists more than 32 problems") }
             for (index, problem) in problems.enumerated() where problem.count > 200 {

@@ -55,6 +55,7 @@ enum ObservationRoutes {
                     continue
                 }
                 guard seen.insert(name).inserted else { continue }
+                hub.heardBoxes.heard(project: access.project, beaconName: name, nowMs: nowMs)
                 // From memory (exact: `BeaconDirectory`); deleted between the resolve and this read:
                 // absent, like any unknown token.
                 guard let found = try await hub.directory.beacon(project: access.project, beaconName: name) else { continue }

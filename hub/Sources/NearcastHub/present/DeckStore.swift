@@ -103,9 +103,12 @@ struct DeckStore: Sendable {
     func pageWasShown(project: String, deckID: String, page: Int) async throws -> Bool {
         try await database.read { db in
             try await db.raw("""
-                SELECT beacon_name FROM shows
+                SELECT page, shown FROM shows
                 WHERE project = \(bind: project) AND deck_id = \(bind: deckID) AND shown_up_to >= \(bind: page)
-                """).first() != nil
+                """).all().contains { row in
+                    try row.decode(column: "page", as: Int.self) == page
+                        || ShownPages(text: try row.decode(column: "shown", as: String.self)).contains(page)
+                }
         }
     }
 

@@ -8,12 +8,21 @@ enum PresenceRoutes {
     static func add(open: Router<HubRequestContext>, _ hub: HubServices) {
         open.post("/v1/presence") { request, context in
             let body = try await request.decode(as: PresenceRequest.self, context: context)
-            guard let pass = try await passFor(code: body.code, hub: hub) else {
-                throw APIError(.forbidden, "code: '\(body.code.prefix(12))' is not the code on any screen now (it changes every few minutes: type the one shown)",
-                               field: "code")
+            let pass: Presence.Pass, proof: String
+            switch (body.code, body.observed) {
+            case (let code?, nil):
+                guard let found = try await passFor(code: code, hub: hub) else {
+                    throw APIError(.forbidden, "code: '\(code.prefix(12))' is not the code on any screen now (it changes every few minutes: type the one shown)",
+                                   field: "code")
+                }
+                (pass, proof) = (found, "seen")
+            case (nil, let observed?):
+                (pass, proof) = (try await passFor(heard: observed, request: request, context: context, hub: hub), "heard")
+            default:
+                throw APIError.invalid("code", "send either the code on the screen or the EID the phone heard (observed), not both")
             }
             return PresenceJSON(pass: hub.presence.pass(pass), beaconName: pass.beaconName,
-                                expiresTime: HubClock.timestamp(ms: pass.expiresMs), expiresMs: pass.expiresMs)
+                                expiresTime: HubClock.timestamp(ms: pass.expiresMs), expiresMs: pass.expiresMs, proof: proof)
         }
         open.get("/j/:code") { _, context in
             let code = context.parameters.get("code") ?? ""
@@ -26,6 +35,25 @@ enum PresenceRoutes {
             return Response(status: .found, headers: [.location: "/listen#pass=\(hub.presence.pass(pass))&beacon=\(beacon)",
                                                       .cacheControl: "no-store"])
         }
+    }
+
+    /// The pass hearing earns: a phone holding a pass (it joined by the QR code) or the public key
+    /// that heard the current EID of a box with a show gets a fresh pass for it, so a phone is
+    /// never dropped while it hears the room. Only a heard EID renews a pass: a pass alone never
+    /// buys another.
+    static func passFor(heard observed: AdvertisedID, request: Request, context: HubRequestContext,
+                        hub: HubServices) async throws -> Presence.Pass {
+        let access = try await hub.access(request, manage: false)
+        try hub.limiter.admitRequest(access)
+        guard observed.type == "EDDYSTONE_EID" else {
+            throw APIError.invalid("observed.type", "'\(observed.type)' must be EDDYSTONE_EID: a pass is renewed by hearing the box")
+        }
+        let now = hub.clock.nowMs()
+        let beaconName = try await ReactionRoutes.proof(observed, access: access, nowMs: now, hub: hub)
+        guard try await hub.showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) != nil else {
+            throw APIError(.forbidden, "\(beaconName) has no show running, so hearing it earns no pass")
+        }
+        return Presence.Pass(project: access.project, beaconName: beaconName, expiresMs: now + Presence.passMilliseconds)
     }
 
     /// The pass a code earns: the show whose beacon shows that code now (or in the period before).

@@ -41,6 +41,8 @@ struct ShowJSON: ResponseEncodable, Sendable, Equatable {
     var height: Int
     var page: Int
     var shownUpTo: Int
+    /// The pages the audience may open, ascending (`ShowStore.Show.openPages`).
+    var shown: [Int]
     var startedTime: String
     var startedMs: Int64
     var reactions: ReactionChoicesJSON
@@ -51,9 +53,25 @@ struct ShowJSON: ResponseEncodable, Sendable, Equatable {
     var joinPath: String?
     var counts: [String: Int]?
     var rotationPeriodSeconds: Int?
+    /// The show's box as the presenter needs it, and why no phone follows yet.
+    var box: ShowBoxJSON?
+    var reach: ShowReachJSON?
 }
 
 /// The reactions a project offers.
+/// The show's box: the name the venue gave it, its last contact, the last time a phone heard it.
+struct ShowBoxJSON: Codable, Sendable, Equatable {
+    var name: String
+    var lastSeenTime: String?
+    var lastResolvedTime: String?
+}
+
+/// Why no phone follows yet (`BoxReach`).
+struct ShowReachJSON: Codable, Sendable, Equatable {
+    var state: String
+    var message: String
+}
+
 struct ReactionChoicesJSON: ResponseEncodable, Sendable, Equatable {
     struct Choice: Codable, Sendable, Equatable {
         var value: String
@@ -94,8 +112,11 @@ struct ReactionBatchJSON: Codable, Sendable {
 }
 
 /// `POST /v1/presence`' body and answer.
+/// `POST /v1/presence`: the code on the screen (no key), or the EID the phone heard (with a pass
+/// or the public key), for a pass.
 struct PresenceRequest: Codable, Sendable {
-    var code: String
+    var code: String?
+    var observed: AdvertisedID?
 }
 
 struct PresenceJSON: ResponseEncodable, Sendable {
@@ -103,4 +124,6 @@ struct PresenceJSON: ResponseEncodable, Sendable {
     var beaconName: String
     var expiresTime: String
     var expiresMs: Int64
+    /// `seen` (the code) or `heard` (the box's EID).
+    var proof: String
 }

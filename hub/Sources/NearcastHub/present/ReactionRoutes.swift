@@ -71,7 +71,7 @@ enum ReactionRoutes {
 
     /// The beacon whose room the phone proved it is in: a heard EID of its current rotation
     /// period or the one before, or a pass for the code on its screen.
-    private static func proof(_ observed: AdvertisedID, access: ProjectStore.Access, nowMs: Int64, hub: HubServices) async throws -> String {
+    static func proof(_ observed: AdvertisedID, access: ProjectStore.Access, nowMs: Int64, hub: HubServices) async throws -> String {
         if observed.type == "NEARCAST_PASS" {
             guard let pass = hub.presence.verify(pass: observed.id, nowMs: nowMs), pass.project == access.project else {
                 throw APIError(.forbidden, "observed.id: the pass is not valid or has expired: scan the code on the presenter's screen again",
@@ -90,6 +90,7 @@ enum ReactionRoutes {
                            "observed.id: the EID is \(found.epochsBehind) rotation periods old; only the current one and the one before prove presence",
                            field: "observed.id")
         }
+        hub.heardBoxes.heard(project: access.project, beaconName: found.beaconName, nowMs: nowMs)
         return found.beaconName
     }
 }

@@ -9,6 +9,7 @@ extension HubServices {
         let choices = try await self.choices.get(project: show.project)
         var json = ShowJSON(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
                             width: deck.width, height: deck.height, page: show.page, shownUpTo: show.shownUpTo,
+                            shown: show.openPages.pages,
                             startedTime: HubClock.timestamp(ms: show.startedMs), startedMs: show.startedMs,
                             reactions: choices.json)
         guard presenter else { return json }
@@ -23,6 +24,15 @@ extension HubServices {
             json.joinPath = "/j/" + current.code
             json.rotationPeriodSeconds = 1 << beacon.exponent
         }
+        let now = clock.nowMs()
+        let box = try await shows.box(project: show.project, beaconName: show.beaconName)
+        let name = box?.name ?? show.beaconName
+        let resolvedMs = heardBoxes.lastHeardMs(project: show.project, beaconName: show.beaconName)
+        json.box = ShowBoxJSON(name: name, lastSeenTime: box?.lastSeenMs.map(HubClock.timestamp(ms:)),
+                               lastResolvedTime: resolvedMs.map(HubClock.timestamp(ms:)))
+        let reach = BoxReach.of(boxName: name, lastSeenMs: box?.lastSeenMs, lastResolvedMs: resolvedMs,
+                                followers: json.followers ?? 0, nowMs: now)
+        json.reach = ShowReachJSON(state: reach.state.rawValue, message: reach.message)
         return json
     }
 

@@ -10,11 +10,32 @@ struct ShowStore: Sendable {
         var project: String
         var beaconName: String
         var deckID: String
+        /// The live page, on the projected screen since `updatedMs`.
         var page: Int
-        var shownUpTo: Int
+        /// The pages before it that stayed on the screen long enough to count as shown.
+        var shown: ShownPages
         var startedMs: Int64
         var updatedMs: Int64
         var counts: [String: Int]
+
+        /// What the audience may open: the pages shown and the live one.
+        var openPages: ShownPages {
+            var open = shown
+            open.insert(page)
+            return open
+        }
+
+        /// The furthest page the audience may open (the API's `shownUpTo`).
+        var shownUpTo: Int { max(shown.highest ?? page, page) }
+
+        /// Moves the show to `page` at `nowMs`: the page it leaves counts as shown if it stayed
+        /// on the screen for the dwell.
+        mutating func move(to page: Int, nowMs: Int64) {
+            guard page != self.page else { return }
+            if nowMs - updatedMs >= ShownPages.dwellMs { shown.insert(self.page) }
+            self.page = page
+            updatedMs = nowMs
+        }
     }
 
     /// A show's beacon as the sight code needs it: its identity key and clock.
@@ -31,9 +52,10 @@ struct ShowStore: Sendable {
     let notifier: ChangeNotifier
     let clock: HubClock
 
-    /// Starts a show of `deckID` on the beacon at `page`, or moves the running show of that deck
-    /// to `page`. A different deck starts a new show: the pages shown start again and so do
-    /// the reaction counts.
+    /// Starts a show of `deckID` on the beacon at `page`, or moves the running show to `page`.
+    /// A different deck switches the running show to it: the show goes on (its start, its
+    /// reaction counts, its followers and their passes carry over) and only the pages shown
+    /// start again, from the new deck's `page`.
     func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> Show {
         let now = clock.nowMs()
         let show = try await database.transaction { db -> Show in
@@ -50,22 +72,27 @@ struct ShowStore: Sendable {
                 SELECT \(unsafeRaw: Self.columns) FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).first().map(Self.show(row:))
             var show: Show
-            if var running = existing, running.deckID == deckID {
-                running.page = page
-                running.shownUpTo = max(running.shownUpTo, page)
-                running.updatedMs = now
+            if var running = existing {
+                if running.deckID == deckID {
+                    running.move(to: page, nowMs: now)
+                } else {
+                    running.deckID = deckID
+                    running.page = page
+                    running.shown = ShownPages()
+                    running.updatedMs = now
+                }
                 show = running
                 try await db.raw("""
-                    UPDATE shows SET page = \(bind: page), shown_up_to = \(bind: show.shownUpTo), updated_ms = \(bind: now)
+                    UPDATE shows SET deck_id = \(bind: show.deckID), page = \(bind: show.page), shown_up_to = \(bind: show.shownUpTo),
+                        shown = \(bind: show.shown.text), updated_ms = \(bind: show.updatedMs)
                     WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                     """).run()
             } else {
-                show = Show(project: project, beaconName: beaconName, deckID: deckID, page: page, shownUpTo: page,
+                show = Show(project: project, beaconName: beaconName, deckID: deckID, page: page, shown: ShownPages(),
                             startedMs: now, updatedMs: now, counts: [:])
-                try await db.raw("DELETE FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)").run()
                 try await db.raw("""
                     INSERT INTO shows (\(unsafeRaw: Self.columns)) VALUES (\(bind: project), \(bind: beaconName), \(bind: deckID),
-                        \(bind: page), \(bind: page), \(bind: now), \(bind: now), '{}')
+                        \(bind: page), \(bind: page), \(bind: now), \(bind: now), '{}', '')
                     """).run()
             }
             try await notifier.announce(db, project: project, beaconName: beaconName)
@@ -139,6 +166,21 @@ struct ShowStore: Sendable {
         try await liveBeacons().first { $0.project == project && $0.beaconName == beaconName }
     }
 
+    /// A show's box as the presenter sees it: the name the venue gave it (its description) and
+    /// its last contact (heartbeat or registration), nil when the beacon is gone.
+    func box(project: String, beaconName: String) async throws -> (name: String, lastSeenMs: Int64?)? {
+        try await database.read { db in
+            guard let row = try await db.raw("""
+                SELECT description, heartbeat_ms, created_ms FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                """).first() else { return nil }
+            let description = try row.decode(column: "description", as: String?.self)
+            let heartbeat = try row.decode(column: "heartbeat_ms", as: Int64?.self)
+            let registered = try row.decode(column: "created_ms", as: Int64.self)
+            let name = description.flatMap { $0.isEmpty ? nil : $0 } ?? beaconName
+            return (name, max(heartbeat ?? registered, registered))
+        }
+    }
+
     /// Records this instance's follower counts (and keeps them fresh).
     func recordFollowers(instance: String, _ counts: [(project: String, beaconName: String, followers: Int)]) async throws {
         let now = clock.nowMs()
@@ -170,13 +212,13 @@ struct ShowStore: Sendable {
     /// An instance's follower counts older than this are not counted (it refreshes every 10 s).
     static let followersFreshMs: Int64 = 30_000
 
-    private static let columns = "project, beacon_name, deck_id, page, shown_up_to, started_ms, updated_ms, counts"
+    private static let columns = "project, beacon_name, deck_id, page, shown_up_to, started_ms, updated_ms, counts, shown"
 
     private static func show(row: any SQLRow) throws -> Show {
         Show(project: try row.decode(column: "project", as: String.self),
              beaconName: try row.decode(column: "beacon_name", as: String.self),
              deckID: try row.decode(column: "deck_id", as: String.self),
-             page: try row.decode(column: "page", as: Int.self), shownUpTo: try row.decode(column: "shown_up_to", as: Int.self),
+             page: try row.decode(column: "page", as: Int.self), shown: ShownPages(text: try row.decode(column: "shown", as: String.self)),
              startedMs: try row.decode(column: "started_ms", as: Int64.self),
              updatedMs: try row.decode(column: "updated_ms", as: Int64.self),
              counts: decodeCounts(try row.decode(column: "counts", as: String.self)))

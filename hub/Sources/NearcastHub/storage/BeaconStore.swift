@@ -86,10 +86,11 @@ struct BeaconStore: Sendable {
     }
 
     /// Keeps what the box reported, and (for an EID with a clock value) re-anchors its clock.
-    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, atMs: Int64) async throws {
+    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String? = nil,
+                         atMs: Int64) async throws {
         try await database.transaction { db in
             let found = try await db.raw("""
-                SELECT advertised_type FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
+                SELECT advertised_type, description FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
                 """).first()
             guard let found else { throw APIError.notFound(beaconName) }
             if let clockValue, try found.decode(column: "advertised_type", as: String.self) == BeaconRecord.Kind.eid.rawValue {
@@ -102,6 +103,15 @@ struct BeaconStore: Sendable {
             } else {
                 try await db.raw("""
                     UPDATE beacons SET heartbeat = \(bind: heartbeatJSON), heartbeat_ms = \(bind: atMs)
+                    WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    """).run()
+            }
+            if let boxName, !boxName.isEmpty, try found.decode(column: "description", as: String?.self) != boxName {
+                // The venue's name for the box (its room) is what operators and presenters see;
+                // a new change number, so every instance's directory reads it again.
+                let seq = try await ChangeCounter.next(db)
+                try await db.raw("""
+                    UPDATE beacons SET description = \(bind: boxName), change_seq = \(bind: seq)
                     WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                     """).run()
             }

@@ -153,6 +153,12 @@ enum SchemaMigrations {
             // kept results is passed; check_id orders results of the same millisecond.
             "CREATE INDEX field_checks_by_time ON field_checks (project, created_ms, check_id)",
         ]),
+        Migration(version: 4, summary: "Present: the pages a show has shown, each for a moment, not everything up to the furthest", statements: [
+            // Ranges of pages ("1-3,5"): a page jumped past is not shown (ShownPages). A running
+            // show keeps what it had: everything up to its furthest page.
+            "ALTER TABLE shows ADD COLUMN shown TEXT NOT NULL DEFAULT ''",
+            "UPDATE shows SET shown = '1-' || CAST(shown_up_to AS TEXT)",
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -18,6 +18,10 @@ public enum Message: Sendable, Equatable, CustomStringConvertible {
     /// the EID of its hub identity (``MessageManager/hubIdentity``) and a hub turns that EID into
     /// this content for whoever hears it. Every content publication shares the one EID.
     case content(namespacedType: String, bytes: [UInt8])
+    /// The EID of the box's hub identity with nothing attached: the box's beacon on its hub, which
+    /// a phone resolves to what the hub keeps for it (a Present show). A box given a hub and no
+    /// publication sends this, so phones find it; it shares the one EID with ``content``.
+    case hubBeacon
 
     /// Nearby's limit on a message's content.
     public static let maximumContentBytes = 100 * 1024
@@ -27,6 +31,7 @@ public enum Message: Sendable, Equatable, CustomStringConvertible {
         case .direct(let token): return "direct token \(token.hex)"
         case .eid(_, let exponent): return "EID, rotating every 2^\(exponent) = \(1 << exponent) s"
         case .content(let type, let bytes): return "message \(type) (\(bytes.count) bytes)"
+        case .hubBeacon: return "the hub identity's EID (the box's beacon on its hub)"
         }
     }
 }

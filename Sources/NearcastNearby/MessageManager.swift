@@ -45,8 +45,9 @@ public final class MessageManager {
     private var subscriptions: [(identifier: Int, subscription: Unowned<Subscription>)] = []
     private var nextSubscription = 0
     private var problems: Set<MediumProblem> = []
-    /// Content publications, oldest first, and the EID slot they share.
-    private var contentEntries: [(identifier: Int, namespacedType: String, bytes: [UInt8], strategy: Strategy)] = []
+    /// Content publications (and the hub beacon, whose type is nil), oldest first, and the EID
+    /// slot they share.
+    private var contentEntries: [(identifier: Int, namespacedType: String?, bytes: [UInt8], strategy: Strategy)] = []
     private var nextContent = 0
     private var contentSlot: PublicationSlot?
 
@@ -56,7 +57,7 @@ public final class MessageManager {
 
     /// The content published now, oldest first: what a hub client keeps attached on the hub.
     public var contents: [(namespacedType: String, bytes: [UInt8])] {
-        contentEntries.map { ($0.namespacedType, $0.bytes) }
+        contentEntries.compactMap { entry in entry.namespacedType.map { ($0, entry.bytes) } }
     }
     /// Rises on every change to ``contents``: a hub client syncs when it moves.
     public private(set) var contentRevision = 0
@@ -90,9 +91,12 @@ public final class MessageManager {
         if case .content(let namespacedType, let bytes) = message {
             return try publishContent(message, namespacedType: namespacedType, bytes: bytes, strategy: strategy, at: now)
         }
+        if case .hubBeacon = message {
+            return try publishOnHubIdentity(message, namespacedType: nil, bytes: [], strategy: strategy, at: now)
+        }
         let slot: PublicationSlot?
         switch message {
-        case .content:
+        case .content, .hubBeacon:
             slot = nil   // published above
         case .direct(let token):
             slot = scheduler.add(direct: token, strategy: strategy, at: now)
@@ -128,6 +132,12 @@ public final class MessageManager {
         guard bytes.count <= Message.maximumContentBytes else {
             throw .badMessage("content of \(bytes.count) bytes: a message holds at most \(Message.maximumContentBytes) (100 KiB)")
         }
+        return try publishOnHubIdentity(message, namespacedType: namespacedType, bytes: bytes, strategy: strategy, at: now)
+    }
+
+    /// Content and the hub beacon (`namespacedType` nil) go out on the hub identity's EID.
+    private func publishOnHubIdentity(_ message: Message, namespacedType: String?, bytes: [UInt8], strategy: Strategy,
+                                      at now: Int64) throws(NearbyError) -> Publication {
         guard let identity = hubIdentity else { throw .noHubIdentity }
         let slot: PublicationSlot
         if let shared = contentSlot {

@@ -73,7 +73,7 @@ final class ConsoleCommandTests: XCTestCase {
         let bad = run("publish direct zz")
         XCTAssertEqual(bad.count, 2, "\(bad)")
         XCTAssertTrue(bad[0].hasPrefix("error: ") && bad[0].contains("zz"), "\(bad)")
-        XCTAssertEqual(bad[1], "usage: publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]")
+        XCTAssertEqual(bad[1], "usage: publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble] | publish hub [audio|ble|both]")
         XCTAssertEqual(run("publish eid 16")[0], "error: the rotation exponent must be 0 to 15, not 16",
                        "checked by PublicationSpec, as --publish eid:16 is")
         XCTAssertEqual(run("publish direct c0ffee radio")[0], "error: mediums 'radio' must be audio, ble or both")

@@ -96,4 +96,29 @@ final class SettingsResolverTests: XCTestCase {
         XCTAssertEqual(resolved.hub, fromFlags, "--hub over the config file's, and the saved settings (which hold no hub) leave it")
         XCTAssertEqual(resolved.sources["hub"], "command line")
     }
+    /// A box given a hub and no publication is there to be found through the hub: it broadcasts
+    /// its hub identity's EID, not the direct token (docs/presenter.md starts it so).
+    func testABoxWithAHubAndNoPublicationBroadcastsItsHubIdentity() throws {
+        let hub = try HubSettings(url: "https://hub.example", key: "ncsec_x", certificateAuthority: nil)
+        var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(hub: hub), saved: nil)
+        XCTAssertEqual(resolved.publications, ["hub@both"])
+        resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: hub), commandLine: SettingsLayer(mediums: .audio), saved: nil)
+        XCTAssertEqual(resolved.publications, ["hub@audio"], "on the box's mediums, the hub from the config file")
+        resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: hub),
+                                            commandLine: SettingsLayer(publications: ["direct:c0ffee@both"]), saved: nil)
+        XCTAssertEqual(resolved.publications, ["direct:c0ffee@both"], "a named publication is what the box sends")
+        XCTAssertEqual(try PublicationSpec.parse("hub@ble", defaultExponent: 10).text, "hub@ble")
+        XCTAssertThrowsError(try PublicationSpec.parse("hub:3", defaultExponent: 10)) { XCTAssertTrue("\($0)".contains("takes no value"), "\($0)") }
+    }
+
+    func testTheBoxsNameComesFromTheCommandLineOverTheConfigFile() {
+        var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
+        XCTAssertNil(resolved.name, "no default name")
+        resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(name: "Hall"), commandLine: SettingsLayer(name: "Room 101"), saved: nil)
+        XCTAssertEqual(resolved.name, "Room 101")
+        XCTAssertNil(SettingsDefaults.nameProblem("Salle Émile-Zola"))
+        XCTAssertNotNil(SettingsDefaults.nameProblem(""))
+        XCTAssertNotNil(SettingsDefaults.nameProblem(String(repeating: "x", count: 101)))
+        XCTAssertNotNil(SettingsDefaults.nameProblem("Room\u{7}"))
+    }
 }

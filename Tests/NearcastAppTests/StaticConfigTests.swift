@@ -12,6 +12,7 @@ final class StaticConfigTests: XCTestCase {
         XCTAssertEqual(config, StaticConfig(board: "rpi4b", mediums: .ble, audioInterval: 2.5, audioLevel: 40, audioBand: .both, bleInterval: 250,
                                             txPower: -8, console: "/dev/serial0", debug: true))
         XCTAssertEqual(try StaticConfig.parse("{}", file: "empty.json5"), StaticConfig())
+        XCTAssertEqual(try StaticConfig.parse(#"{ name: "Room 101" }"#, file: "n.json5").name, "Room 101")
     }
 
     func testMistakesNameFileLineAndKey() {
@@ -24,6 +25,7 @@ final class StaticConfigTests: XCTestCase {
             ("{\n  version: 2,\n}", "c.json5:2:12: version: version 2 is not one this build reads (1)"),
             ("{\n  audioBand: \"mid\",\n}", "c.json5:2:14: audioBand: 'mid' is not one of high, low, both"),
             ("{\n  audioSweepEvery: 2,\n}", "c.json5:2:20: audioSweepEvery: 2 is out of range (5...3600)"),
+            ("{\n  name: \"\",\n}", "c.json5:2:9: name: '': give 1 to 100 characters"),
             ("{ board: \"rpi4b\"", "c.json5:1:"),
         ]
         for (text, expected) in cases {

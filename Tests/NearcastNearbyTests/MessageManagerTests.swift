@@ -244,4 +244,23 @@ final class MessageManagerTests: XCTestCase {
         XCTAssertThrowsError(try manager.publish(.content(namespacedType: "slide", bytes: [])))
         XCTAssertThrowsError(try manager.publish(.content(namespacedType: "demo/big", bytes: [UInt8](repeating: 0, count: 100 * 1024 + 1))))
     }
+    /// The hub beacon: the hub identity's EID with nothing attached (a box given a hub and no
+    /// publication). It shares the content's EID slot and is never listed for the hub to attach.
+    func testTheHubBeaconSendsTheHubIdentitysEIDAndAttachesNothing() throws {
+        let manager = manager(sets: 2)
+        XCTAssertThrowsError(try manager.publish(.hubBeacon)) { XCTAssertEqual($0 as? NearbyError, .noHubIdentity) }
+        manager.hubIdentity = HubIdentity(identityKey: key, exponent: 7)
+        let expected = try EphemeralIdentifier.compute(identityKey: key, exponent: 7, time: 100_000, cipher: OpenSSLAES128())
+        let beacon = try manager.publish(.hubBeacon)
+        XCTAssertEqual(beacon.currentToken, expected)
+        XCTAssertTrue(manager.contents.isEmpty, "nothing for the hub to attach")
+        let slide = try manager.publish(.content(namespacedType: "demo/slide", bytes: Array("3".utf8)))
+        XCTAssertEqual(slide.slot, beacon.slot, "one EID per box, message or not")
+        XCTAssertEqual(manager.contents.map(\.namespacedType), ["demo/slide"])
+        slide.unpublish()
+        XCTAssertTrue(beacon.isPublished)
+        XCTAssertEqual(manager.schedule.status(of: beacon.slot)?.token, expected, "the EID stays on air with the beacon")
+        beacon.unpublish()
+        XCTAssertNil(manager.schedule.status(of: beacon.slot))
+    }
 }

@@ -26,6 +26,7 @@ struct RunCommand: RunnableCommand {
             .option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both)."),
             .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT (through --hub), optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10, message:demo/slide:Slide 3)."),
             .option("hub", value: "url", help: "A nearcast-hub (http(s)://HOST[:PORT]) to publish message: publications through: the box registers its EID identity there and keeps each message attached to it."),
+            .option("name", value: "text", help: "The venue's name for the box, e.g. \"Room 101\": the hub lists the box by it, and the presenter picks the room's box by it."),
             .option("hub-key", value: "secret", help: "The hub project's secret key (nearcast-hub project create); better kept in the config file's hub.key."),
             .option("hub-ca", value: "file", help: "A PEM CA bundle for a hub behind a TLS proxy with a private certificate (default: the system's)."),
             .flag("debug", help: "Log every scheduling decision (Nearby's debug logging)."),
@@ -51,6 +52,8 @@ struct RunCommand: RunnableCommand {
     let subscribe: String?
     let lostAfter: Double
     let hub: HubSettings?
+    /// The venue's name for the box (`--name`).
+    let name: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         board = try arguments.value("board")
@@ -72,6 +75,8 @@ struct RunCommand: RunnableCommand {
         debug = arguments.flag("debug")
         subscribe = try arguments.value("subscribe")
         lostAfter = try arguments.value("lost-after", default: SettingsDefaults.lostAfter)
+        name = try arguments.value("name")
+        if let name, let problem = SettingsDefaults.nameProblem(name) { throw UsageError("--name \(problem)") }
         let hubURL: String? = try arguments.value("hub"), hubKey: String? = try arguments.value("hub-key")
         let hubCA: String? = try arguments.value("hub-ca")
         switch (hubURL, hubKey) {
@@ -158,6 +163,7 @@ struct RunCommand: RunnableCommand {
         commandLine.console = console
         commandLine.debug = debug ? true : nil
         commandLine.hub = hub
+        commandLine.name = name
         if !publish.isEmpty {
             commandLine.publications = try publish.map { text throws(UsageError) in try Self.publication(text, exponent: exponent) }
         } else if payload != nil || kind != nil {

@@ -16,7 +16,7 @@ enum StatusReport {
                      "publications: \(p.entries.count)"]
         lines += p.entries.map { "  " + describe($0, p.status(of: $0)) }
         lines += p.waiting.map { "  \($0.id): \($0.request.message), waiting for the box's hub identity" }
-        if let hub = c.hub { lines.append("hub: " + hubLine(hub, c)) }
+        if let hub = c.hub { lines.append("hub: " + hubLine(hub, c) + (hub.boxName.map { "; the box's name there: \($0)" } ?? "")) }
         lines.append("beacon time \(c.beaconTime), uptime \(Formatting.fixed(c.progress.uptime, decimals: 1)) s, \(c.progress.bursts) bursts, audio band \(c.encoder.selection.name)"
                      + (c.progress.sweepEverySeconds.map { ", audio sweep every \($0) s (audio sweep off stops it)" } ?? ""))
         let problems = c.manager.currentProblems
@@ -73,6 +73,7 @@ enum StatusReport {
             case .content(let type, let bytes):
                 fields.append("\"kind\":\"message\""); fields.append("\"namespaced_type\":\(string(type))")
                 fields.append("\"text\":\(string(String(decoding: bytes, as: UTF8.self)))")
+            case .hubBeacon: fields.append("\"kind\":\"hub\"")
             }
             fields.append("\"mediums\":\(string("\(status?.strategy.mediums ?? [])"))")
             fields.append("\"token\":" + (status?.token.map { string($0.hex) } ?? "null"))

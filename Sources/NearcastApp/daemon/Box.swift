@@ -59,6 +59,6 @@ final class Box {
         let count = publications.entries.count
         return HubHeartbeat(status: consent.isGranted ? "broadcasting \(count) publication\(count == 1 ? "" : "s")"
                                                       : "consent not granted: broadcasting nothing",
-                            problems: manager.currentProblems.identifiers, version: BuildInfo.version)
+                            problems: manager.currentProblems.identifiers, version: BuildInfo.version, name: hub?.boxName)
     }
 }

@@ -57,6 +57,10 @@ final class ConfigReloader {
             case "debug":
                 box.manager.debugLogging = new.debug ?? false
                 applied.append(change)
+            case "name":
+                // Told to the hub with the next heartbeat (within a minute).
+                box.hub?.boxName = new.name
+                applied.append(change + (box.hub == nil ? " (no hub to tell)" : " (the hub hears it at the next heartbeat)"))
             default:
                 pending.append(change)
             }

@@ -83,8 +83,10 @@ public final class Daemon {
         var strategy = resolved.strategy
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
         let hub = resolved.hub.map { hub in
-            HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
-                    description: "nearcast \(board.name) (\(board.description))", log: log)
+            let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
+                               description: resolved.name ?? "nearcast \(board.name) (\(board.description))", log: log)
+            link.boxName = resolved.name
+            return link
         }
         let box = Box(board: board, stateDirectory: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
                       strategy: strategy, listenMediums: (settings.subscribe ?? .both).intersection(board.listenableMediums),

@@ -17,11 +17,23 @@ enum SettingsDefaults {
     /// The intervals `audio sweep every`, `--sweep-every` and the config's `audioSweepEvery` take,
     /// seconds: at least a sweep's 3.94 s and a burst, at most an hour.
     static let sweepIntervals = 5...3_600
+    /// Why a name the venue gives the box (`--name`, the config's `name`) cannot be used, or nil:
+    /// 1-100 characters, none of them a control character (it goes to the hub with every heartbeat).
+    static func nameProblem(_ name: String) -> String? {
+        guard !name.isEmpty, name.count <= 100 else { return "'\(name.prefix(40))': give 1 to 100 characters, e.g. \"Room 101\"" }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return "'\(name.prefix(40))' holds a control character"
+        }
+        return nil
+    }
     /// The direct token published when nothing else is asked for: "nearcast".
     static let payload = "6e65617263617374"
 
-    /// The publication a box makes when nothing names one: the direct token "nearcast".
-    static func publication(over mediums: DiscoveryMediums) -> PublicationSpec {
-        PublicationSpec(kind: .direct((try? Token(kind: .direct, hex: payload))!), mediums: mediums)
+    /// The publication a box makes when nothing names one: with a hub, the hub identity's EID
+    /// (what phones resolve to the box's beacon, and its show); without, the direct token
+    /// "nearcast".
+    static func publication(over mediums: DiscoveryMediums, hasHub: Bool) -> PublicationSpec {
+        hasHub ? PublicationSpec(kind: .hubBeacon, mediums: mediums)
+            : PublicationSpec(kind: .direct((try? Token(kind: .direct, hex: payload))!), mediums: mediums)
     }
 }

@@ -20,6 +20,8 @@ struct SettingsLayer: Equatable {
     var publications: [PublicationSpec]?
     /// The hub message publications go through.
     var hub: HubSettings?
+    /// The venue's name for the box (its room).
+    var name: String?
 }
 
 /// The settings the daemon starts with, each from the layer that won, and which one that was.
@@ -37,6 +39,8 @@ struct ResolvedSettings: Equatable {
     var publications: [PublicationSpec]
     /// The hub, if any layer names one (there is no default hub).
     var hub: HubSettings?
+    /// The venue's name for the box, if any layer names one.
+    var name: String?
     /// Where each setting came from, by name (`"audioLevel": "saved settings"`), for the log.
     var sources: [String: String]
 }
@@ -47,7 +51,8 @@ struct ResolvedSettings: Equatable {
 /// Two rules on top, both deliberate: publications named on the command line replace the saved
 /// ones (they are this run's explicit instruction; the saved ones come back at the next plain
 /// start), and debug logging is on when any layer turns it on. The hub has no default: the box
-/// publishes through one only when the config file or the command line names it.
+/// publishes through one only when the config file or the command line names it; a box with a
+/// hub and no publication named broadcasts its hub identity's EID (`hub`), not the direct token.
 enum SettingsResolver {
     struct Layer {
         let name: String
@@ -58,7 +63,7 @@ enum SettingsResolver {
         let defaults = SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: SettingsDefaults.audioLevel, audioBand: board.audioBand,
                                      bleIntervalMilliseconds: SettingsDefaults.bleIntervalMilliseconds, txPower: board.bluetooth.txPower,
                                      debug: false, interval: SettingsDefaults.interval, console: "stdio",
-                                     publications: [SettingsDefaults.publication(over: .both)])
+                                     publications: [SettingsDefaults.publication(over: .both, hasHub: false)])
         var layers = [Layer(name: "default", values: defaults), Layer(name: "config file", values: config),
                       Layer(name: "command line", values: commandLine)]
         if let saved { layers.append(Layer(name: "saved settings", values: saved)) }
@@ -84,12 +89,14 @@ enum SettingsResolver {
             return nil
         }
         let strategy = Strategy(mediums: pick("mediums") { $0.mediums }, mode: pick("mode") { $0.mode })
+        let hub = pickIfSaid("hub") { $0.hub }
         var publications = pick("publications") { $0.publications }
         if let explicit = commandLine.publications {
             publications = explicit
             sources["publications"] = "command line"
         } else if sources["publications"] == "default" {
-            publications = [SettingsDefaults.publication(over: strategy.mediums)]
+            // A box given a hub and no publication is there to be found through the hub.
+            publications = [SettingsDefaults.publication(over: strategy.mediums, hasHub: hub != nil)]
         }
         return ResolvedSettings(
             strategy: strategy,
@@ -102,7 +109,8 @@ enum SettingsResolver {
             interval: pick("interval") { $0.interval },
             console: pick("console") { $0.console },
             publications: publications,
-            hub: pickIfSaid("hub") { $0.hub },
+            hub: hub,
+            name: pickIfSaid("name") { $0.name },
             sources: sources)
     }
 }
@@ -112,7 +120,7 @@ extension StaticConfig {
     var layer: SettingsLayer {
         SettingsLayer(mediums: mediums, audioLevel: audioLevel, audioBand: audioBand, audioSweepEvery: audioSweepEvery,
                       bleIntervalMilliseconds: bleInterval, txPower: txPower,
-                      debug: debug, interval: audioInterval, console: console, publications: publications, hub: hub)
+                      debug: debug, interval: audioInterval, console: console, publications: publications, hub: hub, name: name)
     }
 }
 

@@ -39,6 +39,7 @@ enum HubAPI {
         writer.add("status", report.status)
         writer.add("problems", strings: report.problems)
         writer.add("version", report.version)
+        if let name = report.name { writer.add("name", name) }
         return writer.text
     }
 
@@ -95,6 +96,8 @@ struct HubHeartbeat: Equatable {
     var status: String
     var problems: [String]
     var version: String
+    /// The venue's name for the box, when it has one.
+    var name: String? = nil
 }
 
 /// The names a hub gives beacons and attachments: they go into URLs, so only their shape is taken.

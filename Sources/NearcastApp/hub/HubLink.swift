@@ -20,6 +20,9 @@ final class HubLink {
     private let stateDirectory: StateDirectory
     /// Why the link cannot work at all (curl missing), shown as its last error.
     private let unusable: String?
+    /// The venue's name for the box (`--name`, the config's `name`): sent with every heartbeat, so
+    /// the hub lists the box by it (a SIGHUP with a new name reaches the hub within a minute).
+    var boxName: String?
 
     init(settings: HubSettings, state: StateDirectory, exponent: Int, description: String,
          transport: (any HubTransport)?, identity: any IdentityDerivation, log: (String) -> Void) {

@@ -17,4 +17,13 @@ public struct PublicationRequest: Sendable, Equatable {
         if case .content(let type, _) = message { return type }
         return nil
     }
+
+    /// Whether it goes on air on the box's hub identity's EID (a message or the hub beacon), so
+    /// waits for that identity.
+    var needsHubIdentity: Bool {
+        switch message {
+        case .content, .hubBeacon: return true
+        case .direct, .eid: return false
+        }
+    }
 }

@@ -3,13 +3,17 @@ import NearcastNearby
 
 /// One publication as the box's settings name it, parsed once from text (`--publish`, the config
 /// file's and the saved settings' `publications`) or built from a console line, and printed back
-/// in one form: `direct:HEX@MEDIUMS`, `eid:K@MEDIUMS` or `message:NAMESPACE/TYPE:TEXT@MEDIUMS`.
+/// in one form: `direct:HEX@MEDIUMS`, `eid:K@MEDIUMS`, `message:NAMESPACE/TYPE:TEXT@MEDIUMS` or
+/// `hub@MEDIUMS`.
 struct PublicationSpec: Equatable {
     enum Kind: Equatable {
         case direct(Token)
         case eid(exponent: Int)
         /// Text attached on the hub to the EID of the box's hub identity.
         case message(namespacedType: String, text: String)
+        /// The EID of the box's hub identity with nothing attached: what phones resolve to the
+        /// box's beacon on the hub (its Present show). The default of a box given a hub.
+        case hubBeacon
     }
 
     /// Why a text is not a publication; the caller says where the text came from.
@@ -32,6 +36,7 @@ struct PublicationSpec: Equatable {
         case .direct(let token): return "direct:\(token.hex)@\(mediums)"
         case .eid(let exponent): return "eid:\(exponent)@\(mediums)"
         case .message(let type, let text): return "message:\(type):\(text)@\(mediums)"
+        case .hubBeacon: return "hub@\(mediums)"
         }
     }
 
@@ -85,7 +90,7 @@ struct PublicationSpec: Equatable {
         return try message(type: String(body[..<colon]), text: String(body[body.index(after: colon)...]), mediums: mediums)
     }
 
-    /// Parses `direct:HEX`, `eid[:K]` or `message:NAMESPACE/TYPE:TEXT`, each optionally with
+    /// Parses `direct:HEX`, `eid[:K]`, `message:NAMESPACE/TYPE:TEXT` or `hub`, each optionally with
     /// `@audio`, `@ble` or `@both`; `eid` alone rotates every 2^`defaultExponent` s.
     static func parse(_ text: String, defaultExponent: Int) throws(Invalid) -> PublicationSpec {
         if text.hasPrefix("message:") { return try parseMessage(text) }
@@ -102,12 +107,15 @@ struct PublicationSpec: Equatable {
         case "direct":
             guard fields.count == 2 else { throw Invalid("write direct:HEX, e.g. direct:c0ffee") }
             return try direct(hex: fields[1], mediums: mediums)
+        case "hub":
+            guard fields.count == 1 else { throw Invalid("write hub (or hub@audio, hub@ble): it takes no value") }
+            return PublicationSpec(kind: .hubBeacon, mediums: mediums)
         case "eid":
             guard fields.count == 2 else { return try eid(exponent: defaultExponent, mediums: mediums) }
             guard let k = Int(fields[1]) else { throw Invalid("the rotation exponent after eid: must be a number, 0 to 15") }
             return try eid(exponent: k, mediums: mediums)
         default:
-            throw Invalid("start with direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT")
+            throw Invalid("start with direct:HEX, eid[:K], message:NAMESPACE/TYPE:TEXT or hub")
         }
     }
 
@@ -117,6 +125,7 @@ struct PublicationSpec: Equatable {
         case .direct(let token): kind = .direct(token)
         case .eid(_, let exponent): kind = .eid(exponent: exponent)
         case .content(let type, let bytes): kind = .message(namespacedType: type, text: String(decoding: bytes, as: UTF8.self))
+        case .hubBeacon: kind = .hubBeacon
         }
         mediums = request.strategy.mediums
     }
@@ -129,12 +138,15 @@ struct PublicationSpec: Equatable {
         case .eid(let exponent): return PublicationRequest(message: .eid(identityKey: try identityKey(), exponent: exponent), strategy: strategy)
         case .message(let type, let text):
             return PublicationRequest(message: .content(namespacedType: type, bytes: Array(text.utf8)), strategy: strategy)
+        case .hubBeacon: return PublicationRequest(message: .hubBeacon, strategy: strategy)
         }
     }
 
-    /// Whether this publication goes through a hub.
+    /// Whether this publication goes through a hub (a message, or the hub beacon).
     var isMessage: Bool {
-        if case .message = kind { return true }
-        return false
+        switch kind {
+        case .message, .hubBeacon: return true
+        case .direct, .eid: return false
+        }
     }
 }

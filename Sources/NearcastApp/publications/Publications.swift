@@ -64,7 +64,7 @@ final class Publications {
     /// the one of the same namespaced type (a presenter's next slide).
     @discardableResult
     func publish(_ request: PublicationRequest) throws(NearbyError) -> Int {
-        guard let type = request.namespacedType else {
+        guard request.needsHubIdentity else {
             let publication = try onAir(request)
             entries.append(Entry(id: publication.slot.index, request: request, publication: publication))
             return publication.slot.index
@@ -72,8 +72,10 @@ final class Publications {
         guard throughHub else {
             throw .badMessage("a message is published through a hub: run with --hub URL --hub-key SECRET (or hub in the config file)")
         }
-        // The message it replaces keeps its id, and stays on air if the new one is refused.
-        let replaced = entries.firstIndex { $0.request.namespacedType == type }
+        // The message it replaces (of the same type; the hub beacon replaces the hub beacon)
+        // keeps its id, and stays on air if the new one is refused.
+        let type = request.namespacedType
+        let replaced = entries.firstIndex { $0.request.needsHubIdentity && $0.request.namespacedType == type }
         let queued = waiting.firstIndex { $0.request.namespacedType == type }
         let id = replaced.map { entries[$0].id } ?? queued.map { waiting[$0].id } ?? messageID()
         func retireReplaced() {
@@ -120,11 +122,11 @@ final class Publications {
     /// air) or was lost (nil: the hub's key changed; the messages go off air until a new one).
     func hubIdentityChanged(_ identity: HubIdentity?) {
         guard let identity else {
-            for entry in entries where entry.request.namespacedType != nil {
+            for entry in entries where entry.request.needsHubIdentity {
                 entry.publication.unpublish()
                 waiting.append((entry.id, entry.request))
             }
-            entries.removeAll { $0.request.namespacedType != nil }
+            entries.removeAll { $0.request.needsHubIdentity }
             manager.hubIdentity = nil
             return
         }

@@ -8,6 +8,7 @@ import NearcastDrivers
 ///
 /// ```json5
 /// {
+///   name: "Room 101",      // the venue's name for the box: the hub and the presenter list it so
 ///   board: "rpi4b",        // a name from /usr/share/nearcast/boards or a path
 ///   mediums: "both",       // audio, ble or both
 ///   audioInterval: 1.0,    // seconds between one publication's bursts (0.5-3600)
@@ -28,6 +29,8 @@ import NearcastDrivers
 struct StaticConfig: Equatable {
     static let defaultPath = "/etc/nearcast/nearcast.json5"
 
+    /// The venue's name for the box (its room), sent to the hub with every heartbeat.
+    var name: String?
     var board: String?
     var mediums: DiscoveryMediums?
     var audioInterval: Double?
@@ -53,6 +56,8 @@ struct StaticConfig: Equatable {
             throw reader.error("version", "version \(version) is not one this build reads (1)")
         }
         var config = StaticConfig()
+        config.name = try reader.string("name")
+        if let name = config.name, let problem = SettingsDefaults.nameProblem(name) { throw reader.error("name", problem) }
         config.board = try reader.string("board")
         config.mediums = try reader.choice("mediums", ["audio", "ble", "both"]).flatMap { DiscoveryMediums(name: $0) }
         config.audioInterval = try reader.number("audioInterval", in: 0.5...3600)
@@ -172,6 +177,7 @@ struct StaticConfig: Equatable {
         func compare<T: Equatable>(_ key: String, _ a: T?, _ b: T?) {
             if a != b { list.append((key, "\(key) \(show(a)) -> \(show(b))")) }
         }
+        compare("name", old.name, name)
         compare("board", old.board, board)
         compare("mediums", old.mediums, mediums)
         compare("audioInterval", old.audioInterval, audioInterval)

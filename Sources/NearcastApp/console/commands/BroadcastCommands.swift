@@ -7,8 +7,8 @@ enum BroadcastCommands {
     static func commands(_ publications: Publications, consent: Consent, progress: LoopProgress, stateDirectory: StateDirectory,
                          log: LogSink) -> [ConsoleCommandDescriptor] { [
 
-        ConsoleCommandDescriptor("publish", completions: ["direct", "eid", "message"],
-                                 usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble]",
+        ConsoleCommandDescriptor("publish", completions: ["direct", "eid", "message", "hub"],
+                                 usage: "publish direct HEX [audio|ble|both] | publish eid [K] [audio|ble|both] | publish message NAMESPACE/TYPE TEXT...[@audio|@ble] | publish hub [audio|ble|both]",
                                  summary: "start broadcasting a token (up to 8 publications), or a message through the hub (replaces one of its type)",
                                  arguments: 1...64,
                                  changesState: { _ in true }, persists: { _ in true }) { call throws(ConsoleFailure) in
@@ -84,6 +84,9 @@ enum BroadcastCommands {
             guard args.count >= 2 else { throw ConsoleFailure("publish direct HEX [audio|ble|both]") }
             let chosen = try mediums(args.count == 3 ? args[2] : nil)
             spec = try checked { () throws(PublicationSpec.Invalid) in try .direct(hex: args[1], mediums: chosen) }
+        case "hub":
+            guard args.count <= 2 else { throw ConsoleFailure("publish hub [audio|ble|both]") }
+            spec = PublicationSpec(kind: .hubBeacon, mediums: try mediums(args.count == 2 ? args[1] : nil))
         case "eid":
             var rest = args.dropFirst()
             var exponent = SettingsDefaults.exponent
@@ -95,13 +98,14 @@ enum BroadcastCommands {
             let chosen = try mediums(rest.first)
             spec = try checked { () throws(PublicationSpec.Invalid) in try .eid(exponent: exponent, mediums: chosen) }
         default:
-            throw ConsoleFailure("direct, eid or message, not '\(args[0])'")
+            throw ConsoleFailure("direct, eid, message or hub, not '\(args[0])'")
         }
         do {
             let request = try spec.request(identityKey: identityKey)
             let id = try publications.publish(request)
             guard case .message(let type, let text) = spec.kind else {
-                return ["published \(id): \(request.message) over \(spec.mediums)"]
+                return ["published \(id): \(request.message) over \(spec.mediums)"
+                        + (publications.isWaiting(id) ? " (on air once the hub has answered: the box has no hub identity yet)" : "")]
             }
             let waiting = publications.isWaiting(id)
             return ["published \(id): \(type) \"\(text)\" over \(spec.mediums)"

@@ -372,15 +372,19 @@ class APITests(ProjectOnAHub):
         ahead = beacon.clock + 40 * 60
         [found] = self.observe([beacon.observation(at=ahead)])
         self.assertEqual(found["beaconName"], beacon.name())
-        # Hearing it re-anchored the hub's view of its clock to the heard epoch.
+        # Hearing it does not move the hub's view of its clock (a phone, or anyone with the
+        # public key, must not steer it): only the box's heartbeat does.
         status, record = self.hub.get(f"/v1beta1/{beacon.name()}", key=self.secret)
-        epoch = ahead & ~((1 << 10) - 1)
-        self.assertTrue(epoch <= record["clock"]["clockValue"] < epoch + 1024, record["clock"])
+        self.assertEqual(record["clock"]["clockValue"], beacon.clock, record["clock"])
+        status, _ = self.hub.post(f"/v1beta1/{beacon.name()}/heartbeat", {"clockValue": ahead}, key=self.secret)
+        self.assertEqual(status, 200)
+        status, record = self.hub.get(f"/v1beta1/{beacon.name()}", key=self.secret)
+        self.assertEqual(record["clock"]["clockValue"], ahead, record["clock"])
         # So the clock may now go another 40 minutes on and still resolve.
         [again] = self.observe([beacon.observation(at=ahead + 40 * 60)])
         self.assertEqual(again["beaconName"], beacon.name())
         # An EID from before (replayed, or a box whose clock went back) still resolves within the
-        # window but does not move the clock back: only the box's heartbeat does that.
+        # window and moves nothing either.
         before = self.hub.get(f"/v1beta1/{beacon.name()}", key=self.secret)[1]["clock"]
         [earlier] = self.observe([beacon.observation(at=ahead + 40 * 60 - 30 * 60)])
         self.assertEqual(earlier["beaconName"], beacon.name())

@@ -325,4 +325,33 @@ final class PresentRouterTests: XCTestCase {
         XCTAssertEqual(ShownPages(text: "").pages, [])
         XCTAssertEqual(ShownPages(text: "x,3-1,0,2").pages, [2], "what does not parse is left out")
     }
+    /// Resolving and reacting never move a beacon's clock: a reaction with a future EID of the
+    /// beacon (as from someone holding its key, or a recording of a box whose clock ran ahead)
+    /// is refused, and the real current EID is still accepted after it.
+    func testAFutureEIDMovesNoClockAndTheCurrentOneStillProvesPresence() async throws {
+        let world = try await world()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let app = Application(router: HubServer.router(world.hub))
+        try await app.test(.router) { client in
+            let before = try await world.hub.beacons.get(project: "demo", beaconName: world.beaconName)
+            let future = try Self.eid(world, beaconTime: world.beaconClock + 20 * 128)
+            var (status, text) = try await Self.react(client, world, observed: future)
+            XCTAssertEqual(status, .forbidden, text)
+            XCTAssertTrue(text.contains("ahead"), text)
+            let body = #"{"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": "\#(future.id)"}}]}"#
+            try await client.execute(uri: "/v1beta1/beaconinfo:getforobserved", method: .post,
+                                     headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey],
+                                     body: ByteBuffer(string: body)) { XCTAssertEqual($0.status, .ok) }
+            let after = try await world.hub.beacons.get(project: "demo", beaconName: world.beaconName)
+            XCTAssertEqual(after.clockValue, before.clockValue, "hearing moved no clock")
+            XCTAssertEqual(after.clockAtMs, before.clockAtMs)
+            (status, text) = try await Self.react(client, world, observed: try Self.eid(world, beaconTime: world.beaconClock))
+            XCTAssertEqual(status, .accepted, text)
+            // A box a little fast (the next period, before its heartbeat says so) still proves presence.
+            (status, text) = try await Self.react(client, world, observed: try Self.eid(world, beaconTime: world.beaconClock + 128),
+                                                  phone: "phone-2")
+            XCTAssertEqual(status, .accepted, text)
+        }
+        await world.hub.database.close()
+    }
 }

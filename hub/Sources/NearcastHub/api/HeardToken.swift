@@ -5,11 +5,13 @@ import NearcastCore
 enum HeardToken {
     /// What a heard token resolved to. `epochsBehind` is how many rotation periods the heard EID
     /// is behind the beacon's current one (0 for the current period, 1 for the one before; always
-    /// 0 for a UID, which does not rotate).
+    /// 0 for a UID, which does not rotate); `epochsAhead` how many ahead of it (a box whose
+    /// clock ran a little fast since its last heartbeat is 1 ahead at most).
     struct Resolution: Sendable {
         var beaconName: String
         var kind: BeaconRecord.Kind
         var epochsBehind: Int64
+        var epochsAhead: Int64 = 0
     }
 
     /// Resolves `advertised` in `project` at hub time `nowMs`; nil for a token the project does
@@ -34,20 +36,13 @@ enum HeardToken {
             let nowSeconds = nowMs / 1000
             guard let found = try await hub.resolverCache.resolve(project: project, eid: token, nowSeconds: nowSeconds)
             else { return nil }
-            if found.skewSeconds > 0 {
-                // Heard an epoch or more ahead of where its clock was expected (drift, a restart
-                // that kept counting): re-anchor at the middle of the heard epoch, so the window
-                // follows the box. Only forwards: anyone with the public key could replay an
-                // hour-old EID, and moving the window back on that would let old EIDs resolve.
-                // A clock that went back (a power cut) is re-anchored by the box's heartbeat.
-                let middle = UInt64(found.epochStart) + (UInt64(1) << UInt64(found.exponent)) / 2
-                hub.logger.info("eid: \(found.beaconName) heard \(found.skewSeconds) s from its expected clock; re-anchored")
-                try await hub.beacons.reanchor(project: project, beaconName: found.beaconName,
-                                               clockValue: UInt32(clamping: middle), atMs: nowSeconds * 1000)
-            }
+            // Hearing never moves a beacon's clock: only the box's own registration and heartbeats
+            // (every minute) do. A heard EID re-anchored it once, and one reaction carrying a
+            // future EID then made the real current EID look old (403) for everyone.
             let period = Int64(1) << Int64(found.exponent)
             return Resolution(beaconName: found.beaconName, kind: .eid,
-                              epochsBehind: found.skewSeconds >= 0 ? 0 : (-found.skewSeconds + period - 1) / period)
+                              epochsBehind: found.skewSeconds >= 0 ? 0 : (-found.skewSeconds + period - 1) / period,
+                              epochsAhead: found.skewSeconds > 0 ? (found.skewSeconds + period - 1) / period : 0)
         }
     }
 }

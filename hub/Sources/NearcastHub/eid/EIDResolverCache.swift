@@ -19,7 +19,7 @@ actor EIDResolverCache {
     }
 
     /// Half-width of each beacon's window: its clock may be this far off (drift, power cuts
-    /// shorter than this) and still resolve. Hearing it re-anchors the clock.
+    /// shorter than this) and still resolve. Only the box's heartbeats re-anchor the clock.
     static let skewSeconds: UInt32 = 3_600
     /// How stale the resolvers' clock may get before every window is moved.
     static let advanceEverySeconds: Int64 = 10

@@ -85,6 +85,11 @@ enum ReactionRoutes {
         guard let found = try await HeardToken.resolve(observed, field: "observed", project: access.project, nowMs: nowMs, hub: hub) else {
             throw APIError(.forbidden, "observed.id: the EID is not a current EID of any of this project's beacons", field: "observed.id")
         }
+        guard found.epochsAhead <= 1 else {
+            throw APIError(.forbidden,
+                           "observed.id: the EID is \(found.epochsAhead) rotation periods ahead of the box's clock; only the current one and the one before prove presence",
+                           field: "observed.id")
+        }
         guard found.epochsBehind <= 1 else {
             throw APIError(.forbidden,
                            "observed.id: the EID is \(found.epochsBehind) rotation periods old; only the current one and the one before prove presence",

@@ -118,18 +118,6 @@ struct BeaconStore: Sendable {
         }
     }
 
-    /// A new reading of an EID beacon's clock, from hearing it an epoch away from where it was
-    /// expected.
-    func reanchor(project: String, beaconName: String, clockValue: UInt32, atMs: Int64) async throws {
-        try await database.transaction { db in
-            let seq = try await ChangeCounter.next(db)
-            try await db.raw("""
-                UPDATE beacons SET clock_value = \(bind: Int64(clockValue)), clock_at_ms = \(bind: atMs), change_seq = \(bind: seq)
-                WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
-                """).run()
-        }
-    }
-
     /// EID beacons changed after `seq` (registered, re-anchored or deleted), in change order.
     func eidChanges(after seq: Int64) async throws -> [BeaconRecord] {
         try await database.read { db in

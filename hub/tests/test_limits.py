@@ -39,7 +39,7 @@ import threading
 import time
 import unittest
 
-from hubtest import HUB, SANITIZED, Database, Hub, b64, create_project, heard, uid_observation
+from hubtest import HUB, SANITIZED, Database, Hub, b64, create_project, heard, pdf_deck, uid_observation, upload_deck
 
 PHONE = "127.0.0.1"      # the hostile client, or the room
 OTHER = "127.0.0.2"      # someone else
@@ -258,12 +258,16 @@ class HubLimitsTests(unittest.TestCase):
         self.assertGreaterEqual(statuses.count(200), 10, statuses)
         self.assertLessEqual(statuses.count(200), 10 + 5 * elapsed + 1, (elapsed, statuses))
         self.assertEqual(statuses[:10], [200] * 10, statuses)
-        retry_after = self.assertTooMany(refused[-1], "too many requests from your address")
-        # Every route: the API with a good key, the pages, an unknown path, all before their work.
-        for method, path, key in [("GET", "/v1beta1/beacons", self.secret), ("GET", "/listen", None), ("GET", "/nothing-here", None),
-                                  ("POST", "/v1beta1/beaconinfo:getforobserved", self.public)]:
+        retry_after = self.assertTooMany(refused[-1], "too many requests from your address without a key")
+        # Every keyless route (the pages, an unknown path, a made-up key), all before their work.
+        for method, path, key in [("GET", "/listen", None), ("GET", "/nothing-here", None),
+                                  ("GET", "/v1beta1/beacons", "ncsec_madeup"), ("POST", "/v1beta1/beaconinfo:getforobserved", "ncpub_x")]:
             with self.subTest(path=path):
                 self.assertTooMany(call(hub, method, path, key=key, body={} if method == "POST" else None), "your address")
+        # The presenter's and the audience's keys have buckets of their own at the address: a
+        # keyless flood from a venue's NAT spends neither (issue 43).
+        self.assertEqual(call(hub, "GET", "/v1beta1/beacons", key=self.secret).status, 200)
+        self.assertEqual(call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [heard(DOOR)]}, key=self.public).status, 200)
         # The address is the socket's: a forwarded-for header claiming another changes nothing.
         self.assertTooMany(call(hub, "GET", "/healthz", headers={"X-Forwarded-For": "203.0.113.7", "Forwarded": "for=203.0.113.7"}),
                            "your address")
@@ -274,6 +278,57 @@ class HubLimitsTests(unittest.TestCase):
         # After Retry-After (the protocol's wait, not a synchronisation), served again.
         time.sleep(retry_after)
         self.assertEqual(call(hub, "GET", "/healthz").status, 200)
+
+    # --- (1b) a venue's NAT: the presenter and the phones behind a flooding address ---
+    def test_a_keyless_flood_from_the_venues_address_leaves_the_presenter_and_the_phones_served(self):
+        """Everyone at a venue shares the NAT's address (here 127.0.0.1). One client there floods
+        /healthz without a key as fast as it can on 4 connections for 4 s; meanwhile the presenter
+        turns pages (the secret key) and phones resolve what they heard (the public key), as in a
+        quiet second before it. Limits as shipped, except the keyless rate lowered so the flood
+        passes it within the test."""
+        hub = self.start({"requestsPerSecondPerAddress": 50, "burstPerAddress": 100})
+        status, deck = upload_deck(hub.port, self.secret, pdf_deck(30), "Keynote")
+        self.assertEqual(status, 201, deck)
+        show = f"/v1/shows/{DOOR.removeprefix('beacons/')}"
+
+        def presenter_and_phones(seconds):
+            """(page turns answered 200, resolves answered 200, rounds) over `seconds`."""
+            turns = resolves = rounds = 0
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                rounds += 1
+                turns += call(hub, "PUT", show, {"deck": deck["deck"], "page": rounds % 30 + 1}, key=self.secret).status == 200
+                resolves += call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [heard(DOOR)]},
+                                 key=self.public).status == 200
+                time.sleep(0.1)
+            return turns, resolves, rounds
+
+        quiet = presenter_and_phones(2)
+        stop = threading.Event()
+        flood = {"sent": 0, "refused": 0}
+
+        def flooder():
+            connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=10)
+            while not stop.is_set():
+                connection.request("GET", "/healthz")
+                response = connection.getresponse()
+                response.read()
+                flood["sent"] += 1
+                flood["refused"] += response.status == 429
+        threads = [threading.Thread(target=flooder, daemon=True) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)
+        during = presenter_and_phones(4)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=10)
+        print(f"\n  keyless flood from the venue's address: {flood['sent']} requests, {flood['refused']} refused; "
+              f"quiet: {quiet[0]}/{quiet[2]} page turns and {quiet[1]}/{quiet[2]} resolves answered; "
+              f"during the flood: {during[0]}/{during[2]} and {during[1]}/{during[2]}")
+        self.assertGreater(flood["refused"], flood["sent"] // 2, "the flood itself is limited")
+        self.assertEqual(during[0], during[2], "every presenter request answered during the flood")
+        self.assertEqual(during[1], during[2], "every phone's resolve answered during the flood")
 
     # --- (2) the per-key request rate ---
     def test_one_key_from_two_addresses_runs_out_together_while_the_secret_key_still_works(self):

@@ -20,7 +20,7 @@ public enum HubServer {
         router.add(middleware: ClientGoneMiddleware())
         router.add(middleware: UnexpectedErrorMiddleware(logger: hub.logger))
         router.add(middleware: APICORSMiddleware())
-        router.add(middleware: AddressRateMiddleware(limiter: hub.limiter))
+        router.add(middleware: AddressRateMiddleware(hub: hub))
         // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
         let readers = router.group().add(middleware: KeyMiddleware(hub: hub, need: .read))
         let managers = router.group().add(middleware: KeyMiddleware(hub: hub, need: .manage))

@@ -125,6 +125,7 @@ public struct HubConfigFileError: Error, CustomStringConvertible {
 extension HubLimits: Decodable {
     static let keys: Set<String> = [
         "enabled", "requestsPerSecondPerAddress", "burstPerAddress", "requestsPerSecondPerKey", "burstPerKey",
+        "presenterRequestsPerSecondPerAddress", "presenterBurstPerAddress", "keyLookupsPerSecondPerAddress",
         "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
         "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "fieldChecksPerMinutePerProject",
         "fieldChecksKeptPerProject",
@@ -149,6 +150,9 @@ extension HubLimits: Decodable {
         try read("burstPerAddress", &burstPerAddress)
         try read("requestsPerSecondPerKey", &requestsPerSecondPerKey)
         try read("burstPerKey", &burstPerKey)
+        try read("presenterRequestsPerSecondPerAddress", &presenterRequestsPerSecondPerAddress)
+        try read("presenterBurstPerAddress", &presenterBurstPerAddress)
+        try read("keyLookupsPerSecondPerAddress", &keyLookupsPerSecondPerAddress)
         /// A count: a whole number in 1...10,000,000 (read as a number, so 1.5 or 1e20 is named).
         func count(_ name: String, _ value: inout Int) throws {
             let key = Key(stringValue: name)

@@ -9,6 +9,9 @@ public final class HubLimiter: Sendable {
     /// Which limit refused something, as /metrics names it.
     enum Limit: String, CaseIterable, Sendable {
         case addressRate = "address_rate"
+        case audienceAddressRate = "audience_address_rate"
+        case presenterAddressRate = "presenter_address_rate"
+        case keyLookups = "key_lookups"
         case keyRate = "key_rate"
         case unknownTokens = "unknown_tokens"
         case addressWatches = "address_watches"
@@ -21,7 +24,11 @@ public final class HubLimiter: Sendable {
     }
 
     public let settings: HubLimits
+    /// Per address, one bucket for each class of caller (`CallerClass`).
     private let addressRate: TokenBuckets
+    private let audienceAddressRate: TokenBuckets
+    private let presenterAddressRate: TokenBuckets
+    private let keyLookups: TokenBuckets
     private let keyRate: TokenBuckets
     private let unknownTokens: TokenBuckets
     private let fieldChecks: TokenBuckets
@@ -32,6 +39,10 @@ public final class HubLimiter: Sendable {
     public init(_ settings: HubLimits) {
         self.settings = settings
         addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
+        audienceAddressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
+        presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
+                                            burst: settings.presenterBurstPerAddress)
+        keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
         keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
         unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
                                      burst: settings.unknownTokensPerMinutePerAddress)
@@ -50,14 +61,35 @@ public final class HubLimiter: Sendable {
 
     func count(_ limit: Limit) { counters[limit]?.increment() }
 
-    /// A request from `address`: 429 past the address's rate.
-    func admitRequest(from address: String?) throws(APIError) {
+    /// A request from `address` by a caller of class `caller`: 429 past that class's rate at the
+    /// address. Each class has its own bucket, so a keyless flood from a venue's NAT address
+    /// spends nothing of the presenter's or the phones' budgets there.
+    func admitRequest(from address: String?, as caller: CallerClass = .keyless) throws(APIError) {
         guard settings.enabled, let address else { return }
-        if let wait = addressRate.take(address, nowNs: Self.nowNs()) {
-            count(.addressRate)
-            throw APIError.tooMany("too many requests from your address: at most \(Self.format(settings.requestsPerSecondPerAddress)) a second; "
+        let (buckets, limit, rate, who): (TokenBuckets, Limit, Double, String)
+        switch caller {
+        case .keyless: (buckets, limit, rate, who) = (addressRate, .addressRate, settings.requestsPerSecondPerAddress, "without a key")
+        case .audience: (buckets, limit, rate, who) = (audienceAddressRate, .audienceAddressRate, settings.requestsPerSecondPerAddress,
+                                                       "with the public key or a pass")
+        case .presenter: (buckets, limit, rate, who) = (presenterAddressRate, .presenterAddressRate,
+                                                        settings.presenterRequestsPerSecondPerAddress, "with the secret key")
+        }
+        if let wait = buckets.take(address, nowNs: Self.nowNs()) {
+            count(limit)
+            throw APIError.tooMany("too many requests from your address \(who): at most \(Self.format(rate)) a second; "
                                    + "try again in \(wait) s", retryAfter: wait)
         }
+    }
+
+    /// Whether `address` may have one more key it sent looked up in the database now (keys are
+    /// cached for a second once read; made-up ones are what this bounds).
+    func admitKeyLookup(from address: String?) -> Bool {
+        guard settings.enabled, let address else { return true }
+        guard keyLookups.take(address, nowNs: Self.nowNs()) == nil else {
+            count(.keyLookups)
+            return false
+        }
+        return true
     }
 
     /// A request with `access`'s key: 429 past the key's rate.

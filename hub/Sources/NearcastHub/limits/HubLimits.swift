@@ -3,14 +3,23 @@
 ///
 /// The defaults assume a venue: hundreds of phones behind one Wi-Fi NAT share an address, each
 /// resolving what it hears every couple of seconds and holding two event streams, so the
-/// per-address figures are high; the per-key figures bound what anyone holding the public key
-/// (which is in every audience URL) can take from the hub as a whole.
+/// per-address figures are high, and each class of caller (keyless, the audience's keys, the
+/// presenter's secret key: `CallerClass`) has its own bucket per address; the per-key figures
+/// bound what anyone holding the public key (which is in every audience URL) can take from the
+/// hub as a whole.
 public struct HubLimits: Sendable, Equatable {
     /// False: no limit at all (a benchmark on loopback).
     public var enabled = true
     /// Requests per second from one client address, and how many may come at once.
     public var requestsPerSecondPerAddress = 200.0
     public var burstPerAddress = 400.0
+    /// The same for requests with the project's secret key (the presenter's page, the box): a
+    /// bucket of their own per address, which the audience's and keyless traffic cannot spend.
+    public var presenterRequestsPerSecondPerAddress = 50.0
+    public var presenterBurstPerAddress = 200.0
+    /// Keys not read in the last second looked up per address per second (twice that at once):
+    /// a flood of made-up keys is refused as keyless instead of reading the database.
+    public var keyLookupsPerSecondPerAddress = 20.0
     /// Requests per second with one key (public or secret) from all addresses together.
     public var requestsPerSecondPerKey = 5_000.0
     public var burstPerKey = 10_000.0
@@ -52,6 +61,8 @@ public struct HubLimits: Sendable, Equatable {
         let positive: [(String, Double)] = [
             ("requestsPerSecondPerAddress", requestsPerSecondPerAddress), ("burstPerAddress", burstPerAddress),
             ("requestsPerSecondPerKey", requestsPerSecondPerKey), ("burstPerKey", burstPerKey),
+            ("presenterRequestsPerSecondPerAddress", presenterRequestsPerSecondPerAddress),
+            ("presenterBurstPerAddress", presenterBurstPerAddress), ("keyLookupsPerSecondPerAddress", keyLookupsPerSecondPerAddress),
             ("watchesPerAddress", Double(watchesPerAddress)), ("watchesPerKey", Double(watchesPerKey)),
             ("connections", Double(connections)), ("connectionsPerAddress", Double(connectionsPerAddress)),
             ("headerTimeoutSeconds", headerTimeoutSeconds), ("idleTimeoutSeconds", idleTimeoutSeconds),

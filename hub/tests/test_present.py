@@ -116,6 +116,19 @@ def call(hub: Hub, method: str, path: str, body=None, key=None, raw=None, conten
     return Answer(response.status, {name.lower(): value for name, value in response.getheaders()}, payload)
 
 
+def from_address(hub: Hub, source: str, method: str, path: str, body=None) -> Answer:
+    """One keyless request from `source` (any 127.x address: loopback takes them all), as a phone
+    elsewhere would send it."""
+    connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30, source_address=(source, 0))
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        connection.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
+        response = connection.getresponse()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    finally:
+        connection.close()
+
+
 def poll(read, accept, timeout=15.0, every=0.25):
     """`read()` until `accept` takes its value (returned) or `timeout` passes (the last value is
     returned, for the assertion to show)."""
@@ -652,6 +665,73 @@ class PresentTests(ProjectOnAHub):
         call(self.hub, "DELETE", f"/v1/shows/{self.beacon_id(beacon)}", key=self.secret)
         self.assertEqual(follower.until("ended"), {})
         self.assertEqual(presenter.until("ended"), {})
+
+    def test_one_shown_code_lets_in_only_the_presenters_share_and_can_be_rotated_or_switched_off(self):
+        beacon, _, _ = self.running_show()
+        path = f"/v1/shows/{self.beacon_id(beacon)}/code"
+        show = self.get_show(beacon).json
+        self.assertEqual((show["codeJoining"], show["codeMaxShare"], show["codePasses"]), (True, 50, 0))
+        code = show["code"]
+        # A photo of the slide passed round: the one code tried from 30 addresses. Nobody follows
+        # yet, so the cap is its floor (5 + 50 % of 0): the first five get passes.
+        answers = [from_address(self.hub, f"127.0.1.{n}", "POST", "/v1/presence", {"code": code}) for n in range(1, 31)]
+        statuses = [a.status for a in answers]
+        print(f"\n  one shown code from 30 addresses: {statuses.count(200)} passes, {statuses.count(403)} refused")
+        self.assertEqual((statuses.count(200), statuses.count(403)), (5, 25), statuses)
+        self.assertIn("as many phones by its code as the presenter allows", answers[-1].json["error"]["message"])
+        self.assertEqual(self.get_show(beacon).json["codePasses"], 5)
+
+        # A new code at once (and every phone may join by it): the one on the photo is dead.
+        rotated = call(self.hub, "PUT", path, {"rotate": True, "maxShare": 100}, key=self.secret)
+        self.assertEqual(rotated.status, 200, rotated)
+        self.assertNotEqual(rotated.json["code"], code)
+        self.assertEqual(rotated.json["codeMaxShare"], 100)
+        self.assertError(call(self.hub, "POST", "/v1/presence", {"code": code}), 403, "code")
+        # Joining by code off: no code on the screen, none taken, /j/ says so.
+        off = call(self.hub, "PUT", path, {"joining": False}, key=self.secret)
+        self.assertEqual((off.status, off.json["codeJoining"]), (200, False), off)
+        self.assertNotIn("code", off.json)
+        self.assertError(call(self.hub, "POST", "/v1/presence", {"code": rotated.json["code"]}), 403, "code")
+        self.assertEqual(call(self.hub, "GET", "/j/" + rotated.json["code"]).status, 404)
+        on = call(self.hub, "PUT", path, {"joining": True}, key=self.secret)
+        self.assertEqual(on.json["codeJoining"], True)
+        # On again, the code is taken, and still counted against the cap (five passes given).
+        capped = call(self.hub, "POST", "/v1/presence", {"code": on.json["code"]})
+        self.assertIn("as the presenter allows", self.assertError(capped, 403, "code")["message"])
+        page = call(self.hub, "GET", "/j/" + on.json["code"])
+        self.assertEqual(page.status, 403)
+        self.assertIn("text/html", page.headers["content-type"], "a phone opening the QR code gets a page, not JSON")
+        self.assertIn(b"as the presenter allows", page.data)
+        # Checked and the secret key's.
+        self.assertError(call(self.hub, "PUT", path, {"maxShare": 101}, key=self.secret), 400, "maxShare")
+        self.assertError(call(self.hub, "PUT", path, {"joining": False}, key=self.public), 403)
+        self.assertError(call(self.hub, "PUT", "/v1/shows/4!00112233445566778899aabbccddeeff/code", {"rotate": True},
+                              key=self.secret), 404)
+
+    def test_guessing_codes_runs_out_of_misses_per_address_and_for_the_whole_hub(self):
+        beacon, _, _ = self.running_show()
+        guesses = [f"{n:06d}" for n in range(400)]
+        started = time.monotonic()
+        answers = [from_address(self.hub, "127.0.2.1", "POST", "/v1/presence", {"code": g}) for g in guesses[:40]]
+        statuses = [a.status for a in answers]
+        # The address's 30 misses a minute (all at once), then 429 with Retry-After, and nothing compared.
+        self.assertEqual(statuses[:30], [403] * 30, statuses)
+        self.assertEqual(set(statuses[30:]), {429}, statuses)
+        self.assertGreaterEqual(int(answers[-1].headers["retry-after"]), 1)
+        self.assertIn("from your address", answers[-1].json["error"]["message"])
+        # Spread over addresses, the hub's 300 a minute run out too; then even the right code
+        # waits (the price of the budget: a phone that hears the box needs none).
+        spread = [from_address(self.hub, f"127.0.3.{n % 200 + 1}", "GET", f"/j/{g}").status for n, g in enumerate(guesses[40:])]
+        elapsed = time.monotonic() - started
+        compared = 30 + spread.count(404)
+        print(f"\n  guessing codes: {compared} of {len(guesses)} compared in {elapsed:.1f} s "
+              f"({spread.count(404)} from 200 addresses before the hub's budget ran out)")
+        refilled = 5 * elapsed + 1   # 300 a minute come back at 5 a second
+        self.assertTrue(270 <= spread.count(404) <= 270 + refilled, (spread.count(404), elapsed))
+        self.assertEqual(set(spread[:270]), {404})
+        self.assertGreaterEqual(spread[270:].count(429), len(spread[270:]) - refilled, "past the budget guesses are refused, not compared")
+        right = self.get_show(beacon).json["code"]
+        self.assertEqual(from_address(self.hub, "127.0.4.1", "POST", "/v1/presence", {"code": right}).status, 429)
 
     def test_the_join_qr_code_is_svg_for_the_secret_key_only(self):
         beacon, _, _ = self.running_show()

@@ -231,6 +231,19 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
         wait_for(lambda: not corner.is_displayed(), 5, "C hiding the way in", presenter)
         self.press(presenter, "c")
         wait_for(corner.is_displayed, 5, "C showing it again", presenter)
+        # K: a new code at once (the one on a photo of the screen stops working); J: joining by
+        # the code off (no corner, no code) and on again.
+        shown = presenter.find_element(By.ID, "way-in-code").text
+        self.press(presenter, "k")
+        wait_for(lambda: presenter.find_element(By.ID, "way-in-code").text not in ("", shown), 10, "K: a new code", presenter)
+        self.assertEqual(presenter.find_element(By.ID, "way-in-code").text, self.the_show()["code"])
+        self.press(presenter, "j")
+        wait_for(lambda: not corner.is_displayed(), 10, "J: no way in by code on the screen", presenter)
+        self.assertIs(self.the_show()["codeJoining"], False)
+        self.assertNotIn("code", self.the_show())
+        self.press(presenter, "j")
+        wait_for(corner.is_displayed, 10, "J again: the way in back", presenter)
+        self.assertIs(self.the_show()["codeJoining"], True)
 
     def test_the_deck_switches_on_the_stage_and_the_room_follows_without_being_dropped(self):
         presenter = self.presenting((1440, 900))

@@ -412,8 +412,14 @@ function renderCounts() {
 let qrCode = null;
 function renderJoin() {
   const code = show.code || "";
+  // Joining by the code switched off (J): the way in says so, and no QR code is shown.
+  const off = show.codeJoining === false;
+  document.body.classList.toggle("code-off", off);
+  if (off) qrCode = null;
+  $("code-passes").textContent = show.codePasses === undefined ? ""
+    : `${show.codePasses} pass${show.codePasses === 1 ? "" : "es"} by code in the last 10 minutes.`;
   const host = code ? `${location.host}/j/` : "";
-  $("join-code").textContent = code;
+  $("join-code").textContent = off ? "Code off (J)" : code;
   setJoinAddress(host, code);
   $("way-in-address").textContent = host;
   $("way-in-code").textContent = code;
@@ -434,6 +440,36 @@ function renderJoin() {
     })
     .catch((error) => stageState(`The QR code could not be loaded: ${error.message}`, true));
 }
+
+/** Joining by the code: `{joining}` on or off, or `{rotate: true}` for a new code now. */
+async function setCode(change) {
+  if (!show) return;
+  try {
+    const fresh = await json("PUT", `/v1/shows/${beaconId}/code`, change);
+    show = { ...show, ...codeFields(fresh) };
+    if (!("code" in fresh)) delete show.code;
+    renderJoin();
+    stageState(change.rotate ? "A new code is on the screen: the one before no longer lets anyone in."
+      : change.joining ? "Joining by the code is on." : "Joining by the code is off: only phones that hear the box join.");
+  } catch (error) {
+    stageState(`The code could not be changed: ${error.message}`, true);
+  }
+}
+
+const codeFields = (s) => ({ code: s.code, codeExpiresMs: s.codeExpiresMs, joinPath: s.joinPath, codeJoining: s.codeJoining,
+                             codeMaxShare: s.codeMaxShare, codePasses: s.codePasses });
+
+// The code changes every minute (the one before is still taken for a minute): the screen asks for
+// the current one every 10 s, since the hub sends no event for it.
+setInterval(async () => {
+  if (!show || $("stage").hidden || show.codeJoining === false) return;
+  try {
+    const fresh = await json("GET", `/v1/shows/${beaconId}`);
+    if (!show || fresh.startedMs !== show.startedMs || fresh.code === show.code) return;
+    show = { ...show, ...codeFields(fresh) };
+    renderJoin();
+  } catch { /* the event stream says when the hub is away */ }
+}, 10_000);
 
 /** `host/j/` and the code, each unbreakable: a narrow panel wraps between them, never in the code. */
 function setJoinAddress(host, code) {
@@ -499,6 +535,8 @@ const controlKeys = {
   t: () => toggleThumbnails(),
   v: () => togglePresenterView(),
   d: () => openDeckPicker(),
+  j: () => setCode({ joining: show.codeJoining === false }),
+  k: () => setCode({ rotate: true }),
   "?": () => { $("keys-help").open = !$("keys-help").open; },
 };
 const projectedWindowKeys = new Set(["f", "c"]);

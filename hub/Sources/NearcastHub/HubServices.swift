@@ -39,6 +39,8 @@ public struct HubServices: Sendable {
     let followerReports: FollowerReports
     /// When a phone last resolved each box, for the presenter's "why no phone follows" (`BoxReach`).
     let heardBoxes: HeardBoxes
+    /// The passes given for each show's code lately, for the presenter's cap (`CodePassLedger`).
+    let codePasses: CodePassLedger
     let keyCache: KeyCache
     /// The request, stream and connection limits (`HubLimits`).
     public let limiter: HubLimiter
@@ -70,7 +72,7 @@ public struct HubServices: Sendable {
             decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
             presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),
             renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
-            followerReports: FollowerReports(), heardBoxes: HeardBoxes(), keyCache: KeyCache(), limiter: HubLimiter(limits),
+            followerReports: FollowerReports(), heardBoxes: HeardBoxes(), codePasses: CodePassLedger(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await hub.sendShow(key) }
         return hub

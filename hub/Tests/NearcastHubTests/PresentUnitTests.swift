@@ -40,32 +40,38 @@ final class PresentUnitTests: XCTestCase {
         Presence(serviceKey: ServiceKey(privateKey: Curve25519.KeyAgreement.PrivateKey()))
     }
 
-    private func beacon(exponent: Int = 7, clock: Int64 = 1_000_000, atMs: Int64 = 5_000_000) -> ShowStore.LiveBeacon {
-        ShowStore.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677",
-                             identityKeyHex: "000102030405060708090a0b0c0d0e0f", exponent: exponent, clockValue: clock, clockAtMs: atMs)
+    private func beacon(salt: String = "5a17", joining: Bool = true) -> ShowStore.LiveBeacon {
+        ShowStore.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677", codeSalt: salt, codeJoining: joining, codeShare: 50)
     }
 
-    /// The code changes exactly when the beacon's EID does, and the one before stays valid for a
-    /// period.
-    func testSightCodesFollowTheRotation() throws {
+    /// The code changes every minute and the one before stays valid for a minute; a new salt (the
+    /// presenter's "new code") changes it at once; with joining off there is none.
+    func testSightCodesChangeEveryMinuteAndWithTheSalt() throws {
         let presence = presence(), box = beacon()
-        // Beacon time 1,000,000 is 1,000,000 mod 128 = 64 s into its period.
-        let now = try presence.codes(for: box, nowMs: 5_000_000)
-        XCTAssertEqual(now.map(\.epochsBehind), [0, 1])
-        XCTAssertEqual(now[0].expiresMs, 5_000_000 + 64_000)
+        let now = presence.codes(for: box, nowMs: 5_000_000)   // 20 s into minute 83
+        XCTAssertEqual(now.map(\.minutesBehind), [0, 1])
+        XCTAssertEqual(now[0].expiresMs, 5_040_000)
         XCTAssertTrue(now.allSatisfy { $0.code.count == 6 && $0.code.allSatisfy { Presence.alphabet.contains($0) } })
-        let sameEpoch = try presence.codes(for: box, nowMs: 5_000_000 + 63_000)
-        XCTAssertEqual(sameEpoch[0].code, now[0].code)
-        let next = try presence.codes(for: box, nowMs: 5_000_000 + 64_000)
+        XCTAssertEqual(presence.codes(for: box, nowMs: 5_039_999)[0].code, now[0].code)
+        let next = presence.codes(for: box, nowMs: 5_040_000)
         XCTAssertNotEqual(next[0].code, now[0].code)
-        XCTAssertEqual(next[1].code, now[0].code, "the code of the period before is still offered")
-        let key = try Hex.parse(box.identityKeyHex)
-        let eid = try EphemeralIdentifier.compute(identityKey: key, exponent: 7, time: 1_000_000 - 64, cipher: SwiftCryptoAES128())
-        XCTAssertEqual(presence.code(beaconName: box.beaconName, eid: eid.bytes), now[0].code, "derived from the current EID")
-        XCTAssertNotEqual(try self.presence().codes(for: box, nowMs: 5_000_000)[0].code, now[0].code,
-                          "another hub's key gives another code")
+        XCTAssertEqual(next[1].code, now[0].code, "the code of the minute before is still taken")
+        XCTAssertNotEqual(presence.codes(for: beacon(salt: "0ther"), nowMs: 5_000_000)[0].code, now[0].code, "a new salt, a new code")
+        XCTAssertEqual(presence.codes(for: beacon(joining: false), nowMs: 5_000_000), [], "joining by code off: no code")
+        XCTAssertNotEqual(self.presence().codes(for: box, nowMs: 5_000_000)[0].code, now[0].code, "another hub's key gives another code")
         XCTAssertEqual(Presence.normalise(" nng-1a9 "), "NNG1A9")
         XCTAssertEqual(Presence.normalise("oil"), "011")
+    }
+
+    func testTheCodesCapCountsPassesOverTenMinutes() {
+        let ledger = CodePassLedger(), key = ShowFeed.Key(project: "demo", beaconName: "beacons/4!00")
+        XCTAssertEqual(CodePassLedger.limit(followers: 0, share: 50), 5, "the first few may always join")
+        XCTAssertEqual(CodePassLedger.limit(followers: 100, share: 50), 55)
+        XCTAssertEqual(CodePassLedger.limit(followers: 100, share: 0), 5)
+        for second in 0..<5 { XCTAssertTrue(ledger.admit(key, limit: 5, nowMs: Int64(second) * 1000)) }
+        XCTAssertFalse(ledger.admit(key, limit: 5, nowMs: 5_000))
+        XCTAssertEqual(ledger.count(key, nowMs: 5_000), 5)
+        XCTAssertTrue(ledger.admit(key, limit: 5, nowMs: 600_000), "the first pass is 10 minutes old: its place is free")
     }
 
     func testPassesAreSignedAndExpire() {

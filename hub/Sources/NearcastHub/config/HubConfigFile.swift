@@ -126,6 +126,7 @@ extension HubLimits: Decodable {
     static let keys: Set<String> = [
         "enabled", "requestsPerSecondPerAddress", "burstPerAddress", "requestsPerSecondPerKey", "burstPerKey",
         "presenterRequestsPerSecondPerAddress", "presenterBurstPerAddress", "keyLookupsPerSecondPerAddress",
+        "failedCodesPerMinutePerAddress", "failedCodesPerMinute",
         "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
         "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "fieldChecksPerMinutePerProject",
         "fieldChecksKeptPerProject",
@@ -153,6 +154,8 @@ extension HubLimits: Decodable {
         try read("presenterRequestsPerSecondPerAddress", &presenterRequestsPerSecondPerAddress)
         try read("presenterBurstPerAddress", &presenterBurstPerAddress)
         try read("keyLookupsPerSecondPerAddress", &keyLookupsPerSecondPerAddress)
+        try read("failedCodesPerMinutePerAddress", &failedCodesPerMinutePerAddress)
+        try read("failedCodesPerMinute", &failedCodesPerMinute)
         /// A count: a whole number in 1...10,000,000 (read as a number, so 1.5 or 1e20 is named).
         func count(_ name: String, _ value: inout Int) throws {
             let key = Key(stringValue: name)

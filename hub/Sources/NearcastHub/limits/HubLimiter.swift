@@ -12,6 +12,7 @@ public final class HubLimiter: Sendable {
         case audienceAddressRate = "audience_address_rate"
         case presenterAddressRate = "presenter_address_rate"
         case keyLookups = "key_lookups"
+        case failedCodes = "failed_codes"
         case keyRate = "key_rate"
         case unknownTokens = "unknown_tokens"
         case addressWatches = "address_watches"
@@ -29,6 +30,9 @@ public final class HubLimiter: Sendable {
     private let audienceAddressRate: TokenBuckets
     private let presenterAddressRate: TokenBuckets
     private let keyLookups: TokenBuckets
+    /// Codes that matched no screen, per address and (under the key "") for the whole hub.
+    private let failedCodesPerAddress: TokenBuckets
+    private let failedCodes: TokenBuckets
     private let keyRate: TokenBuckets
     private let unknownTokens: TokenBuckets
     private let fieldChecks: TokenBuckets
@@ -43,6 +47,8 @@ public final class HubLimiter: Sendable {
         presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
                                             burst: settings.presenterBurstPerAddress)
         keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
+        failedCodesPerAddress = TokenBuckets(rate: settings.failedCodesPerMinutePerAddress / 60, burst: settings.failedCodesPerMinutePerAddress)
+        failedCodes = TokenBuckets(rate: settings.failedCodesPerMinute / 60, burst: settings.failedCodesPerMinute)
         keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
         unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
                                      burst: settings.unknownTokensPerMinutePerAddress)
@@ -79,6 +85,28 @@ public final class HubLimiter: Sendable {
             throw APIError.tooMany("too many requests from your address \(who): at most \(Self.format(rate)) a second; "
                                    + "try again in \(wait) s", retryAfter: wait)
         }
+    }
+
+    /// Before a code is compared: 429 while `address`, or the hub as a whole, has spent its
+    /// budget of codes that matched nothing. Checked before the comparison (a guess past the
+    /// budget learns nothing), spent only by a miss (a phone typing the right code spends none).
+    func admitCodeAttempt(from address: String?) throws(APIError) {
+        guard settings.enabled else { return }
+        let now = Self.nowNs()
+        let perAddress = address.flatMap { failedCodesPerAddress.wait($0, tokens: 1, nowNs: now) }
+        if let wait = perAddress ?? failedCodes.wait("", tokens: 1, nowNs: now) {
+            count(.failedCodes)
+            throw APIError.tooMany("too many codes that are on no screen were tried \(perAddress != nil ? "from your address" : "on this hub"); "
+                                   + "try again in \(wait) s (a phone that hears the room's box needs no code)", retryAfter: wait)
+        }
+    }
+
+    /// A code that matched no screen, tried from `address`.
+    func spendFailedCode(from address: String?) {
+        guard settings.enabled else { return }
+        let now = Self.nowNs()
+        if let address { failedCodesPerAddress.charge(address, cost: 1, nowNs: now) }
+        failedCodes.charge("", cost: 1, nowNs: now)
     }
 
     /// Whether `address` may have one more key it sent looked up in the database now (keys are

@@ -20,6 +20,11 @@ public struct HubLimits: Sendable, Equatable {
     /// Keys not read in the last second looked up per address per second (twice that at once):
     /// a flood of made-up keys is refused as keyless instead of reading the database.
     public var keyLookupsPerSecondPerAddress = 20.0
+    /// Codes typed (or opened as /j/CODE) that match no screen, per client address and for the
+    /// whole hub, per minute: past either, every code is refused for a while, so guessing one of
+    /// the 2^30 codes is hopeless within an event (docs/presenter.md gives the expected time).
+    public var failedCodesPerMinutePerAddress = 30.0
+    public var failedCodesPerMinute = 300.0
     /// Requests per second with one key (public or secret) from all addresses together.
     public var requestsPerSecondPerKey = 5_000.0
     public var burstPerKey = 10_000.0
@@ -63,6 +68,7 @@ public struct HubLimits: Sendable, Equatable {
             ("requestsPerSecondPerKey", requestsPerSecondPerKey), ("burstPerKey", burstPerKey),
             ("presenterRequestsPerSecondPerAddress", presenterRequestsPerSecondPerAddress),
             ("presenterBurstPerAddress", presenterBurstPerAddress), ("keyLookupsPerSecondPerAddress", keyLookupsPerSecondPerAddress),
+            ("failedCodesPerMinutePerAddress", failedCodesPerMinutePerAddress), ("failedCodesPerMinute", failedCodesPerMinute),
             ("watchesPerAddress", Double(watchesPerAddress)), ("watchesPerKey", Double(watchesPerKey)),
             ("connections", Double(connections)), ("connectionsPerAddress", Double(connectionsPerAddress)),
             ("headerTimeoutSeconds", headerTimeoutSeconds), ("idleTimeoutSeconds", idleTimeoutSeconds),

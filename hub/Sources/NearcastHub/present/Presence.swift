@@ -1,20 +1,22 @@
 import Crypto
 import Foundation
-import NearcastCore
 
 /// Proof of presence by sight: the code on the presenter's screen, and the pass a phone gets for
 /// it.
 ///
-/// The code is 6 characters (Crockford base32, 30 bits) of an HMAC over the beacon's name and its
-/// current EID, so it changes exactly when the EID does and only someone who sees the screen (or
-/// hears the box) knows the current one. A code of the current rotation period or the one
-/// before is accepted, as a heard EID is. The pass is the phone's proof for the next
-/// `passMinutes`: its project, beacon and expiry, signed. Both keys are derived from the service
-/// key, which lives in the database, so every instance agrees.
+/// The code is 6 characters (Crockford base32, 30 bits) of an HMAC over the beacon's name, the
+/// show's code salt (new when the presenter rotates the code) and the minute: it changes every
+/// minute, so a photo or a livestream of the screen is a key for a minute or two at most. The
+/// code of the current minute and of the one before is accepted (a phone typing it as it
+/// changes). The pass is the phone's proof for the next `passMinutes`: its project, beacon and
+/// expiry, signed. Both keys are derived from the service key, which lives in the database, so
+/// every instance agrees.
 struct Presence: Sendable {
     static let passPrefix = "ncpass_"
     static let passMilliseconds: Int64 = 10 * 60_000
     static let codeLength = 6
+    /// How long one code is shown.
+    static let codeMilliseconds: Int64 = 60_000
     /// Crockford's base32: no I, L, O or U, so a typed code is not misread.
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
@@ -25,36 +27,28 @@ struct Presence: Sendable {
                                      info: Data("nearcast presence v1".utf8), outputByteCount: 32)
     }
 
-    /// A beacon's code in one rotation period.
+    /// A show's code in one minute.
     struct Code: Sendable, Equatable {
         var code: String
-        /// 0 for the current period, 1 for the one before.
-        var epochsBehind: Int64
-        /// When the period ends, in hub time.
+        /// 0 for the current minute, 1 for the one before.
+        var minutesBehind: Int64
+        /// When it stops being the one shown, in hub time.
         var expiresMs: Int64
     }
 
-    /// The beacon's codes for its current rotation period and the one before, by its clock.
-    func codes(for beacon: ShowStore.LiveBeacon, nowMs: Int64) throws -> [Code] {
-        guard let identityKey = try? Hex.parse(beacon.identityKeyHex), identityKey.count == 16 else { return [] }
-        let period = Int64(1) << Int64(beacon.exponent)
-        let beaconTime = beacon.clockValue + (nowMs - beacon.clockAtMs) / 1000
-        guard beaconTime >= 0 else { return [] }
-        let epochStart = beaconTime / period * period
-        var codes: [Code] = []
-        for behind in Int64(0)...1 {
-            let start = epochStart - behind * period
-            guard start >= 0, let time = UInt32(exactly: start) else { continue }
-            let eid = try EphemeralIdentifier.compute(identityKey: identityKey, exponent: beacon.exponent, time: time,
-                                                      cipher: SwiftCryptoAES128())
-            let expiresMs = beacon.clockAtMs + (start + period - beacon.clockValue) * 1000
-            codes.append(Code(code: code(beaconName: beacon.beaconName, eid: eid.bytes), epochsBehind: behind, expiresMs: expiresMs))
+    /// The show's codes for the current minute and the one before; none while code joining is
+    /// off.
+    func codes(for beacon: ShowStore.LiveBeacon, nowMs: Int64) -> [Code] {
+        guard beacon.codeJoining, nowMs >= 0 else { return [] }
+        let minute = nowMs / Self.codeMilliseconds
+        return (Int64(0)...1).map { behind in
+            Code(code: code(beaconName: beacon.beaconName, salt: beacon.codeSalt, minute: minute - behind), minutesBehind: behind,
+                 expiresMs: (minute - behind + 1) * Self.codeMilliseconds)
         }
-        return codes
     }
 
-    func code(beaconName: String, eid: [UInt8]) -> String {
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: Data(("code\n" + beaconName + "\n").utf8) + Data(eid), using: key))
+    func code(beaconName: String, salt: String, minute: Int64) -> String {
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: Data("code v2\n\(beaconName)\n\(salt)\n\(minute)".utf8), using: key))
         let bits = UInt32(mac[0]) << 24 | UInt32(mac[1]) << 16 | UInt32(mac[2]) << 8 | UInt32(mac[3])
         return String((0..<Self.codeLength).map { Self.alphabet[Int((bits >> UInt32(27 - 5 * $0)) & 31)] })
     }

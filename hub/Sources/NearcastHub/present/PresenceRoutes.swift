@@ -11,7 +11,7 @@ enum PresenceRoutes {
             let pass: Presence.Pass, proof: String
             switch (body.code, body.observed) {
             case (let code?, nil):
-                guard let found = try await passFor(code: code, hub: hub) else {
+                guard let found = try await passFor(code: code, address: context.remoteAddress, hub: hub) else {
                     throw APIError(.forbidden, "code: '\(code.prefix(12))' is not the code on any screen now (it changes every few minutes: type the one shown)",
                                    field: "code")
                 }
@@ -26,7 +26,17 @@ enum PresenceRoutes {
         }
         open.get("/j/:code") { _, context in
             let code = context.parameters.get("code") ?? ""
-            guard let pass = try await passFor(code: code, hub: hub) else {
+            let found: Presence.Pass?
+            do {
+                found = try await passFor(code: code, address: context.remoteAddress, hub: hub)
+            } catch let refusal as APIError {
+                // A phone that scanned the QR code gets a page saying why, not the API's JSON.
+                var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+                if let wait = refusal.retryAfterSeconds { headers[.retryAfter] = String(wait) }
+                return Response(status: refusal.status, headers: headers,
+                                body: .init(byteBuffer: ByteBuffer(string: refusedPage(refusal.message))))
+            }
+            guard let pass = found else {
                 return Response(status: .notFound, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                                 body: .init(byteBuffer: ByteBuffer(string: expiredPage(code))))
             }
@@ -56,17 +66,43 @@ enum PresenceRoutes {
         return Presence.Pass(project: access.project, beaconName: beaconName, expiresMs: now + Presence.passMilliseconds)
     }
 
-    /// The pass a code earns: the show whose beacon shows that code now (or in the period before).
-    static func passFor(code typed: String, hub: HubServices) async throws -> Presence.Pass? {
+    /// The pass a code earns: the show whose screen shows that code now (or in the minute
+    /// before), unless the presenter turned joining by code off or the show has given as many
+    /// passes for its code as its cap allows. Codes that match nothing spend the address's and
+    /// the hub's budget of misses (`HubLimiter.admitCodeAttempt`).
+    static func passFor(code typed: String, address: String?, hub: HubServices) async throws -> Presence.Pass? {
+        try hub.limiter.admitCodeAttempt(from: address)
         let code = Presence.normalise(typed)
-        guard code.count == Presence.codeLength else { return nil }
         let now = hub.clock.nowMs()
-        for beacon in try await hub.shows.liveBeacons() {
-            if try hub.presence.codes(for: beacon, nowMs: now).contains(where: { $0.code == code }) {
-                return Presence.Pass(project: beacon.project, beaconName: beacon.beaconName, expiresMs: now + Presence.passMilliseconds)
-            }
+        guard code.count == Presence.codeLength,
+              let beacon = try await hub.shows.liveBeacons().first(where: { beacon in
+                  hub.presence.codes(for: beacon, nowMs: now).contains { $0.code == code }
+              })
+        else {
+            hub.limiter.spendFailedCode(from: address)
+            return nil
         }
-        return nil
+        let key = ShowFeed.Key(project: beacon.project, beaconName: beacon.beaconName)
+        let followers = try await hub.shows.followers(project: beacon.project, beaconName: beacon.beaconName)
+        let limit = CodePassLedger.limit(followers: followers, share: beacon.codeShare)
+        guard hub.codePasses.admit(key, limit: limit, nowMs: now) else {
+            throw APIError(.forbidden, "code: this presentation has let in as many phones by its code as the presenter allows "
+                           + "(\(limit) in 10 minutes, \(beacon.codeShare) % of those following): a phone that hears the room's box joins by ear",
+                           field: "code")
+        }
+        return Presence.Pass(project: beacon.project, beaconName: beacon.beaconName, expiresMs: now + Presence.passMilliseconds)
+    }
+
+    /// The page a refused QR code opens (joining by code capped or switched off, too many guesses).
+    private static func refusedPage(_ message: String) -> String {
+        let text = message.hasPrefix("code: ") ? String(message.dropFirst(6)) : message
+        let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        return """
+            <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Nearcast: not now</title>
+            <h1>This code cannot let you in now</h1>
+            <p>\(escaped)</p>
+            """
     }
 
     private static func expiredPage(_ code: String) -> String {

@@ -25,6 +25,13 @@ public struct CreatedDeckJSON: ResponseEncodable, Sendable {
 }
 
 /// `PUT /v1/shows/BEACON`'s body.
+/// `PUT /v1/shows/BEACON/code`: joining by the code on or off, its cap, a new code now.
+struct CodeUpdate: Codable, Sendable {
+    var joining: Bool?
+    var maxShare: Int?
+    var rotate: Bool?
+}
+
 struct ShowUpdate: Codable, Sendable {
     var deck: String
     var page: Int?
@@ -53,6 +60,11 @@ struct ShowJSON: ResponseEncodable, Sendable, Equatable {
     var joinPath: String?
     var counts: [String: Int]?
     var rotationPeriodSeconds: Int?
+    /// Joining by the code: on or off, the share (%) of the followers it may let in, and the
+    /// passes it gave in the last 10 minutes (on this instance).
+    var codeJoining: Bool?
+    var codeMaxShare: Int?
+    var codePasses: Int?
     /// The show's box as the presenter needs it, and why no phone follows yet.
     var box: ShowBoxJSON?
     var reach: ShowReachJSON?

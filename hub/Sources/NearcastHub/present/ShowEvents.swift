@@ -17,12 +17,17 @@ extension HubServices {
             + (try await localFollowersNotYetRecorded(show))
         json.counts = show.counts
         if let beacon = try await shows.liveBeacon(project: show.project, beaconName: show.beaconName),
-           let current = try presence.codes(for: beacon, nowMs: clock.nowMs()).first(where: { $0.epochsBehind == 0 }) {
+           let current = presence.codes(for: beacon, nowMs: clock.nowMs()).first(where: { $0.minutesBehind == 0 }) {
             json.code = current.code
             json.codeExpiresMs = current.expiresMs
             json.codeExpiresTime = HubClock.timestamp(ms: current.expiresMs)
             json.joinPath = "/j/" + current.code
-            json.rotationPeriodSeconds = 1 << beacon.exponent
+        }
+        if let beacon = try await shows.liveBeacon(project: show.project, beaconName: show.beaconName) {
+            json.codeJoining = beacon.codeJoining
+            json.codeMaxShare = beacon.codeShare
+            json.codePasses = codePasses.count(ShowFeed.Key(show), nowMs: clock.nowMs())
+            json.rotationPeriodSeconds = try await shows.rotationPeriodSeconds(project: show.project, beaconName: show.beaconName)
         }
         let now = clock.nowMs()
         let box = try await shows.box(project: show.project, beaconName: show.beaconName)

@@ -29,6 +29,23 @@ enum ShowRoutes {
             hub.logger.info("shows: \(access.project) ended the show on \(name)")
             return EmptyJSON()
         }
+        managers.put("/v1/shows/:beacon/code") { request, context in
+            let access = try context.caller()
+            let name = try RequestSupport.beaconName(context)
+            let body = try await request.decode(as: CodeUpdate.self, context: context)
+            if let share = body.maxShare, !(0...100).contains(share) {
+                throw APIError.invalid("maxShare", "\(share) is not a share of the followers: give 0 to 100 (%)")
+            }
+            guard try await hub.shows.setCode(project: access.project, beaconName: name, joining: body.joining,
+                                              share: body.maxShare, rotate: body.rotate ?? false) else {
+                throw APIError.notFound("a show on \(name)")
+            }
+            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else { throw APIError.notFound("a show on \(name)") }
+            let change = "\(body.joining.map { $0 ? "on" : "off" } ?? "unchanged")" + (body.rotate == true ? ", new code" : "")
+                + (body.maxShare.map { ", at most \($0) %" } ?? "")
+            hub.logger.info("shows: \(access.project) set joining by code on \(name): \(change)")
+            return try await hub.showJSON(show, presenter: true)
+        }
         managers.get("/v1/shows/:beacon/qr.svg") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)

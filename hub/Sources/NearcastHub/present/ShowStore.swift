@@ -38,14 +38,14 @@ struct ShowStore: Sendable {
         }
     }
 
-    /// A show's beacon as the sight code needs it: its identity key and clock.
+    /// A show's beacon as the sight code needs it: the show's code settings.
     struct LiveBeacon: Sendable {
         var project: String
         var beaconName: String
-        var identityKeyHex: String
-        var exponent: Int
-        var clockValue: Int64
-        var clockAtMs: Int64
+        var codeSalt: String
+        var codeJoining: Bool
+        /// The share of the show's followers (%) that may hold passes from the code.
+        var codeShare: Int
     }
 
     let database: HubDatabase
@@ -91,8 +91,8 @@ struct ShowStore: Sendable {
                 show = Show(project: project, beaconName: beaconName, deckID: deckID, page: page, shown: ShownPages(),
                             startedMs: now, updatedMs: now, counts: [:])
                 try await db.raw("""
-                    INSERT INTO shows (\(unsafeRaw: Self.columns)) VALUES (\(bind: project), \(bind: beaconName), \(bind: deckID),
-                        \(bind: page), \(bind: page), \(bind: now), \(bind: now), '{}', '')
+                    INSERT INTO shows (\(unsafeRaw: Self.columns), code_salt) VALUES (\(bind: project), \(bind: beaconName), \(bind: deckID),
+                        \(bind: page), \(bind: page), \(bind: now), \(bind: now), '{}', '', \(bind: Self.newSalt()))
                     """).run()
             }
             try await notifier.announce(db, project: project, beaconName: beaconName)
@@ -146,19 +146,61 @@ struct ShowStore: Sendable {
     func liveBeacons() async throws -> [LiveBeacon] {
         try await database.read { db in
             try await db.raw("""
-                SELECT s.project AS project, s.beacon_name AS beacon_name, b.identity_key AS identity_key,
-                       b.exponent AS exponent, b.clock_value AS clock_value, b.clock_at_ms AS clock_at_ms
+                SELECT s.project AS project, s.beacon_name AS beacon_name, s.code_salt AS code_salt,
+                       s.code_joining AS code_joining, s.code_share AS code_share
                 FROM shows s JOIN beacons b ON b.project = s.project AND b.beacon_name = s.beacon_name
                 WHERE b.status = 'ACTIVE' AND b.identity_key IS NOT NULL
                 """).all().map { row in
                     LiveBeacon(project: try row.decode(column: "project", as: String.self),
                                beaconName: try row.decode(column: "beacon_name", as: String.self),
-                               identityKeyHex: try row.decode(column: "identity_key", as: String.self),
-                               exponent: try row.decode(column: "exponent", as: Int.self),
-                               clockValue: try row.decode(column: "clock_value", as: Int64.self),
-                               clockAtMs: try row.decode(column: "clock_at_ms", as: Int64.self))
+                               codeSalt: try row.decode(column: "code_salt", as: String.self),
+                               codeJoining: try row.decode(column: "code_joining", as: Int.self) != 0,
+                               codeShare: try row.decode(column: "code_share", as: Int.self))
                 }
         }
+    }
+
+    /// Changes how phones may join the beacon's show by its code: on or off, the share of its
+    /// followers that may hold passes from the code, a new code at once (a new salt: every code
+    /// shown so far stops working). False when the beacon has no show.
+    func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
+        let changed = try await database.transaction { db -> Bool in
+            guard try await db.raw("SELECT beacon_name FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)")
+                .first() != nil else { return false }
+            if let joining {
+                try await db.raw("""
+                    UPDATE shows SET code_joining = \(bind: joining ? 1 : 0) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    """).run()
+            }
+            if let share {
+                try await db.raw("""
+                    UPDATE shows SET code_share = \(bind: share) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    """).run()
+            }
+            if rotate {
+                try await db.raw("""
+                    UPDATE shows SET code_salt = \(bind: Self.newSalt()) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    """).run()
+            }
+            try await notifier.announce(db, project: project, beaconName: beaconName)
+            return true
+        }
+        if changed { notifier.committed(project: project, beaconName: beaconName) }
+        return changed
+    }
+
+    /// The beacon's EID rotation period, seconds (nil for a UID beacon or none).
+    func rotationPeriodSeconds(project: String, beaconName: String) async throws -> Int? {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT exponent FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                """).first()?.decode(column: "exponent", as: Int?.self).map { 1 << $0 }
+        }
+    }
+
+    static func newSalt() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     /// One show's beacon, as `liveBeacons` lists them.

@@ -159,6 +159,14 @@ enum SchemaMigrations {
             "ALTER TABLE shows ADD COLUMN shown TEXT NOT NULL DEFAULT ''",
             "UPDATE shows SET shown = '1-' || CAST(shown_up_to AS TEXT)",
         ]),
+        Migration(version: 5, summary: "Present: the code rotates every minute under a salt of the show's; joining by code can be off and capped", statements: [
+            // The salt is new when the presenter rotates the code; a running show gets one the
+            // first time it is rotated (the empty salt is as secret: the HMAC key is).
+            "ALTER TABLE shows ADD COLUMN code_salt TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE shows ADD COLUMN code_joining BIGINT NOT NULL DEFAULT 1",
+            // The share (%) of a show's followers that may hold passes from the code.
+            "ALTER TABLE shows ADD COLUMN code_share BIGINT NOT NULL DEFAULT 50",
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

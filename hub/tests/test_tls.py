@@ -25,7 +25,7 @@ import unittest
 from cryptography import x509
 
 from hubtest import HUB, NEARCAST, Beacon, Database, Hub, b64, chromium, create_project, have_chromium, heard
-from test_listener import WEB, fake_microphone, read_wav, write_pcm16
+from test_listener import WEB, fake_microphone, open_details, read_wav, write_pcm16
 from tlsproxy import NAME, TestCA
 
 try:
@@ -236,8 +236,10 @@ class ListenerPageOverHTTPS(unittest.TestCase):
         self.assertEqual(status, 200)
         browser = self.open(f"https://{NAME}:{self.hub.port}/listen?key={self.keys['apiKey']}", self.microphone_hearing(beacon))
         self.assertTrue(browser.execute_script("return window.isSecureContext && window.crossOriginIsolated"))
+        open_details(browser)   # the messages and the rate are the page's diagnostics, behind "Details"
         self.wait(lambda: "demo/slide Welcome to the venue" in browser.find_element(By.ID, "heard").text, 60, "the message")
-        self.assertRegex(self.state(), r"^Listening at")
+        self.assertEqual(self.state(), "Listening for the room…")
+        self.assertRegex(browser.find_element(By.ID, "hearing").text, r"^Listening at")
 
         # The same page by the same name over plain HTTP (a phone that typed the name): the
         # redirect listener sends it to HTTPS...

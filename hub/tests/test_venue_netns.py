@@ -34,7 +34,7 @@ import unittest
 from cryptography import x509
 
 from hubtest import Database, Hub, b64, chromium, create_project, have_chromium, heard, start_sim_box
-from test_listener import WEB, fake_microphone, heard_lines, through_room, wait_until
+from test_listener import WEB, fake_microphone, heard_lines, open_details, through_room, wait_until
 from tlsproxy import NAME, TestCA
 
 try:
@@ -319,8 +319,10 @@ class HubAtAVenue(unittest.TestCase):
         self.assertEqual(browser.execute_script(
             "return [window.isSecureContext, window.crossOriginIsolated, !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia)]"),
             [True, True, True])
+        open_details(browser)   # the messages and the rate are the page's diagnostics, behind "Details"
         wait_until(lambda: heard_lines(browser) == ["demo/slide Slide 1"], 60, "the box's message showing", browser)
-        self.assertRegex(state().text, r"^Listening at")
+        self.assertEqual(state().text, "Listening for the room…")
+        self.assertRegex(browser.find_element(By.ID, "hearing").text, r"^Listening at")
         self.assertEqual(state().get_attribute("data-state"), "listening")
 
         # The venue's address typed over plain HTTP: redirected to HTTPS, still a secure context.

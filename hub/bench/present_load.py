@@ -69,6 +69,7 @@ import os
 import random
 import resource
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -112,7 +113,7 @@ if ARGUMENTS is not None:
         os.environ["NEARCAST_HUB_POSTGRES_URL"] = ARGUMENTS.postgres
 sys.path.insert(0, os.path.join(HUB_DIR, "tests"))
 import hubtest  # noqa: E402
-from hubtest import Beacon, Database, Hub, create_project  # noqa: E402
+from hubtest import Beacon, Database, Hub, create_project, phone_id  # noqa: E402
 
 
 def log(message):
@@ -647,7 +648,6 @@ class Bench:
         values = [c["value"] for c in choices["choices"]]
         rate, seconds = arguments.reactions_per_second, arguments.reaction_seconds
         total = int(rate * seconds)
-        phones = [f"bench-phone-{i:05d}" for i in range(max(1, arguments.phones))]
         eid_cache = {}
 
         def observed_id():
@@ -657,6 +657,11 @@ class Bench:
                 eid_cache.clear()
                 eid_cache[epoch] = base64.b64encode(self.beacon.eid(at)).decode()
             return eid_cache[epoch]
+
+        # Each phone earns its id first, as the page does (the work made small on the bench's hub:
+        # it measures the hub, not the phones' work; test_hostile_room.py measures that).
+        observed = {"type": "EDDYSTONE_EID", "id": observed_id()}
+        phones = [phone_id(self.hub, self.keys["apiKey"], observed)[1] for _ in range(max(1, arguments.phones))]
 
         queue = asyncio.Queue()
         sends = []                # (wall send, status, round trip s, lag s)
@@ -775,11 +780,16 @@ class Bench:
             "hub_to_presenter": summary_ms(hub_to_presenter),
             "post_round_trip": summary_ms([rtt for _, _, rtt, _ in sends]),
             "generator_lag": summary_ms(lag),
-            "target": "p99 send->presenter < 500 ms at 1000/s",
+            "target": "every accepted reaction counted; the drawn ones (at most 24 a batch) hub->presenter p99 < 500 ms, at 1000/s",
             "timeline": timeline,
         }
+        # The presenter's screen draws at most 24 reactions a batch (a fair share per phone id,
+        # ReactionDesk.draw); every accepted one is counted. So the target is the counts and the
+        # latency of what is drawn (exact per item), not one item per reaction.
+        drawn_p99 = self.result["reactions"]["hub_to_presenter"]["p99_ms"]
         self.result["reactions"]["meets_target"] = (
-            len(accepted) > 0 and len(items) >= len(accepted) and e2e["p99_ms"] is not None and e2e["p99_ms"] < 500
+            len(accepted) > 0 and counts_total is not None and counts_total >= len(accepted)
+            and all(len(b[1]) <= 24 for b in batches) and drawn_p99 is not None and drawn_p99 < 500
             and len(accepted) >= 0.99 * total)
         log(f"reactions: sent {self.result['reactions']['sent']}, accepted {len(accepted)}, delivered {len(items)}, "
             f"send->presenter p99 {e2e['p99_ms']} ms")
@@ -835,8 +845,10 @@ def report_text(result):
         add(f"  delivered to the presenter: {r['delivered_to_presenter']} in {r['batches']} batches (mean {r['mean_batch']}, "
             f"largest gap {r['max_gap_between_batches_ms']} ms); show counts total {r['show_counts_total']}")
         e = r["send_to_presenter_count_matched"]
-        add(f"  send -> presenter (i-th delivered matched to i-th accepted): p50 {e['p50_ms']} ms, p99 {e['p99_ms']} ms, "
-            f"max {e['max_ms']} ms [target p99 < 500 ms] {'MET' if r['meets_target'] else 'NOT MET'}")
+        add(f"  send -> presenter (i-th delivered matched to i-th accepted; only meaningful when all are drawn): p50 {e['p50_ms']} ms, "
+            f"p99 {e['p99_ms']} ms, max {e['max_ms']} ms")
+        add(f"  [target: every accepted reaction counted, at most 24 drawn a batch, drawn ones hub -> presenter p99 < 500 ms] "
+            f"{'MET' if r['meets_target'] else 'NOT MET'}")
         h = r["hub_to_presenter"]
         add(f"  hub admitted -> presenter (item time): p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms, max {h['max_ms']} ms")
         q = r["post_round_trip"]
@@ -881,7 +893,10 @@ def main(arguments):
     try:
         keys = create_project(database.url, "present-bench")   # also creates the schema
         # No limits: every client is 127.0.0.1 (the module's docstring).
-        hub = Hub(database.url, extra=("--limits", "off"))
+        config = os.path.join(tempfile.mkdtemp(prefix="nearcast-present-bench-"), "hub.json5")
+        with open(config, "w") as f:
+            f.write("{ limits: { phoneIdWorkBits: 0 } }\n")   # the phones' work is not what is measured here
+        hub = Hub(database.url, extra=("--limits", "off", "--config", config))
         service = hub.service_public_key()
         beacon = Beacon(service, exponent=7, clock=random.randrange(1_000_000, 2_000_000_000))
         status, body = hub.post("/v1beta1/beacons:register", beacon.registration("present bench"), key=keys["secretKey"])

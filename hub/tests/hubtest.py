@@ -9,6 +9,8 @@ Environment (tools/test-hub sets it):
 """
 import base64
 import http.client
+import hashlib
+import itertools
 import json
 import os
 import queue
@@ -387,6 +389,28 @@ class EventStream:
         except Exception:
             pass
         self.connection.close()
+
+
+def solve_work(challenge: str, bits: int) -> str:
+    """A nonce such that SHA-256(challenge + "\\n" + nonce) starts with `bits` zero bits: the work a
+    phone id costs (web/page/phone-id-worker.js does it on the phone)."""
+    base = hashlib.sha256((challenge + "\n").encode())
+    for n in itertools.count():
+        nonce = b"%016x" % n
+        digest = base.copy()
+        digest.update(nonce)
+        if int.from_bytes(digest.digest()[:8], "big") >> (64 - bits) == 0 if bits else True:
+            return nonce.decode()
+
+
+def phone_id(hub, key: str, observed: dict):
+    """(status, the phone id or the error) for a phone that proves presence with `observed` and
+    does the hub's work, as the listener page does."""
+    status, challenge = hub.get("/v1/phones/challenge", key=key)
+    assert status == 200, challenge
+    nonce = solve_work(challenge["challenge"], challenge["bits"])
+    status, answer = hub.post("/v1/phones", {"challenge": challenge["challenge"], "nonce": nonce, "observed": observed}, key=key)
+    return status, answer["phone"] if status == 200 else answer
 
 
 class ProjectOnAHub:

@@ -32,7 +32,7 @@ import time
 import unittest
 import urllib.parse
 
-from hubtest import Beacon, Database, Hub, b64, create_project, pdf_deck, unb64
+from hubtest import Beacon, Database, Hub, b64, create_project, pdf_deck, solve_work, unb64
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 SPEC = os.path.join(TESTS, "..", "openapi.yaml")
@@ -282,15 +282,25 @@ class OpenAPITests:
                                     "namespacedTypes": ["demo/*"]}).json()
         self.assertEqual([b["beaconName"] for b in observed["beacons"]], ["beacons/" + eid])
         token = observed["beacons"][0]["watchToken"]
+        heard = {"type": "EDDYSTONE_EID", "id": self.heard_eid(eid)}
+        challenge = self.check("GET", "/v1/phones/challenge", 200, key=self.public).json()
+        earned = self.check("POST", "/v1/phones", 200, key=self.public,
+                            body={"challenge": challenge["challenge"], "nonce": solve_work(challenge["challenge"], challenge["bits"]),
+                                  "observed": heard}).json()
         self.check("POST", "/v1/reactions", 202, key=self.public,
-                   body={"observed": {"type": "EDDYSTONE_EID", "id": self.heard_eid(eid)}, "reaction": "👏", "phone": "phone-1"})
+                   body={"observed": heard, "reaction": "👏", "phone": earned["phone"]})
         self.check("GET", "/v1/shows/{beacon}", 200, key=self.public, path_parameters=beacon, query={"token": token})
         self.check("GET", "/v1/shows/{beacon}", 403, key=self.public, path_parameters=beacon)
         self.check("GET", "/v1/shows/{beacon}", 200, key=self.secret, path_parameters=beacon)
         code = self.check("GET", "/v1/shows/{beacon}", 200, key=self.secret, path_parameters=beacon).json()["code"]
         joined = self.check("POST", "/v1/presence", 200, body={"code": code}).json()
+        sighted = {"type": "NEARCAST_PASS", "id": joined["pass"]}
+        challenge = self.check("GET", "/v1/phones/challenge", 200, key=joined["pass"]).json()
+        earned = self.check("POST", "/v1/phones", 200, key=joined["pass"],
+                            body={"challenge": challenge["challenge"], "nonce": solve_work(challenge["challenge"], challenge["bits"]),
+                                  "observed": sighted}).json()
         self.check("POST", "/v1/reactions", 202, key=joined["pass"],
-                   body={"observed": {"type": "NEARCAST_PASS", "id": joined["pass"]}, "reaction": "logo", "phone": "phone-2"})
+                   body={"observed": sighted, "reaction": "logo", "phone": earned["phone"]})
         self.check("GET", "/v1/shows/{beacon}", 200, key=joined["pass"], path_parameters=beacon)
         # A field check result with the public key and with a pass (no box), listed for the secret key.
         result = {"beaconName": "beacons/" + eid, "platform": "Android 14", "browser": "Chrome 131", "sampleRate": 48000,

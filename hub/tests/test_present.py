@@ -32,7 +32,7 @@ import unittest
 import urllib.parse
 import zlib
 
-from hubtest import HUB, Beacon, EventStream, Hub, ProjectOnAHub, b64, pdf_deck
+from hubtest import HUB, Beacon, EventStream, Hub, ProjectOnAHub, b64, pdf_deck, phone_id
 
 # A beacon clock at the start of a 128 s rotation period (2^7 * 39062): registered with it, the
 # beacon's EID, and the show's sight code, stay the same for 128 s, longer than any test here.
@@ -144,6 +144,7 @@ class PresentTests(ProjectOnAHub):
     def setUp(self):
         super().setUp()
         self.streams = []
+        self.phone_ids = {}
         self.folder = tempfile.mkdtemp(prefix="nearcast-present-test-")
 
     def tearDown(self):
@@ -227,7 +228,17 @@ class PresentTests(ProjectOnAHub):
         return stream
 
     def react(self, observed, reaction="👏", phone="phone-1", key=None, hub=None) -> Answer:
+        """A reaction from the phone the test calls `phone`: its id from the hub, earned the first
+        time with `observed` as the proof (a made-up one when that proof earns none, so the
+        reaction's own refusal shows); an `ncph_` value or None is sent as it is."""
         body = {"observed": observed, "reaction": reaction}
+        if phone is not None and not phone.startswith("ncph_"):
+            if phone not in self.phone_ids:
+                status, earned = phone_id(hub or self.hub, key or self.public, observed)
+                if status != 200:
+                    return call(hub or self.hub, "POST", "/v1/reactions", dict(body, phone="ncph_none"), key=key or self.public)
+                self.phone_ids[phone] = earned
+            phone = self.phone_ids[phone]
         if phone is not None:
             body["phone"] = phone
         return call(hub or self.hub, "POST", "/v1/reactions", body, key=key or self.public)
@@ -549,7 +560,8 @@ class PresentTests(ProjectOnAHub):
         stranger = Beacon(self.hub.service_public_key(), exponent=7, clock=EPOCH_ALIGNED_CLOCK)
         self.assertError(self.react(self.heard(stranger)), 403)
         self.assertError(self.react(self.heard(beacon), key="ncpub_wrong"), 403)
-        self.assertError(self.react(self.heard(beacon), phone="not a phone id!"), 400, "phone")
+        self.assertError(self.react(self.heard(beacon), phone="ncph_not-a-phone-id"), 403, "phone")
+        self.assertError(self.react(self.heard(beacon), phone=None), 403, "phone")
         self.assertError(call(self.hub, "POST", "/v1/reactions",
                               {"observed": self.heard(beacon), "reaction": "👏", "phone": "p"}), 401)
         # A beacon with no show takes none.

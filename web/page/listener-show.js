@@ -16,6 +16,8 @@
 // lostAfter=SECONDS (at least 10) shortens the two minutes before "lost"; renewWithin=SECONDS
 // (60-600) renews a pass by hearing when that much of it is left, instead of 5 minutes.
 
+import { forgetPhoneId, lastRefusal, phoneIdFor } from "./phone-id.js";
+
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
@@ -31,14 +33,6 @@ const passLifetimeMs = 600_000;     // a pass lasts 10 minutes (the hub says exa
 const renewWithinMs = Math.min(600, Math.max(60, Number(params.get("renewWithin")) || 300)) * 1000;
 const renewRetryMs = 20_000;        // a renewal that failed is tried again after this
 
-const phoneId = (() => {
-  let id = localStorage.getItem("nearcast.phone");
-  if (!id) {
-    id = crypto.randomUUID ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-    localStorage.setItem("nearcast.phone", id);
-  }
-  return id;
-})();
 
 const state = {
   hub: "",
@@ -244,6 +238,15 @@ function setShow(show) {
   document.title = show.title || "Nearcast";
   if (deckChanged || JSON.stringify(show.reactions) !== $("reaction-bar").dataset.choices) buildReactionBar(show.reactions);
   render();
+  readyPhoneId();
+}
+
+/** Starts earning this phone's id for the show as soon as there is a proof (the work takes about a
+ * second on a phone, in a worker), so it is there before the first tap. */
+function readyPhoneId() {
+  const observed = proof();
+  if (!state.show || !observed || !state.show.reactions.enabled) return null;
+  return phoneIdFor(state.hub, keyFor(), state.beacon, state.show, observed);
 }
 
 /** The pages the audience may open, ascending: the hub's `shown` (every page that stayed on the
@@ -386,6 +389,7 @@ function renderProof() {
   const proven = proof() !== null && !state.lost;
   const cooling = performance.now() < coolingUntil;
   for (const button of bar.children) button.disabled = !proven || cooling;
+  if (proven) readyPhoneId();   // earned once per show (kept), so this costs nothing after
   bar.dataset.proof = proven ? (proof().type === "NEARCAST_PASS" ? "code" : "heard") : "none";
   if (!state.show || !state.show.reactions.enabled) {
     $("reaction-state").textContent = "";
@@ -401,12 +405,15 @@ async function react(value, button) {
   if (!observed) return renderProof();
   button.classList.add("sent");
   setTimeout(() => button.classList.remove("sent"), 300);
+  const show = state.show, beacon = state.beacon;
+  const phone = await readyPhoneId();
+  if (!phone) return reactionState(`Not sent: this phone has no id from the hub yet (${lastRefusal || "try again"}).`);
   let response;
   try {
     response = await fetch(`${state.hub}/v1/reactions`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Api-Key": keyFor() },
-      body: JSON.stringify({ observed, reaction: value, phone: phoneId }),
+      body: JSON.stringify({ observed, reaction: value, phone }),
     });
   } catch (error) {
     return reactionState(`Not sent: the hub cannot be reached (${error.message}).`);
@@ -419,6 +426,11 @@ async function react(value, button) {
     reactionState(`Slow down: reactions again in ${seconds} s.`);
     setTimeout(() => { reactionState(""); renderProof(); }, seconds * 1000);
     renderProof();
+  } else if (response.status === 403 && /^phone:/.test(message)) {
+    // The id expired or is another show's: the next tap earns a new one.
+    forgetPhoneId(beacon, show);
+    readyPhoneId();
+    reactionState("Not sent: this phone's id had expired; tap again in a moment.");
   } else if (response.status === 403) {
     // The EID is past the hub's window (or the pass expired, or reactions were switched off).
     const beacon = state.beacons.get(state.beacon);

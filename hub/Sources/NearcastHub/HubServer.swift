@@ -32,6 +32,7 @@ public enum HubServer {
         DeckRoutes.add(managers: managers, readers: readers, hub)
         ShowRoutes.add(managers: managers, readers: readers, hub)
         ReactionRoutes.add(open: router, managers: managers, readers: readers, hub)
+        PhoneRoutes.add(readers: readers, hub)
         PresenceRoutes.add(open: router, hub)
         StatusRoutes.add(to: router, hub)
         ListenerRoutes.add(to: router, listener)

@@ -31,6 +31,8 @@ public struct HubServices: Sendable {
     let shows: ShowStore
     let choices: ReactionChoicesStore
     let presence: Presence
+    /// The ids phones react under, each worth some work (`PhoneIDs`).
+    let phoneIDs: PhoneIDs
     public let showFeed: ShowFeed
     let reactionDesk: ReactionDesk
     let renderer: DeckRenderer
@@ -70,7 +72,7 @@ public struct HubServices: Sendable {
             directory: BeaconDirectory(database: database), feed: feed,
             metricsRegistry: metricsRegistry, logger: logger,
             decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
-            presence: Presence(serviceKey: serviceKey), showFeed: showFeed, reactionDesk: ReactionDesk(),
+            presence: Presence(serviceKey: serviceKey), phoneIDs: PhoneIDs(presence: Presence(serviceKey: serviceKey)), showFeed: showFeed, reactionDesk: ReactionDesk(),
             renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
             followerReports: FollowerReports(), heardBoxes: HeardBoxes(), codePasses: CodePassLedger(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)

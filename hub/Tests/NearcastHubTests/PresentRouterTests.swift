@@ -27,6 +27,8 @@ final class PresentRouterTests: XCTestCase {
         var identityKey: [UInt8]
         var beaconClock: UInt32
         var directory: URL
+        /// Phone ids the tests' phones were given, by the tests' names for them.
+        var ids = NIOLockedValueBox<[String: String]>([:])
     }
 
     /// A project, an EID beacon (exponent 7) registered through the API, a stored deck and a show.
@@ -36,7 +38,9 @@ final class PresentRouterTests: XCTestCase {
         let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
                                                   logger: Logger(label: "test"))
         let clock = ManualClock()
-        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock)
+        var limits = HubLimits()
+        limits.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
+        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock, limits: limits)
         let keys = try await hub.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()
         let identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.serviceKey.privateKey,
@@ -59,9 +63,50 @@ final class PresentRouterTests: XCTestCase {
                      beaconClock: beaconClock, directory: directory)
     }
 
+    static let workBits = 6
+
+    /// A solution of `challenge` at `bits`, the way the page's worker finds one.
+    static func solve(_ challenge: String, bits: Int) -> String {
+        var nonce = 0
+        while PhoneIDs.leadingZeroBits(challenge: challenge, nonce: String(nonce)) < bits { nonce += 1 }
+        return String(nonce)
+    }
+
+    /// A phone id for the show, earned with `observed` as the proof: (status, id or error text).
+    private static func phoneID(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID,
+                                bits: Int = workBits) async throws -> (HTTPResponse.Status, String) {
+        let key: HTTPFields = [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]
+        let challenge: String = try await client.execute(uri: "/v1/phones/challenge", method: .get, headers: key) { response in
+            let json = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+            return json?["challenge"] as? String ?? ""
+        }
+        let body = try JSONEncoder().encode(PhoneRequest(challenge: challenge, nonce: solve(challenge, bits: bits), observed: observed))
+        var headers = key
+        headers[.contentType] = "application/json"
+        return try await client.execute(uri: "/v1/phones", method: .post, headers: headers,
+                                        body: ByteBuffer(data: body)) { response in
+            let text = String(buffer: response.body)
+            let json = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+            return (response.status, json?["phone"] as? String ?? text)
+        }
+    }
+
     private static func react(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID, phone: String = "phone-1",
                        reaction: String = "👏") async throws -> (HTTPResponse.Status, String) {
-        let body = try JSONEncoder().encode(ReactionRequest(observed: observed, reaction: reaction, phone: phone))
+        // Each named phone gets its id once, with a proof that holds now.
+        let id: String
+        if phone.hasPrefix(PhoneIDs.idPrefix) {
+            id = phone
+        } else if let known = world.ids.withLockedValue({ $0[phone] }) {
+            id = known
+        } else {
+            let now = try eid(world, beaconTime: UInt32(world.beaconClock) + UInt32((world.clock.clock.nowMs() - 1_800_000_000_000) / 1000))
+            let (status, minted) = try await phoneID(client, world, observed: now)
+            XCTAssertEqual(status, .ok, minted)
+            world.ids.withLockedValue { $0[phone] = minted }
+            id = minted
+        }
+        let body = try JSONEncoder().encode(ReactionRequest(observed: observed, reaction: reaction, phone: id))
         return try await client.execute(uri: "/v1/reactions", method: .post,
                                         headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey],
                                         body: ByteBuffer(data: body)) { response in
@@ -351,6 +396,71 @@ final class PresentRouterTests: XCTestCase {
             (status, text) = try await Self.react(client, world, observed: try Self.eid(world, beaconTime: world.beaconClock + 128),
                                                   phone: "phone-2")
             XCTAssertEqual(status, .accepted, text)
+        }
+        await world.hub.database.close()
+    }
+    /// A reaction counts as one phone's: only an id the hub gave (for work and a proof of
+    /// presence) is taken, each with its own rate; an invented one is refused.
+    func testOnlyPhoneIDsTheHubGaveReactEachAtItsOwnRate() async throws {
+        let world = try await world()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let app = Application(router: HubServer.router(world.hub))
+        try await app.test(.router) { client in
+            let heard = try Self.eid(world, beaconTime: world.beaconClock)
+            func react(as phone: String) async throws -> (HTTPResponse.Status, String) {
+                try await Self.react(client, world, observed: heard, phone: phone)
+            }
+            // Invented ids: refused, naming the field; so is a forged one.
+            for invented in ["phone-\(UUID())", PhoneIDs.idPrefix + "AAAA.BBBB"] {
+                let (status, text) = try await react(as: invented.hasPrefix(PhoneIDs.idPrefix) ? invented : PhoneIDs.idPrefix + invented)
+                XCTAssertEqual(status, .forbidden, text)
+                XCTAssertTrue(text.contains("\"field\":\"phone\""), text)
+            }
+            // The work undone: refused.
+            let key: HTTPFields = [HTTPField.Name("X-Api-Key")!: world.keys.apiKey, .contentType: "application/json"]
+            let challenge: String = try await client.execute(uri: "/v1/phones/challenge", method: .get, headers: key) { response in
+                let json = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                XCTAssertEqual(json?["bits"] as? Int, Self.workBits)
+                return json?["challenge"] as? String ?? ""
+            }
+            var unsolved = 0
+            while PhoneIDs.leadingZeroBits(challenge: challenge, nonce: String(unsolved)) >= Self.workBits { unsolved += 1 }
+            func trade(_ nonce: String) async throws -> (HTTPResponse.Status, String) {
+                let body = try JSONEncoder().encode(PhoneRequest(challenge: challenge, nonce: nonce, observed: heard))
+                return try await client.execute(uri: "/v1/phones", method: .post, headers: key, body: ByteBuffer(data: body)) { response in
+                    let json = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                    return (response.status, json?["phone"] as? String ?? String(buffer: response.body))
+                }
+            }
+            var (status, text) = try await trade(String(unsolved))
+            XCTAssertEqual(status, .forbidden, text)
+            XCTAssertTrue(text.contains("nonce"), text)
+            // Solved: an id; the same solution again is the same id, not a second phone.
+            let solution = Self.solve(challenge, bits: Self.workBits)
+            let (first, id) = try await trade(solution)
+            XCTAssertEqual(first, .ok, id)
+            XCTAssertTrue(id.hasPrefix(PhoneIDs.idPrefix))
+            let (again, same) = try await trade(solution)
+            XCTAssertEqual(again, .ok)
+            XCTAssertEqual(same, id, "one challenge, one id")
+            // The id reacts, 12 at once and then at its own rate; another id is not held up by it.
+            for _ in 0..<12 {
+                (status, text) = try await react(as: id)
+                XCTAssertEqual(status, .accepted, text)
+            }
+            (status, text) = try await react(as: id)
+            XCTAssertEqual(status, .tooManyRequests, text)
+            (status, text) = try await react(as: "another phone")
+            XCTAssertEqual(status, .accepted, text)
+            // A new show (ended and started again) takes none of the old show's ids.
+            let decks = try await world.hub.decks.list(project: "demo")
+            _ = try await world.hub.shows.delete(project: "demo", beaconName: world.beaconName)
+            world.clock.advance(seconds: 1)
+            _ = try await world.hub.shows.put(project: "demo", beaconName: world.beaconName, deckID: try XCTUnwrap(decks.first).deckID, page: 1)
+            await world.hub.showCache.forget(project: "demo")
+            (status, text) = try await react(as: "another phone")
+            XCTAssertEqual(status, .forbidden, text)
+            XCTAssertTrue(text.contains("another show"), text)
         }
         await world.hub.database.close()
     }

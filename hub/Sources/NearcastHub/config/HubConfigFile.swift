@@ -126,7 +126,8 @@ extension HubLimits: Decodable {
     static let keys: Set<String> = [
         "enabled", "requestsPerSecondPerAddress", "burstPerAddress", "requestsPerSecondPerKey", "burstPerKey",
         "presenterRequestsPerSecondPerAddress", "presenterBurstPerAddress", "keyLookupsPerSecondPerAddress",
-        "failedCodesPerMinutePerAddress", "failedCodesPerMinute",
+        "audienceRequestsPerSecondPerAddress", "audienceBurstPerAddress",
+        "failedCodesPerMinutePerAddress", "failedCodesPerMinute", "phoneIdWorkBits", "phoneIdsPerMinutePerAddress",
         "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
         "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "fieldChecksPerMinutePerProject",
         "fieldChecksKeptPerProject",
@@ -153,9 +154,13 @@ extension HubLimits: Decodable {
         try read("burstPerKey", &burstPerKey)
         try read("presenterRequestsPerSecondPerAddress", &presenterRequestsPerSecondPerAddress)
         try read("presenterBurstPerAddress", &presenterBurstPerAddress)
+        try read("audienceRequestsPerSecondPerAddress", &audienceRequestsPerSecondPerAddress)
+        try read("audienceBurstPerAddress", &audienceBurstPerAddress)
         try read("keyLookupsPerSecondPerAddress", &keyLookupsPerSecondPerAddress)
         try read("failedCodesPerMinutePerAddress", &failedCodesPerMinutePerAddress)
         try read("failedCodesPerMinute", &failedCodesPerMinute)
+        try read("phoneIdWorkBits", &phoneIdWorkBits)
+        try read("phoneIdsPerMinutePerAddress", &phoneIdsPerMinutePerAddress)
         /// A count: a whole number in 1...10,000,000 (read as a number, so 1.5 or 1e20 is named).
         func count(_ name: String, _ value: inout Int) throws {
             let key = Key(stringValue: name)

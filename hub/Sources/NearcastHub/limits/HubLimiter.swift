@@ -13,6 +13,7 @@ public final class HubLimiter: Sendable {
         case presenterAddressRate = "presenter_address_rate"
         case keyLookups = "key_lookups"
         case failedCodes = "failed_codes"
+        case phoneIDs = "phone_ids"
         case keyRate = "key_rate"
         case unknownTokens = "unknown_tokens"
         case addressWatches = "address_watches"
@@ -33,6 +34,7 @@ public final class HubLimiter: Sendable {
     /// Codes that matched no screen, per address and (under the key "") for the whole hub.
     private let failedCodesPerAddress: TokenBuckets
     private let failedCodes: TokenBuckets
+    private let phoneIDs: TokenBuckets
     private let keyRate: TokenBuckets
     private let unknownTokens: TokenBuckets
     private let fieldChecks: TokenBuckets
@@ -43,12 +45,13 @@ public final class HubLimiter: Sendable {
     public init(_ settings: HubLimits) {
         self.settings = settings
         addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
-        audienceAddressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
+        audienceAddressRate = TokenBuckets(rate: settings.audienceRequestsPerSecondPerAddress, burst: settings.audienceBurstPerAddress)
         presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
                                             burst: settings.presenterBurstPerAddress)
         keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
         failedCodesPerAddress = TokenBuckets(rate: settings.failedCodesPerMinutePerAddress / 60, burst: settings.failedCodesPerMinutePerAddress)
         failedCodes = TokenBuckets(rate: settings.failedCodesPerMinute / 60, burst: settings.failedCodesPerMinute)
+        phoneIDs = TokenBuckets(rate: settings.phoneIdsPerMinutePerAddress / 60, burst: settings.phoneIdsPerMinutePerAddress)
         keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
         unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
                                      burst: settings.unknownTokensPerMinutePerAddress)
@@ -75,7 +78,7 @@ public final class HubLimiter: Sendable {
         let (buckets, limit, rate, who): (TokenBuckets, Limit, Double, String)
         switch caller {
         case .keyless: (buckets, limit, rate, who) = (addressRate, .addressRate, settings.requestsPerSecondPerAddress, "without a key")
-        case .audience: (buckets, limit, rate, who) = (audienceAddressRate, .audienceAddressRate, settings.requestsPerSecondPerAddress,
+        case .audience: (buckets, limit, rate, who) = (audienceAddressRate, .audienceAddressRate, settings.audienceRequestsPerSecondPerAddress,
                                                        "with the public key or a pass")
         case .presenter: (buckets, limit, rate, who) = (presenterAddressRate, .presenterAddressRate,
                                                         settings.presenterRequestsPerSecondPerAddress, "with the secret key")
@@ -98,6 +101,16 @@ public final class HubLimiter: Sendable {
             count(.failedCodes)
             throw APIError.tooMany("too many codes that are on no screen were tried \(perAddress != nil ? "from your address" : "on this hub"); "
                                    + "try again in \(wait) s (a phone that hears the room's box needs no code)", retryAfter: wait)
+        }
+    }
+
+    /// A phone id asked for from `address`: 429 past the address's ids a minute.
+    func admitPhoneID(from address: String?) throws(APIError) {
+        guard settings.enabled, let address else { return }
+        if let wait = phoneIDs.take(address, nowNs: Self.nowNs()) {
+            count(.phoneIDs)
+            throw APIError.tooMany("too many phone ids asked for from your address: at most \(Self.format(settings.phoneIdsPerMinutePerAddress)) a minute; "
+                                   + "try again in \(wait) s", retryAfter: wait)
         }
     }
 

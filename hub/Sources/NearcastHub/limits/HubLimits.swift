@@ -13,6 +13,10 @@ public struct HubLimits: Sendable, Equatable {
     /// Requests per second from one client address, and how many may come at once.
     public var requestsPerSecondPerAddress = 200.0
     public var burstPerAddress = 400.0
+    /// The same for requests with the public key or a pass: a venue's NAT carries a thousand
+    /// phones each resolving every couple of seconds, following, reacting, earning an id.
+    public var audienceRequestsPerSecondPerAddress = 2_000.0
+    public var audienceBurstPerAddress = 4_000.0
     /// The same for requests with the project's secret key (the presenter's page, the box): a
     /// bucket of their own per address, which the audience's and keyless traffic cannot spend.
     public var presenterRequestsPerSecondPerAddress = 50.0
@@ -25,6 +29,12 @@ public struct HubLimits: Sendable, Equatable {
     /// the 2^30 codes is hopeless within an event (docs/presenter.md gives the expected time).
     public var failedCodesPerMinutePerAddress = 30.0
     public var failedCodesPerMinute = 300.0
+    /// The work a phone id costs: leading zero bits of SHA-256 (2^bits tries on average: 19 is
+    /// 0.25 s in Chromium on the build machine's core, about a second on a phone 4 times slower).
+    public var phoneIdWorkBits = 19
+    /// Phone ids given per client address per minute (and at once): a venue's NAT, hundreds of
+    /// phones joining at a talk's start, fits; a script inventing phones does not.
+    public var phoneIdsPerMinutePerAddress = 3_000.0
     /// Requests per second with one key (public or secret) from all addresses together.
     public var requestsPerSecondPerKey = 5_000.0
     public var burstPerKey = 10_000.0
@@ -67,8 +77,10 @@ public struct HubLimits: Sendable, Equatable {
             ("requestsPerSecondPerAddress", requestsPerSecondPerAddress), ("burstPerAddress", burstPerAddress),
             ("requestsPerSecondPerKey", requestsPerSecondPerKey), ("burstPerKey", burstPerKey),
             ("presenterRequestsPerSecondPerAddress", presenterRequestsPerSecondPerAddress),
+            ("audienceRequestsPerSecondPerAddress", audienceRequestsPerSecondPerAddress), ("audienceBurstPerAddress", audienceBurstPerAddress),
             ("presenterBurstPerAddress", presenterBurstPerAddress), ("keyLookupsPerSecondPerAddress", keyLookupsPerSecondPerAddress),
             ("failedCodesPerMinutePerAddress", failedCodesPerMinutePerAddress), ("failedCodesPerMinute", failedCodesPerMinute),
+            ("phoneIdsPerMinutePerAddress", phoneIdsPerMinutePerAddress),
             ("watchesPerAddress", Double(watchesPerAddress)), ("watchesPerKey", Double(watchesPerKey)),
             ("connections", Double(connections)), ("connectionsPerAddress", Double(connectionsPerAddress)),
             ("headerTimeoutSeconds", headerTimeoutSeconds), ("idleTimeoutSeconds", idleTimeoutSeconds),
@@ -79,6 +91,7 @@ public struct HubLimits: Sendable, Equatable {
         for (name, value) in positive where !(value > 0 && value.isFinite) {
             throw HubLimitsError("limits.\(name) must be a positive number, not \(value)")
         }
+        guard (0...32).contains(phoneIdWorkBits) else { throw HubLimitsError("limits.phoneIdWorkBits must be 0 to 32, not \(phoneIdWorkBits)") }
         if burstPerAddress < 1 || burstPerKey < 1 { throw HubLimitsError("limits.burstPerAddress and burstPerKey must be at least 1") }
     }
 }

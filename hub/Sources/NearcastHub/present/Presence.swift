@@ -83,24 +83,35 @@ struct Presence: Sendable {
     }
 
     func pass(_ pass: Pass, purpose: Purpose = .pass) -> String {
-        let payload = Data("\(pass.project)\n\(pass.beaconName)\n\(pass.expiresMs)".utf8)
-        let mac = Data(HMAC<SHA256>.authenticationCode(for: purpose.domain + payload, using: key)).prefix(16)
-        return purpose.prefix + Self.base64URL(payload) + "." + Self.base64URL(mac)
+        sign([pass.project, pass.beaconName, String(pass.expiresMs)], prefix: purpose.prefix, domain: purpose.domain)
     }
 
     /// The pass (or watch token) a text stands for, if it is genuine, for `purpose` and not
     /// expired at `nowMs`.
     func verify(pass text: String, nowMs: Int64, purpose: Purpose = .pass) -> Pass? {
-        guard text.hasPrefix(purpose.prefix) else { return nil }
-        let parts = text.dropFirst(purpose.prefix.count).split(separator: ".")
+        guard let fields = signedFields(text, prefix: purpose.prefix, domain: purpose.domain), fields.count == 3,
+              let expires = Int64(fields[2]), expires > nowMs else { return nil }
+        return Pass(project: fields[0], beaconName: fields[1], expiresMs: expires)
+    }
+
+    /// `fields` (none holding a newline) signed under the presence key in `domain`, behind
+    /// `prefix`: what a pass, a watch token, a phone id and its challenge are made of.
+    func sign(_ fields: [String], prefix: String, domain: Data) -> String {
+        let payload = Data(fields.joined(separator: "\n").utf8)
+        let mac = Data(HMAC<SHA256>.authenticationCode(for: domain + payload, using: key)).prefix(16)
+        return prefix + Self.base64URL(payload) + "." + Self.base64URL(mac)
+    }
+
+    /// The fields of a text `sign` made with `prefix` and `domain`, or nil if it is not genuine.
+    func signedFields(_ text: String, prefix: String, domain: Data) -> [String]? {
+        guard text.hasPrefix(prefix), text.count <= 1_000 else { return nil }
+        let parts = text.dropFirst(prefix.count).split(separator: ".")
         guard parts.count == 2, let payload = Self.unbase64URL(String(parts[0])), let mac = Self.unbase64URL(String(parts[1])),
               mac.count == 16 else { return nil }
-        let expected = Data(HMAC<SHA256>.authenticationCode(for: purpose.domain + payload, using: key)).prefix(16)
-        // Constant time: a forged pass learns nothing from how long the refusal took.
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: domain + payload, using: key)).prefix(16)
+        // Constant time: a forgery learns nothing from how long the refusal took.
         guard expected.count == mac.count, zip(expected, mac).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { return nil }
-        let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard fields.count == 3, let expires = Int64(fields[2]), expires > nowMs else { return nil }
-        return Pass(project: String(fields[0]), beaconName: String(fields[1]), expiresMs: expires)
+        return String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     static func base64URL(_ data: Data) -> String {

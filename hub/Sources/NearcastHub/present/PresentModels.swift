@@ -25,6 +25,29 @@ public struct CreatedDeckJSON: ResponseEncodable, Sendable {
 }
 
 /// `PUT /v1/shows/BEACON`'s body.
+/// `GET /v1/phones/challenge`: the work for a phone id.
+struct PhoneChallengeJSON: ResponseEncodable, Sendable {
+    var challenge: String
+    var bits: Int
+    var expiresTime: String
+    var expiresMs: Int64
+}
+
+/// `POST /v1/phones`: the solved challenge and the proof of presence the id is issued against.
+struct PhoneRequest: Codable, Sendable {
+    var challenge: String
+    var nonce: String
+    var observed: AdvertisedID
+}
+
+struct PhoneJSON: ResponseEncodable, Sendable {
+    var phone: String
+    var beaconName: String
+    var proof: String
+    var expiresTime: String
+    var expiresMs: Int64
+}
+
 /// `PUT /v1/shows/BEACON/code`: joining by the code on or off, its cap, a new code now.
 struct CodeUpdate: Codable, Sendable {
     var joining: Bool?

@@ -44,7 +44,9 @@ struct PresentService: Service {
         for (key, waiting) in await hub.reactionDesk.takeWaiting() {
             var added: [String: Int] = [:]
             for reaction in waiting { added[reaction.value, default: 0] += 1 }
-            let reactions = waiting.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
+            // Every reaction counts; the presenter's screen draws its fair share (`ReactionDesk.draw`).
+            let drawn = await hub.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
+            let reactions = drawn.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
             let isPostgres = hub.database.isPostgres
             do {
                 let counts = try await hub.shows.addCounts(project: key.project, beaconName: key.beaconName, added) { db, counts in

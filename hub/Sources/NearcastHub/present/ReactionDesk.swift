@@ -17,7 +17,12 @@ actor ReactionDesk {
     struct Waiting: Sendable {
         var value: String
         var timeMs: Int64
+        var phone: String = ""
     }
+
+    /// Reactions drawn on the presenter's screen per batch (150 ms): about 160 a second, what the
+    /// screen animates smoothly; the counts take every reaction whatever is drawn.
+    static let drawnPerBatch = 24
 
     /// A token bucket: `tokens` refill at `rate` a second up to `burst`.
     struct Bucket: Sendable {
@@ -38,6 +43,8 @@ actor ReactionDesk {
     private var phones: [String: Bucket] = [:]
     private var beacons: [ShowFeed.Key: Bucket] = [:]
     private var waiting: [ShowFeed.Key: [Waiting]] = [:]
+    /// When each phone last had a reaction drawn, by show: the fair share's memory.
+    private var lastDrawnMs: [String: Int64] = [:]
 
     init(limits: Limits = Limits()) { self.limits = limits }
 
@@ -58,7 +65,7 @@ actor ReactionDesk {
         _ = beaconBucket.take(rate: limits.perBeaconPerSecond, burst: limits.perBeaconBurst, nowMs: nowMs)
         phones[phoneKey] = phoneBucket
         beacons[key] = beaconBucket
-        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs))
+        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs, phone: phone))
         return nil
     }
 
@@ -68,11 +75,29 @@ actor ReactionDesk {
         return waiting
     }
 
+    /// What of `waiting` the presenter's screen draws: at most `limit`, one a phone, the phones
+    /// whose reactions were drawn longest ago (or never) first. A machine that holds a thousand
+    /// ids gets a thousand phones' share, no more, and a phone tapping now and then is drawn
+    /// before ids drawn a moment ago.
+    func draw(_ waiting: [Waiting], of key: ShowFeed.Key, limit: Int = drawnPerBatch, nowMs: Int64) -> [Waiting] {
+        var firstByPhone: [String: Waiting] = [:]
+        for reaction in waiting where firstByPhone[reaction.phone] == nil { firstByPhone[reaction.phone] = reaction }
+        let prefix = key.project + "\n" + key.beaconName + "\n"
+        let chosen = firstByPhone.values.sorted { a, b in
+            let (last, other) = (lastDrawnMs[prefix + a.phone] ?? .min, lastDrawnMs[prefix + b.phone] ?? .min)
+            return last != other ? last < other : a.timeMs < b.timeMs
+        }.prefix(limit)
+        for reaction in chosen { lastDrawnMs[prefix + reaction.phone] = nowMs }
+        return chosen.sorted { $0.timeMs < $1.timeMs }
+    }
+
     /// Forgets buckets that have refilled (idle long enough), so memory follows the phones that
     /// are reacting, not every phone ever seen.
     func prune(nowMs: Int64) {
         let phoneIdleMs = Int64(limits.perPhoneBurst / limits.perPhonePerSecond * 1000)
         phones = phones.filter { nowMs - $0.value.lastMs < phoneIdleMs }
+        // A phone's place in the drawing is kept for a minute: long enough to be fair.
+        lastDrawnMs = lastDrawnMs.filter { nowMs - $0.value < 60_000 }
         let beaconIdleMs = Int64(limits.perBeaconBurst / limits.perBeaconPerSecond * 1000) + 1000
         beacons = beacons.filter { nowMs - $0.value.lastMs < beaconIdleMs }
     }

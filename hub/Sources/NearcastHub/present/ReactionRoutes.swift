@@ -50,20 +50,14 @@ enum ReactionRoutes {
         guard choices.offers(body.reaction) else {
             throw APIError.invalid("reaction", "'\(body.reaction.prefix(40))' is not one of this project's reactions (GET /v1/reactions/choices)")
         }
-        let phone: String
-        if let given = body.phone {
-            guard (1...64).contains(given.count),
-                  given.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0) })
-            else { throw APIError.invalid("phone", "must be 1-64 letters, digits, dashes or underscores (a random id the page keeps)") }
-            phone = given
-        } else {
-            phone = "address:" + (context.remoteAddress ?? "unknown")
-        }
         let beaconName = try await proof(body.observed, access: access, nowMs: now, hub: hub)
         let key = ShowFeed.Key(project: access.project, beaconName: beaconName)
-        guard try await hub.showCache.show(key, nowMs: now) != nil else {
+        guard let show = try await hub.showCache.show(key, nowMs: now) else {
             throw APIError(.forbidden, "\(beaconName) has no show running, so it takes no reactions")
         }
+        // One phone, one id the hub gave it (for work and a proof): the rates key on it.
+        let phone = body.phone ?? ""
+        _ = try PhoneRoutes.phone(body.phone, project: access.project, beaconName: beaconName, showStartedMs: show.startedMs, hub: hub)
         if let wait = await hub.reactionDesk.admit(body.reaction, to: key, phone: phone, nowMs: now) {
             throw APIError.tooMany("too many reactions: wait \(wait) s", retryAfter: wait)
         }

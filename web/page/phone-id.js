@@ -1,0 +1,67 @@
+// The phone's id on the hub (docs/present-api.md, "Phone ids"): reactions count under an id the hub
+// gave this phone for a proof that it is in the room and some work (phone-id-worker.js), never one
+// the page invents. One id per show, kept for the tab's life in sessionStorage; asked for as soon
+// as the page follows a show and has a proof, so it is ready before the first tap.
+
+const storageKey = (beacon, startedMs) => `nearcast.phone.${beacon}.${startedMs}`;
+const pending = new Map();   // storage key -> the promise of an id
+
+/** The id for `show` on `beacon`, earned with `observed` (a heard EID or a pass) through `key`;
+ * resolves to null when the hub refuses (the caller says why from `lastRefusal`). */
+export function phoneIdFor(hub, key, beacon, show, observed) {
+  const name = storageKey(beacon, show.startedMs);
+  const kept = sessionStorage.getItem(name);
+  if (kept) return Promise.resolve(kept);
+  if (!pending.has(name)) {
+    const promise = earn(hub, key, observed).then((id) => {
+      if (id) sessionStorage.setItem(name, id);
+      return id;
+    }).finally(() => pending.delete(name));
+    pending.set(name, promise);
+  }
+  return pending.get(name);
+}
+
+/** Forgets an id the hub refused (expired, or another show's): the next tap earns a new one. */
+export function forgetPhoneId(beacon, show) {
+  sessionStorage.removeItem(storageKey(beacon, show.startedMs));
+}
+
+export let lastRefusal = "";
+
+async function earn(hub, key, observed) {
+  try {
+    const asked = await fetch(`${hub}/v1/phones/challenge`, { headers: { "X-Api-Key": key }, cache: "no-store" });
+    if (!asked.ok) throw new Error(`the hub gave no challenge (HTTP ${asked.status})`);
+    const { challenge, bits } = await asked.json();
+    const { nonce } = await work(challenge, bits);
+    const answer = await fetch(`${hub}/v1/phones`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Api-Key": key },
+      body: JSON.stringify({ challenge, nonce, observed }),
+    });
+    const body = await answer.json().catch(() => ({}));
+    if (!answer.ok) throw new Error(body.error ? body.error.message : `HTTP ${answer.status}`);
+    lastRefusal = "";
+    return body.phone;
+  } catch (error) {
+    lastRefusal = error.message;
+    return null;
+  }
+}
+
+function work(challenge, bits) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("phone-id-worker.js", import.meta.url));
+    worker.onmessage = (event) => {
+      worker.terminate();
+      if (event.data.error) reject(new Error(event.data.error));
+      else resolve(event.data);
+    };
+    worker.onerror = (event) => {
+      worker.terminate();
+      reject(new Error(event.message || "the work failed"));
+    };
+    worker.postMessage({ challenge, bits });
+  });
+}

@@ -274,6 +274,33 @@ class ListenerPageHearsTheBox(unittest.TestCase):
               f"{stats.get_attribute('data-decode-ms-per-audio-second')} ms CPU per audio second "
               f"over {stats.get_attribute('data-audio-seconds')} s")
 
+    def test_with_details_closed_the_page_asks_for_no_attachments_and_opening_it_shows_them(self):
+        # The audience's phone needs the show, not the box's messages (issue 43: a beacon's 100 KiB
+        # attachment sent to every phone on every resolve slowed page turns): record what the page
+        # asks the hub for.
+        self.browser = chromium(*fake_microphone(self.microphone))
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__asked = { resolves: [], watches: 0 };
+            const realFetch = window.fetch;
+            window.fetch = (url, options) => {
+              if (String(url).includes("getforobserved")) window.__asked.resolves.push(JSON.parse(options.body).namespacedTypes);
+              return realFetch(url, options);
+            };
+            const RealEventSource = window.EventSource;
+            window.EventSource = function (url, init) {
+              if (String(url).includes("attachments:watch")) window.__asked.watches += 1;
+              return new RealEventSource(url, init);
+            };"""})
+        browser = self.browser
+        browser.get(f"http://127.0.0.1:{self.hub.port}/listen?key={self.keys['apiKey']}")
+        asked = lambda: browser.execute_script("return window.__asked")  # noqa: E731
+        wait_until(lambda: len(asked()["resolves"]) >= 2, 60, "the page resolving what it hears", browser)
+        self.assertEqual([types for types in asked()["resolves"]], [[]] * len(asked()["resolves"]), "no attachments asked for")
+        self.assertEqual(asked()["watches"], 0, "no attachments watched")
+        open_details(browser)
+        wait_until(lambda: heard_lines(browser) == self.hub_lines(), 30, "the messages once Details is open", browser)
+        self.assertGreaterEqual(asked()["watches"], 1)
+
     def test_the_page_served_elsewhere_resolves_through_the_hub_named_in_its_address(self):
         static = StaticPage(WEB)
         try:

@@ -179,6 +179,21 @@ function forgetBeacon(beaconName, note) {
   renderTokens();
 }
 
+/** The messages (the beacons' attachments) are for whoever opens "Details": the audience's phone
+ * needs only the show, so while it is closed the page neither asks for attachments when it
+ * resolves nor watches them, and a beacon's attachments, however big, cost the room nothing. */
+const detailsOpen = () => Boolean(document.getElementById("details")?.open);
+
+document.getElementById("details")?.addEventListener("toggle", () => {
+  for (const [beaconName, beacon] of beacons) {
+    if (detailsOpen() && !beacon.source) beacon.source = watch(beaconName);
+    if (!detailsOpen() && beacon.source) {
+      beacon.source.close();
+      beacon.source = null;
+    }
+  }
+});
+
 /** Follows a beacon's attachments: the hub sends them at once and again at every change. */
 function watch(beaconName) {
   const url = `${hub}/v1beta1/${beaconName}/attachments:watch?key=${encodeURIComponent(resolvingKey())}`
@@ -217,7 +232,8 @@ async function resolve(token) {
   const id = btoa(String.fromCharCode(...token.bytes));
   const body = {
     observations: [{ advertisedId: { type: token.kind === "eid" ? "EDDYSTONE_EID" : "EDDYSTONE", id } }],
-    namespacedTypes: ["*"],
+    // No types named: no attachments (Google's API answered so), unless "Details" shows them.
+    namespacedTypes: detailsOpen() ? ["*"] : [],
   };
   let response;
   try {
@@ -266,8 +282,8 @@ async function heard(burst) {
       heardBeacon(beacon.beaconName, burst, watchTokens.get(beacon.beaconName));
       if (!beacons.has(beacon.beaconName)) {
         beacons.set(beacon.beaconName, { attachments: [], source: null });
-        setAttachments(beacon.beaconName, beacon.attachments);
-        beacons.get(beacon.beaconName).source = watch(beacon.beaconName);
+        setAttachments(beacon.beaconName, beacon.attachments || []);
+        if (detailsOpen()) beacons.get(beacon.beaconName).source = watch(beacon.beaconName);
       }
     }
     if (status.hub) hubTrouble(null);

@@ -29,6 +29,10 @@ import unittest
 # Seconds each class took, one class after another, on the CI machine (2 cores): for the order.
 EXPECTED_SECONDS = {
     "test_present_browser.PresentInTheBrowser": 135,
+    "test_present_audience.TheAudiencesPhone": 52,
+    "test_hostile_room.HostileRoom": 35,
+    "test_present_stage.PresentOnTheStage": 30,
+    "test_presenter_doc.PresenterChapterAsWritten": 14,
     "test_openapi.PostgresOpenAPITests": 53,
     "test_openapi.SQLiteOpenAPITests": 44,
     "test_limits.HubLimitsTests": 29,

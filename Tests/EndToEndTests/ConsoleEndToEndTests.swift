@@ -1,4 +1,5 @@
 import Foundation
+import NearcastDrivers
 import XCTest
 
 final class ConsoleEndToEndTests: XCTestCase {
@@ -261,5 +262,42 @@ final class ConsoleEndToEndTests: XCTestCase {
         let missing = try NearcastProcess.run(["console", "--state-dir", dir.path])
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("cannot attach"), missing.stderr)
+    }
+
+    /// `echo status | nearcast console`: a script's input ends at once, and the client still
+    /// prints every answer before it leaves (it used to leave at the end of its input, before the
+    /// daemon had answered).
+    func testAPipedConsolePrintsEveryAnswerBeforeItLeaves() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
+        NearcastProcess.waitForConsoleSocket(dir.appendingPathComponent("console.sock").path, timeout: 10)
+        for _ in 0..<3 {
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
+            client.arguments = ["console", "--state-dir", dir.path]
+            let input = Pipe(), output = Pipe()
+            client.standardInput = input
+            client.standardOutput = output
+            try client.run()
+            input.fileHandleForWriting.write(Data("status\npublications\n".utf8))
+            try input.fileHandleForWriting.close()   // the input ends here, before any answer
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            client.waitUntilExit()
+            XCTAssertEqual(client.terminationStatus, 0)
+            XCTAssertTrue(text.contains("consent: granted"), "status's answer: \(text)")
+            XCTAssertTrue(text.contains("0: direct token 6e65617263617374 over both"), "publications' answer: \(text)")
+        }
+        XCTAssertEqual(try stop(daemon).status, 0)
+    }
+
+    func testPromptsAreCountedAcrossReads() {
+        var counter = ConsolePromptCounter()
+        counter.feed(Array("Nearcast console: type help\r\nnear".utf8))
+        XCTAssertEqual(counter.count, 0)
+        counter.feed(Array("cast> status\r\nconsent: granted\r\nnearcast> audio level 40\r\nPI".utf8))
+        XCTAssertEqual(counter.count, 2)
+        counter.feed(Array("N: ".utf8))
+        XCTAssertEqual(counter.count, 3, "a PIN's question answers a line too")
     }
 }

@@ -72,9 +72,15 @@ public final class ConsoleSocketServer {
 
 /// `nearcast console`: relays this terminal to a daemon's console socket until either side
 /// closes. The local terminal goes into the same mode as the daemon's stdio console (no echo,
-/// no line buffering; Ctrl-C still interrupts the client).
+/// no line buffering; Ctrl-C still interrupts the client). When the input ends (a script piping
+/// lines in: `echo status | nearcast console`) the relay waits for the daemon to answer every line
+/// sent, each answer ending with a prompt, before it leaves.
 public enum ConsoleRelay {
-    /// Runs the relay; returns when the daemon closes the connection or input ends.
+    /// How long the relay waits, once the input has ended, for the daemon's next byte.
+    public static let answerTimeoutMilliseconds: Int32 = 30_000
+
+    /// Runs the relay; returns when the daemon closes the connection, or when the input has ended
+    /// and every line sent has been answered (or the daemon said nothing for 30 s).
     public static func run(socket fd: Int32) throws(SystemError) {
         let local = try TerminalPort.standardStreams()
         let remote = try TerminalPort.socket(fd, name: "console socket")
@@ -82,14 +88,22 @@ public enum ConsoleRelay {
         var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
         var inputOpen = true
+        var prompts = ConsolePromptCounter()
+        var linesSent = 0
+        var quietMilliseconds: Int32 = 0
         while !remote.isClosed {
             descriptors[0].fd = inputOpen ? STDIN_FILENO : -1
             _ = poll(&descriptors, nfds_t(descriptors.count), 200)
             let fromDaemon = buffer.withUnsafeMutableBytes { remote.read(into: $0) }
-            if fromDaemon > 0 { try writeAll(buffer, count: fromDaemon, to: STDOUT_FILENO) }
+            if fromDaemon > 0 {
+                try writeAll(buffer, count: fromDaemon, to: STDOUT_FILENO)
+                prompts.feed(buffer[0..<fromDaemon])
+                quietMilliseconds = 0
+            }
             if inputOpen {
                 let fromUser = buffer.withUnsafeMutableBytes { local.read(into: $0) }
                 if fromUser > 0 {
+                    linesSent += buffer[0..<fromUser].filter { $0 == UInt8(ascii: "\n") }.count
                     var offset = 0
                     while offset < fromUser && !remote.isClosed {
                         let sent = buffer.withUnsafeBytes { remote.write(UnsafeRawBufferPointer(rebasing: $0[offset..<fromUser])) }
@@ -98,8 +112,15 @@ public enum ConsoleRelay {
                     }
                 }
                 if local.isClosed { inputOpen = false }
+                continue
             }
-            if !inputOpen && fromDaemon == 0 && descriptors[1].revents == 0 { break }
+            // The input has ended: every line sent is answered once the daemon has shown as many
+            // prompts as lines, plus the greeting's.
+            if prompts.count >= linesSent + 1 { break }
+            if fromDaemon == 0 {
+                quietMilliseconds += 200
+                if quietMilliseconds >= answerTimeoutMilliseconds { break }
+            }
         }
     }
 
@@ -112,5 +133,30 @@ public enum ConsoleRelay {
             if n == 0 { _ = poll(nil, 0, 10) }
             offset += n
         }
+    }
+}
+
+/// Counts the console's prompts in what the daemon sends (a prompt split across two reads
+/// included): each line the console reads is answered with one, the command prompt or a PIN's
+/// question, so the count tells when every line sent has been answered.
+public struct ConsolePromptCounter {
+    /// The prompts the daemon's console shows (ConsoleSession's and the PIN questions').
+    static let prompts: [[UInt8]] = ["nearcast> ", "PIN: ", "new PIN (4-12 digits): ", "new PIN again: "].map { Array($0.utf8) }
+    private static let longest = prompts.map(\.count).max() ?? 0
+
+    private var carry: [UInt8] = []
+    /// Prompts seen so far.
+    public private(set) var count = 0
+
+    public init() {}
+
+    public mutating func feed(_ chunk: some Collection<UInt8>) {
+        let data = carry + Array(chunk)
+        for start in data.indices {
+            for prompt in Self.prompts where start + prompt.count <= data.count && start + prompt.count > carry.count {
+                if data[start..<start + prompt.count].elementsEqual(prompt) { count += 1 }
+            }
+        }
+        carry = Array(data.suffix(Self.longest - 1))
     }
 }

@@ -16,6 +16,8 @@ public enum HubServer {
     /// following a show, reacting, sending a field check) and the secret key (`KeyMiddleware(.manage)`).
     public static func router(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
+        // First, so it is outermost: every answer, refusals included, carries the security headers.
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ClientGoneMiddleware())
         router.add(middleware: UnexpectedErrorMiddleware(logger: hub.logger))

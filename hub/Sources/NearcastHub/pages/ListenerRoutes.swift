@@ -9,13 +9,13 @@ import Hummingbird
 /// Every file is sent with the headers that make the page cross-origin isolated
 /// (`Cross-Origin-Opener-Policy: same-origin`, `Cross-Origin-Embedder-Policy: require-corp`):
 /// without them a browser gives the page no SharedArrayBuffer, which carries the microphone's
-/// samples from the AudioWorklet to the decoder's Worker.
+/// samples from the AudioWorklet to the decoder's Worker. (`nosniff`, the CSP and the framing
+/// refusal are on every answer of the hub: `SecurityHeaders`.)
 enum ListenerRoutes {
     static let isolation: HTTPFields = [
         HTTPField.Name("Cross-Origin-Opener-Policy")!: "same-origin",
         HTTPField.Name("Cross-Origin-Embedder-Policy")!: "require-corp",
         HTTPField.Name("Cross-Origin-Resource-Policy")!: "same-origin",
-        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
     ]
 
     static func add(to router: Router<HubRequestContext>, _ listener: ListenerFiles?) {

@@ -11,18 +11,8 @@ enum StatusPage {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Nearcast hub</title>
-    <style>
-      body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d1d1f; }
-      h1 { font-size: 1.4rem; margin-bottom: .2rem; }
-      table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
-      th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
-      th { font-weight: 600; background: #f5f5f7; }
-      code { font-size: .85rem; }
-      .ok { color: #137333; } .problem { color: #b3261e; font-weight: 600; } .stale { color: #8a6d00; }
-      #error { color: #b3261e; } form { margin: 1rem 0; }
-      input { font: inherit; padding: .3rem; width: 24rem; max-width: 100%; }
-      h2 { font-size: 1.15rem; margin: 2rem 0 .2rem; } .note { color: #555; margin: .2rem 0; }
-    </style>
+    <link rel="stylesheet" href="\#(stylePath)">
+    <script src="\#(scriptPath)" defer></script>
     </head>
     <body>
     <h1>Nearcast hub</h1>
@@ -48,7 +38,28 @@ enum StatusPage {
       <tbody></tbody>
     </table>
     </section>
-    <script>
+    </body>
+    </html>
+    """#
+
+    /// Where the page's stylesheet and script are served: files, not inline, so the page runs under
+    /// the hub's Content-Security-Policy (`SecurityHeaders`), which allows no inline style or script.
+    static let stylePath = "/hub-status.css", scriptPath = "/hub-status.js"
+
+    static let css = #"""
+    body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d1d1f; }
+    h1 { font-size: 1.4rem; margin-bottom: .2rem; }
+    table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
+    th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
+    th { font-weight: 600; background: #f5f5f7; }
+    code { font-size: .85rem; }
+    .ok { color: #137333; } .problem { color: #b3261e; font-weight: 600; } .stale { color: #8a6d00; }
+    #error { color: #b3261e; } form { margin: 1rem 0; }
+    input { font: inherit; padding: .3rem; width: 24rem; max-width: 100%; }
+    h2 { font-size: 1.15rem; margin: 2rem 0 .2rem; } .note { color: #555; margin: .2rem 0; }
+    """#
+
+    static let script = #"""
     "use strict";
     const keyName = "nearcast-hub-secret-key";
     const text = (tag, value, cls) => { const e = document.createElement(tag); e.textContent = value; if (cls) e.className = cls; return e; };
@@ -163,8 +174,5 @@ enum StatusPage {
     });
     refresh();
     setInterval(refresh, 5000);
-    </script>
-    </body>
-    </html>
     """#
 }

@@ -1,13 +1,21 @@
 import Hummingbird
 
-/// The operators' page (`GET /`), `GET /healthz` (a load balancer's check: the database answers)
-/// and `GET /metrics` (Prometheus).
+/// The operators' page (`GET /`, with its stylesheet and script beside it), the notice pages'
+/// stylesheet, `GET /healthz` (a load balancer's check: the database answers) and `GET /metrics`
+/// (Prometheus).
 enum StatusRoutes {
     static func add(to router: Router<HubRequestContext>, _ hub: HubServices) {
-        router.get("/") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                     body: .init(byteBuffer: ByteBuffer(string: StatusPage.html)))
+        /// One of the hub's own texts, as `type`.
+        func serve(_ path: String, _ type: String, _ text: String) {
+            router.get(RouterPath(path)) { _, _ in
+                Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+                         body: .init(byteBuffer: ByteBuffer(string: text)))
+            }
         }
+        serve("/", "text/html; charset=utf-8", StatusPage.html)
+        serve(StatusPage.stylePath, "text/css; charset=utf-8", StatusPage.css)
+        serve(StatusPage.scriptPath, "text/javascript; charset=utf-8", StatusPage.script)
+        serve(NoticePage.stylePath, "text/css; charset=utf-8", NoticePage.css)
         router.get("/healthz") { _, _ in
             do {
                 try await hub.database.read { db in try await db.raw("SELECT 1").run() }

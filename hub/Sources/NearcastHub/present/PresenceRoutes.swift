@@ -99,7 +99,7 @@ enum PresenceRoutes {
         let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
         return """
             <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Nearcast: not now</title>
+            <title>Nearcast: not now</title><link rel="stylesheet" href="\(NoticePage.stylePath)">
             <h1>This code cannot let you in now</h1>
             <p>\(escaped)</p>
             """
@@ -109,8 +109,7 @@ enum PresenceRoutes {
         let shown = String(code.prefix(12).filter { $0.isLetter || $0.isNumber })
         return """
             <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Nearcast: code not current</title>
-            <body style="font: 18px/1.5 system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem">
+            <title>Nearcast: code not current</title><link rel="stylesheet" href="\(NoticePage.stylePath)">
             <h1>This code is not on a screen now</h1>
             <p>The code <b>\(shown)</b> is old or mistyped: codes change every few minutes. Scan the QR code on the
             presenter's screen again, or type the address shown under it.</p>

@@ -18,15 +18,19 @@ public struct HTTPSRedirect: HTTPResponder {
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
+        // The same security headers as the hub's own answers (`SecurityHeaders`): this listener is
+        // another server, outside the router and its middleware.
         guard let host = Self.host(of: request.head.authority) else {
-            return Response(status: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: "This hub answers over HTTPS only; the request named no host (Host header) to send you to.\n")))
+            return SecurityHeaders.applied(to: Response(
+                status: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "This hub answers over HTTPS only; the request named no host (Host header) to send you to.\n"))))
         }
         let httpsPort = self.httpsPort()
         let port = httpsPort == 443 ? "" : ":\(httpsPort)"
         let target = "https://\(host)\(port)\(request.uri.description)"
-        return Response(status: .permanentRedirect, headers: [.location: target, .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(string: "This hub answers over HTTPS: \(target)\n")))
+        return SecurityHeaders.applied(to: Response(
+            status: .permanentRedirect, headers: [.location: target, .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: "This hub answers over HTTPS: \(target)\n"))))
     }
 
     /// The host of a Host header without its port ("hub.example:80" -> "hub.example",

@@ -5,7 +5,8 @@
 enum NamespacedType {
     /// Checks `PROJECT/TYPE`: the namespace is the caller's project, the type 1-64 bytes of UTF-8
     /// (bytes, not characters: one "character" can carry any number of combining marks) of
-    /// visible characters without `/` or `*`.
+    /// visible characters (`VisibleText.isVisible`, every one: two types that look the same are
+    /// the same type) without `/` or `*`.
     static func validate(_ text: String, project: String, field: String) throws(APIError) {
         guard let slash = text.firstIndex(of: "/") else {
             throw APIError.invalid(field, "'\(text)' must be NAMESPACE/TYPE, as in \(project)/slide")
@@ -15,23 +16,10 @@ enum NamespacedType {
             throw APIError(.forbidden, "\(field): namespace '\(namespace)' is not this project's (it owns '\(project)')", field: field)
         }
         guard (1...64).contains(type.utf8.count), !type.contains("/"), !type.contains("*"),
-              type.unicodeScalars.allSatisfy(isVisible)
+              type.unicodeScalars.allSatisfy(VisibleText.isVisible)
         else {
             throw APIError.invalid(field, "type must be 1-64 bytes (UTF-8) of visible characters without '/' or '*' "
                 + "(got \(type.utf8.count) bytes)")
-        }
-    }
-
-    /// Not a control, format (zero-width, bidi), separator, unassigned or private-use character,
-    /// nor one that renders as nothing: two types that look the same are the same type.
-    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
-        guard scalar.value > 0x20, scalar.value != 0x7F, !scalar.properties.isDefaultIgnorableCodePoint,
-              !scalar.properties.isWhitespace else { return false }
-        switch scalar.properties.generalCategory {
-        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate:
-            return false
-        default:
-            return true
         }
     }
 }

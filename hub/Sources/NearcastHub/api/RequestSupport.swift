@@ -38,9 +38,11 @@ enum RequestSupport {
     }
 
     /// Free text a client gives and the hub stores and shows (a beacon's description, a deck's
-    /// title): at most `characters` characters and four bytes each, and no control character
-    /// but tab and line breaks. U+0000 in particular: PostgreSQL's text cannot hold it (the
-    /// insert failed, a 500) and SQLite's reads cut the text there.
+    /// title): at most `characters` characters and four bytes each, no control character
+    /// but tab and line breaks, and nothing that looks blank but white space and an emoji's own
+    /// joiners and selectors (`VisibleText`: the hub's one rule), nor only white space. U+0000 in
+    /// particular: PostgreSQL's text cannot hold it (the insert failed, a 500) and SQLite's reads
+    /// cut the text there.
     static func checkFreeText(_ value: String, field: String, characters: Int) throws(APIError) {
         guard value.count <= characters, value.utf8.count <= characters * 4 else {
             throw APIError.invalid(field, "is longer than \(characters) characters")
@@ -48,8 +50,20 @@ enum RequestSupport {
         if let control = value.unicodeScalars.first(where: {
             ($0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r") || (0x7F...0x9F).contains($0.value)
         }) {
-            let code = String(control.value, radix: 16, uppercase: true)
-            throw APIError.invalid(field, "holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+            throw APIError.invalid(field, "holds the control character \(codePoint(control))")
         }
+        if let hidden = VisibleText.firstHidden(in: value) {
+            let name = hidden.properties.name.map { " " + $0 } ?? ""
+            throw APIError.invalid(field, "holds \(codePoint(hidden))\(name), which shows as nothing or as blank space")
+        }
+        guard !VisibleText.looksEmpty(value) else {
+            throw APIError.invalid(field, "holds no visible character")
+        }
+    }
+
+    /// `U+00AD`: a code point as Unicode writes it (at least four hex digits).
+    static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
     }
 }

@@ -43,6 +43,8 @@ EXPECTED_SECONDS = {
     "test_present_browser.PresentAcrossTwoHubs": 15,
     "test_api.SQLiteAPITests": 14,
     "test_status_page.StatusPageInChromium": 12,
+    "test_security_headers.SecurityHeadersInChromium": 18,
+    "test_security_headers.SecurityHeadersOverHTTP": 2,
     "test_check_page.CheckPageInChromium": 22,
     "test_venue_netns.HubAtAVenue": 11,
     "test_present.PostgresPresentTests": 10,

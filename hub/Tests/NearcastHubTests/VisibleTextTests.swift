@@ -70,4 +70,11 @@ final class VisibleTextTests: XCTestCase {
         }
         XCTAssertNoThrow(try NamespacedType.validate("demo/slide·2", project: "demo", field: "namespacedType"))
     }
+    /// A reaction's emoji keeps the one rule too: nothing hidden after it.
+    func testAReactionEmojiWithHiddenTagsIsRefused() throws {
+        XCTAssertThrowsError(try ReactionChoices.validated(ReactionChoicesUpdate(enabled: true, emoji: ["👍\u{E0041}"], images: nil))) {
+            XCTAssertEqual(($0 as? APIError)?.field, "emoji[0]")
+        }
+        XCTAssertNoThrow(try ReactionChoices.validated(ReactionChoicesUpdate(enabled: true, emoji: ["👍🏽", "❤️", "👨‍👩‍👧"], images: nil)))
+    }
 }

@@ -33,6 +33,10 @@ struct ReactionChoices: Sendable, Equatable {
             guard value.count == 1, value.unicodeScalars.contains(where: { $0.properties.isEmoji && $0.value > 0x7F }) else {
                 throw APIError.invalid("emoji[\(index)]", "'\(value)' is not one emoji")
             }
+            // Nothing hidden in it (tags or selectors where no emoji puts them: the one visible rule).
+            if let hidden = VisibleText.firstHidden(in: value) {
+                throw APIError.invalid("emoji[\(index)]", "holds U+\(String(hidden.value, radix: 16, uppercase: true)), which shows as nothing")
+            }
         }
         guard Set(emoji).count == emoji.count else { throw APIError.invalid("emoji", "lists an emoji twice") }
         var images: [String: [UInt8]] = [:]

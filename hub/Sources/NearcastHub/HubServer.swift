@@ -59,7 +59,8 @@ public enum HubServer {
         let limiter = hub.limiter, guarded = limiter.settings.enabled
         // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
         // guard (`ConnectionGuard`), which closes connections past their timeouts.
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: guarded ? [RequestTracker()] : [])
+        // ClientGoneHandler: a render stops when its uploader leaves (DeckRoutes).
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: (guarded ? [RequestTracker()] : []) + [ClientGoneHandler()])
         @Sendable func guarding(_ channel: some ServerChildChannel) -> any ServerChildChannel {
             guarded ? GuardedChildChannel(inner: channel, limiter: limiter) : channel
         }

@@ -51,7 +51,8 @@ public struct HubServices: Sendable {
 
     /// Loads (or, on the first start, makes) the service key; the schema is already current.
     public static func make(database: HubDatabase, metricsRegistry: PrometheusCollectorRegistry? = nil,
-                            logger: Logger, clock: HubClock = .system, limits: HubLimits = HubLimits()) async throws -> HubServices {
+                            logger: Logger, clock: HubClock = .system, limits: HubLimits = HubLimits(),
+                            decks deckLimits: DeckLimits = DeckLimits()) async throws -> HubServices {
         let feed = ChangeFeed()
         let showFeed = ShowFeed()
         let notifier = ChangeNotifier(channel: ChangeNotifier.attachmentsChannel, isPostgres: database.isPostgres) {
@@ -71,9 +72,9 @@ public struct HubServices: Sendable {
             serviceKey: serviceKey, resolverCache: EIDResolverCache(store: beacons, logger: logger),
             directory: BeaconDirectory(database: database), feed: feed,
             metricsRegistry: metricsRegistry, logger: logger,
-            decks: DeckStore(database: database, clock: clock), shows: shows, choices: choices,
+            decks: DeckStore(database: database, clock: clock, quotaBytes: deckLimits.storagePerProjectBytes), shows: shows, choices: choices,
             presence: Presence(serviceKey: serviceKey), phoneIDs: PhoneIDs(presence: Presence(serviceKey: serviceKey)), showFeed: showFeed, reactionDesk: ReactionDesk(),
-            renderer: DeckRenderer(), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
+            renderer: DeckRenderer(limits: .init(deckLimits)), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
             followerReports: FollowerReports(), heardBoxes: HeardBoxes(), codePasses: CodePassLedger(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await hub.sendShow(key) }

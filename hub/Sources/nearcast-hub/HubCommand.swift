@@ -132,7 +132,32 @@ struct Serve: AsyncParsableCommand {
         discussion: "The limits' settings are in the config file's limits object (docs/venue-operator.md, \"Limits\")."))
     var limits: String?
 
+    @Option(name: .customLong("deck-render-seconds"), help: ArgumentHelp(
+        "Wall-clock seconds one deck may take to render, also each poppler process's CPU limit (default 120; decks.renderSeconds)",
+        discussion: "Past it the render's process groups are killed and the upload is a 422.", valueName: "seconds"))
+    var deckRenderSeconds: Int?
+
+    @Option(name: .customLong("deck-renders-at-once"), help: ArgumentHelp(
+        "Decks rendered at once, at nice 10; other uploads wait their turn (default half the cores, at least 1; decks.rendersAtOnce)",
+        valueName: "count"))
+    var deckRendersAtOnce: Int?
+
+    @Option(name: .customLong("deck-storage-mb"), help: ArgumentHelp(
+        "Page images one project's decks may hold, in MB; past it an upload is a 507 (default 200; decks.storagePerProjectMB)",
+        valueName: "MB"))
+    var deckStorageMB: Int?
+
     @OptionGroup var options: DatabaseOptions
+
+    /// The config file's `decks` with the flags over it, checked.
+    func deckLimits(_ config: HubConfigFile) throws -> DeckLimits {
+        var decks = config.decks ?? DeckLimits()
+        if let deckRenderSeconds { decks.renderSeconds = deckRenderSeconds }
+        if let deckRendersAtOnce { decks.rendersAtOnce = deckRendersAtOnce }
+        if let deckStorageMB { decks.storagePerProjectMB = deckStorageMB }
+        if let problem = decks.problem() { throw ValidationError("deck limits: \(problem)") }
+        return decks
+    }
 
     /// HOST:PORT (an IPv6 host in brackets, as [::]:443), or a usage error naming the option.
     static func address(_ text: String, option: String) throws -> (host: String, port: Int) {
@@ -166,6 +191,7 @@ struct Serve: AsyncParsableCommand {
         }
         var limitSettings = config.limits ?? HubLimits()
         if let limits { limitSettings.enabled = limits == "on" }
+        let deckLimits = try deckLimits(config)
         let redirect = try redirectHTTP.map { try Self.address($0, option: "--redirect-http") }
         var transport = HubServer.Transport.plain
         if let tlsCertificate, let tlsKey {
@@ -198,7 +224,8 @@ struct Serve: AsyncParsableCommand {
             logger.notice("nearcast-hub: no listener page to serve at /listen (build it with tools/build-web, or pass --listener DIR)")
         }
         let database = try await options.open()
-        let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger, limits: limitSettings)
+        let hub = try await HubServices.make(database: database, metricsRegistry: registry, logger: logger, limits: limitSettings,
+                                             decks: deckLimits)
         logger.info("nearcast-hub: database \(database.location)")
         if !limitSettings.enabled { logger.notice("nearcast-hub: limits off (--limits off, or limits.enabled false in the config file)") }
         let app = try HubServer.application(hub, host: host, port: port, listener: listenerFiles, transport: transport) { bound in
@@ -309,7 +336,8 @@ struct DeckCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render a PDF's pages and store it as a deck; prints {\"deck\": \"ID\", \"pages\": N}.",
-            discussion: "Limits: 50 MB, 300 pages, 120 s of rendering; an encrypted PDF is refused.")
+            discussion: "Limits: 50 MB, 300 pages, 120 s of rendering and 200 MB of page images a project "
+                + "(the config file's decks object sets the last two); an encrypted PDF is refused.")
 
         @Argument(help: "The PDF file.")
         var file: String
@@ -324,7 +352,8 @@ struct DeckCommand: AsyncParsableCommand {
 
         func run() async throws {
             let created = try await options.withDatabase(context: "deck add \(file): ") {
-                try await DeckLibrary(database: $0).add(file: file, project: project, title: title)
+                try await DeckLibrary(database: $0, limits: options.configFile().decks ?? DeckLimits())
+                    .add(file: file, project: project, title: title)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -45,7 +45,7 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         case 403: return "PERMISSION_DENIED"
         case 404: return "NOT_FOUND"
         case 409: return "ALREADY_EXISTS"
-        case 429: return "RESOURCE_EXHAUSTED"
+        case 429, 507: return "RESOURCE_EXHAUSTED"
         case 503: return "UNAVAILABLE"
         default: return status.code >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"
         }

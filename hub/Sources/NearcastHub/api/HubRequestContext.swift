@@ -16,12 +16,19 @@ public struct HubRequestContext: RequestContext {
     /// stream): an event stream ends then, and gives back its slot at once, instead of at its
     /// next write (a keep-alive up to 15 s later).
     let channelClosed: EventLoopFuture<Void>
+    /// The request's channel, for `clientGone()`.
+    private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
         channelClosed = source.channel.closeFuture
+        channel = source.channel
     }
+
+    /// Completes when the client has gone, even while the connection is still open for the
+    /// answer (`ClientGoneHandler`): a long answer stops then.
+    func clientGone() -> EventLoopFuture<Void> { ClientGoneHandler.gone(on: channel) }
 
     public var requestDecoder: APIRequestDecoder { APIRequestDecoder() }
     public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }

@@ -8,7 +8,8 @@ import Foundation
 ///   database: "sqlite:/var/lib/nearcast-hub/hub.sqlite",
 ///   tls: { certificate: "/etc/nearcast-hub/tls/cert.pem", key: "/etc/nearcast-hub/tls/key.pem" },
 ///   listenerPage: "/usr/share/nearcast-hub/page", logLevel: "info",
-///   limits: { enabled: true, requestsPerSecondPerAddress: 200, ... } }
+///   limits: { enabled: true, requestsPerSecondPerAddress: 200, ... },
+///   decks: { renderSeconds: 120, rendersAtOnce: 1, storagePerProjectMB: 200 } }
 /// ```
 /// An unknown key is an error naming it (a misspelt limit would otherwise be silently ignored).
 public struct HubConfigFile: Decodable, Sendable, Equatable {
@@ -25,10 +26,12 @@ public struct HubConfigFile: Decodable, Sendable, Equatable {
     public var listenerPage: String?
     public var logLevel: String?
     public var limits: HubLimits?
+    /// Deck rendering and storage (`DeckLimits`).
+    public var decks: DeckLimits?
 
     public init() {}
 
-    static let keys: Set<String> = ["listen", "redirectHTTP", "database", "tls", "listenerPage", "logLevel", "limits"]
+    static let keys: Set<String> = ["listen", "redirectHTTP", "database", "tls", "listenerPage", "logLevel", "limits", "decks"]
     static let tlsKeys: Set<String> = ["certificate", "key"]
 
     /// Reads and checks `path`; the error names the file and the key.
@@ -53,6 +56,7 @@ public struct HubConfigFile: Decodable, Sendable, Equatable {
         try checkKeys(tree.keys, allowed: keys, path: path, prefix: "")
         if let tls = tree.children["tls"] { try checkKeys(tls, allowed: tlsKeys, path: path, prefix: "tls.") }
         if let limits = tree.children["limits"] { try checkKeys(limits, allowed: HubLimits.keys, path: path, prefix: "limits.") }
+        if let decks = tree.children["decks"] { try checkKeys(decks, allowed: DeckLimits.keys, path: path, prefix: "decks.") }
         let config: HubConfigFile
         do {
             config = try decoder.decode(HubConfigFile.self, from: data)
@@ -74,7 +78,7 @@ public struct HubConfigFile: Decodable, Sendable, Equatable {
     private static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String { keys.map(\.stringValue).joined(separator: ".") }
         switch error {
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be \(type == String.self ? "a string" : type == Bool.self ? "true or false" : type == TLS.self ? "an object" : "a number")"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be \(type == String.self ? "a string" : type == Bool.self ? "true or false" : type == TLS.self || type == DeckLimits.self ? "an object" : "a number")"
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
         case .valueNotFound(_, let context): return "\(path(context.codingPath)) may not be null"
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
@@ -116,6 +120,29 @@ private struct KeyTree: Decodable {
     }
 }
 
+/// A setting's name in the config file, as a key for Decodable.
+struct ConfigKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where K == ConfigKey {
+    /// A count or a number of seconds: read as a number, so 1.5 or 1e20 is named, not rounded or
+    /// trapped on; nil when the setting is absent.
+    func wholeNumber(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        let key = ConfigKey(stringValue: name)
+        guard let given = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard given == given.rounded(), given >= Double(range.lowerBound), given <= Double(range.upperBound) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(given)")
+        }
+        return Int(given)
+    }
+}
+
 /// A config file that cannot be used, in words, naming the file.
 public struct HubConfigFileError: Error, CustomStringConvertible {
     public let description: String
@@ -133,12 +160,7 @@ extension HubLimits: Decodable {
         "fieldChecksKeptPerProject",
     ]
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    private typealias Key = ConfigKey
 
     /// Each setting present replaces its default.
     public init(from decoder: any Decoder) throws {
@@ -163,13 +185,7 @@ extension HubLimits: Decodable {
         try read("phoneIdsPerMinutePerAddress", &phoneIdsPerMinutePerAddress)
         /// A count: a whole number in 1...10,000,000 (read as a number, so 1.5 or 1e20 is named).
         func count(_ name: String, _ value: inout Int) throws {
-            let key = Key(stringValue: name)
-            guard let given = try container.decodeIfPresent(Double.self, forKey: key) else { return }
-            guard given == given.rounded(), (1...10_000_000).contains(given) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container,
-                                                       debugDescription: "must be a whole number from 1 to 10000000, not \(given)")
-            }
-            value = Int(given)
+            if let given = try container.wholeNumber(name, in: 1...10_000_000) { value = given }
         }
         try count("watchesPerAddress", &watchesPerAddress)
         try count("watchesPerKey", &watchesPerKey)

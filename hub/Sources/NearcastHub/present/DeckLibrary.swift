@@ -5,11 +5,13 @@ import Foundation
 public struct DeckLibrary: Sendable {
     let store: DeckStore
     let projects: ProjectStore
-    let renderer = DeckRenderer()
+    let renderer: DeckRenderer
 
-    public init(database: HubDatabase) {
-        store = DeckStore(database: database, clock: .system)
+    /// `limits`: the config file's `decks` (the deadline and the project's quota apply here too).
+    public init(database: HubDatabase, limits: DeckLimits = DeckLimits()) {
+        store = DeckStore(database: database, clock: .system, quotaBytes: limits.storagePerProjectBytes)
         projects = ProjectStore(database: database)
+        renderer = DeckRenderer(limits: .init(limits))
     }
 
     /// Renders and stores a PDF file; throws an `APIError` naming what is wrong.
@@ -21,6 +23,7 @@ public struct DeckLibrary: Sendable {
         guard data.count <= renderer.limits.maximumBytes else {
             throw APIError(.contentTooLarge, "\(path) is \(data.count) bytes; a deck may be at most \(renderer.limits.maximumBytes / 1024 / 1024) MB")
         }
+        try await store.checkRoom(project: project)
         let rendered = try await renderer.render([UInt8](data))
         let name = title ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let deck = try await store.add(project: project, title: String(name.prefix(200)), sourceBytes: data.count, rendered: rendered)

@@ -1,23 +1,46 @@
 import Foundation
+import ServiceLifecycle
 
 /// Turns an uploaded PDF into page images, once, at upload: poppler's `pdfinfo` reads it and
 /// `pdftoppm` renders every page to a full-size JPEG (for the projector and a phone) and a
-/// thumbnail, each in a child process under `prlimit` (address space and CPU time) and a wall-clock
-/// deadline, so a hostile PDF costs bounded memory and time and never the hub's own process.
+/// thumbnail, so a hostile PDF costs bounded memory and time and never the hub's own process:
 ///
-/// Every refusal is a 4xx naming what is wrong with the file.
+/// - each poppler process is a child in its own process group (`ChildProcess`), under `prlimit`
+///   (address space, CPU time, file size), at `nice` 10 so the hub's requests come first, and
+///   with `setpriv --pdeathsig KILL` so it dies with the hub, even a hub killed with SIGKILL;
+/// - it is awaited on a thread of its own, never one of Swift's cooperative pool, which on two
+///   cores is every thread the hub answers requests with (issue 43: one upload stopped the hub);
+/// - a wall-clock deadline, the uploader leaving (the task is cancelled) and the hub's graceful
+///   shutdown each kill the render's process groups at once;
+/// - at most `rendersAtOnce` decks render at a time (`RenderSlots`); the rest wait their turn.
+///
+/// Every refusal is a 4xx naming what is wrong with the file, or a 503 when the hub is busy,
+/// out of descriptors or shutting down.
 struct DeckRenderer: Sendable {
     /// The limits a deck must keep (docs/presenter.md lists them, "Decks").
     struct Limits: Sendable {
         var maximumBytes = 50 * 1024 * 1024
         var maximumPages = 300
-        /// Wall time for all of a deck's rendering.
+        /// Wall time for all of a deck's rendering, from when its turn comes; also each poppler
+        /// process's CPU time.
         var renderSeconds = 120
+        /// Decks rendered at once.
+        var rendersAtOnce = DeckLimits().rendersAtOnce
         /// Address space of each poppler process.
         var processMemoryBytes = 1024 * 1024 * 1024
+        /// The largest file a poppler process may write (a page image, its error output).
+        var processFileBytes = 64 * 1024 * 1024
         /// The long side of a full page image and of a thumbnail, in pixels.
         var fullPixels = 1600
         var thumbnailPixels = 320
+
+        init() {}
+
+        /// The defaults with the configured deadline and concurrency.
+        init(_ decks: DeckLimits) {
+            renderSeconds = decks.renderSeconds
+            rendersAtOnce = decks.rendersAtOnce
+        }
     }
 
     /// One rendered page.
@@ -33,14 +56,25 @@ struct DeckRenderer: Sendable {
         var height: Int
     }
 
-    var limits = Limits()
-    var tools = PopplerTools()
+    let limits: Limits
+    let tools: PopplerTools
+    /// Shared by every copy of this renderer (it is a struct in `HubServices`).
+    let slots: RenderSlots
 
-    /// Where poppler's programs are (Debian's poppler-utils) and prlimit (util-linux).
+    init(limits: Limits = Limits(), tools: PopplerTools = PopplerTools()) {
+        self.limits = limits
+        self.tools = tools
+        slots = RenderSlots(limits.rendersAtOnce)
+    }
+
+    /// Where poppler's programs are (Debian's poppler-utils), and prlimit, setpriv (util-linux)
+    /// and nice (coreutils), each of which sets its limit and execs the next.
     struct PopplerTools: Sendable {
         var pdfinfo = "/usr/bin/pdfinfo"
         var pdftoppm = "/usr/bin/pdftoppm"
         var prlimit = "/usr/bin/prlimit"
+        var setpriv = "/usr/bin/setpriv"
+        var nice = "/usr/bin/nice"
     }
 
     func render(_ pdf: [UInt8]) async throws -> Rendered {
@@ -52,17 +86,51 @@ struct DeckRenderer: Sendable {
         guard Self.startsLikePDF(pdf) else {
             throw APIError(.badRequest, "this is not a PDF (it does not start with %PDF-)", field: "(body)")
         }
-        for tool in [tools.pdfinfo, tools.pdftoppm, tools.prlimit] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw APIError(.serviceUnavailable, "this hub cannot render decks: \(tool) is missing (install poppler-utils)")
+        for tool in [tools.pdfinfo, tools.pdftoppm, tools.prlimit, tools.setpriv, tools.nice]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw APIError(.serviceUnavailable, "this hub cannot render decks: \(tool) is missing (install poppler-utils and util-linux)")
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-deck-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("deck.pdf")
-        try Data(pdf).write(to: file)
-        let deadline = ContinuousClock.now + .seconds(limits.renderSeconds)
+        do {
+            // A graceful shutdown (SIGTERM) cancels the render instead of waiting for it.
+            return try await cancelWhenGracefulShutdown { try await self.renderInTurn(pdf) }
+        } catch is CancellationError where Task.isShuttingDownGracefully {
+            var error = APIError(.serviceUnavailable, "the hub is shutting down: upload the deck again in a moment")
+            error.retryAfterSeconds = 5
+            throw error
+        }
+    }
 
-        let info = try await run(tools.pdfinfo, [file.path], deadline: deadline, what: "reading the PDF")
+    /// Waits for a slot (at most `renderSeconds`), then renders.
+    private func renderInTurn(_ pdf: [UInt8]) async throws -> Rendered {
+        guard try await slots.acquire(within: .seconds(limits.renderSeconds)) else {
+            var error = APIError(.serviceUnavailable,
+                                 "the hub is rendering \(limits.rendersAtOnce) deck\(limits.rendersAtOnce == 1 ? "" : "s") already "
+                                     + "(decks.rendersAtOnce) and this one waited \(limits.renderSeconds) s for its turn: try again shortly")
+            error.retryAfterSeconds = 30
+            throw error
+        }
+        defer { slots.release() }
+        let deadline = ContinuousClock.now + .seconds(limits.renderSeconds)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-deck-\(UUID().uuidString)")
+        let file = directory.appendingPathComponent("deck.pdf")
+        try await Self.blocking {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+            try Data(pdf).write(to: file)
+        }
+        do {
+            let rendered = try await renderFile(file, deadline: deadline)
+            await Self.remove(directory)
+            return rendered
+        } catch {
+            // Every child has ended by now (each run awaits its own), so nothing writes here.
+            await Self.remove(directory)
+            throw error
+        }
+    }
+
+    private func renderFile(_ file: URL, deadline: ContinuousClock.Instant) async throws -> Rendered {
+        let info = try await run(tools.pdfinfo, [file.path], in: file.deletingLastPathComponent(), name: "info",
+                                 deadline: deadline, what: "reading the PDF")
         guard info.status == 0 else {
             let detail = Self.firstLine(info.standardError)
             if detail.localizedCaseInsensitiveContains("password") || detail.localizedCaseInsensitiveContains("encrypt") {
@@ -83,6 +151,7 @@ struct DeckRenderer: Sendable {
         }
 
         // The two sizes render side by side (two cores); each is one pdftoppm over every page.
+        // When one fails, leaving this scope cancels the other, which kills its process group.
         async let full = renderAll(file, pixels: limits.fullPixels, prefix: "full", pages: pages, deadline: deadline)
         async let thumbnails = renderAll(file, pixels: limits.thumbnailPixels, prefix: "thumb", pages: pages, deadline: deadline)
         let (fullImages, thumbnailImages) = try await (full, thumbnails)
@@ -94,20 +163,24 @@ struct DeckRenderer: Sendable {
     }
 
     private func renderAll(_ file: URL, pixels: Int, prefix: String, pages: Int, deadline: ContinuousClock.Instant) async throws -> [[UInt8]] {
-        let out = file.deletingLastPathComponent().appendingPathComponent(prefix)
+        let directory = file.deletingLastPathComponent()
+        let out = directory.appendingPathComponent(prefix)
         let result = try await run(tools.pdftoppm, ["-jpeg", "-jpegopt", "quality=85,optimize=y", "-scale-to", String(pixels),
-                                                    file.path, out.path], deadline: deadline, what: "rendering the pages")
+                                                    file.path, out.path], in: directory, name: prefix,
+                                   deadline: deadline, what: "rendering the pages")
         guard result.status == 0 else {
             throw APIError(.unprocessableContent, "the PDF's pages could not be rendered: \(Self.firstLine(result.standardError))", field: "(body)")
         }
-        // pdftoppm names pages PREFIX-N.jpg with N zero-padded to the page count's width.
-        let names = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
-            .filter { $0.hasPrefix(prefix + "-") && $0.hasSuffix(".jpg") }
-            .sorted { Self.pageNumber($0) < Self.pageNumber($1) }
-        guard names.count == pages else {
-            throw APIError(.unprocessableContent, "the PDF has \(pages) pages but \(names.count) rendered", field: "(body)")
+        return try await Self.blocking {
+            // pdftoppm names pages PREFIX-N.jpg with N zero-padded to the page count's width.
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasPrefix(prefix + "-") && $0.hasSuffix(".jpg") }
+                .sorted { Self.pageNumber($0) < Self.pageNumber($1) }
+            guard names.count == pages else {
+                throw APIError(.unprocessableContent, "the PDF has \(pages) pages but \(names.count) rendered", field: "(body)")
+            }
+            return try names.map { [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))) }
         }
-        return try names.map { [UInt8](try Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent($0))) }
     }
 
     /// A finished child process.
@@ -117,43 +190,89 @@ struct DeckRenderer: Sendable {
         var standardError: String
     }
 
-    /// Runs `tool` under prlimit, killed at `deadline` (then the upload is a 422 naming the limit).
-    private func run(_ tool: String, _ arguments: [String], deadline: ContinuousClock.Instant, what: String) async throws -> Finished {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tools.prlimit)
-        process.arguments = ["--as=\(limits.processMemoryBytes)", "--cpu=\(limits.renderSeconds)", "--", tool] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { ended.continuation.yield($0.terminationStatus); ended.continuation.finish() }
-        try process.run()
-        // Read both pipes while it runs, so a chatty tool never blocks on a full pipe.
-        async let standardOutput = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let standardError = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
-        let watchdog = Task {
-            try await Task.sleep(until: deadline, clock: .continuous)
-            if process.isRunning { process.terminate() }
-            try await Task.sleep(for: .seconds(2))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    /// The command that runs `tool`: each program in it sets one thing and execs the next, so
+    /// the last one (poppler) is the child itself, with its death signal, priority and limits.
+    func command(_ tool: String, _ arguments: [String]) -> [String] {
+        [tools.setpriv, "--pdeathsig", "KILL", "--",
+         tools.nice, "-n", "10",
+         tools.prlimit, "--as=\(limits.processMemoryBytes)", "--cpu=\(limits.renderSeconds)", "--fsize=\(limits.processFileBytes)",
+         "--", tool] + arguments
+    }
+
+    /// Runs `tool` (its output in `directory`/`name`.out and .err), killed with its process group
+    /// at `deadline` (then the upload is a 422 naming the limit) or when the task is cancelled.
+    private func run(_ tool: String, _ arguments: [String], in directory: URL, name: String,
+                     deadline: ContinuousClock.Instant, what: String) async throws -> Finished {
+        let command = command(tool, arguments)
+        let outputPath = directory.appendingPathComponent(name + ".out").path
+        let errorPath = directory.appendingPathComponent(name + ".err").path
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try await ChildProcess.run(command[0], Array(command.dropFirst()), standardOutput: outputPath,
+                                                 standardError: errorPath, deadline: deadline)
+        } catch let failure as ChildProcess.SpawnFailure where failure.isExhaustion {
+            throw Self.exhausted(failure.description)
+        } catch let failure as OwnThread.Unavailable {
+            throw Self.exhausted(failure.description)
         }
-        var status: Int32 = -1
-        for await code in ended.stream { status = code }
-        watchdog.cancel()
-        let (out, err) = await (standardOutput, standardError)
-        if ContinuousClock.now >= deadline || process.terminationReason == .uncaughtSignal && status == SIGXCPU {
+        switch (outcome.stoppedBy, outcome.end) {
+        case (.cancelled?, _):
+            throw CancellationError()
+        case (.deadline?, _), (nil, .signalled(SIGXCPU)):
             throw APIError(.unprocessableContent,
-                           "\(what) took longer than \(limits.renderSeconds) s, the limit for a deck: split it or simplify its pages",
+                           "\(what) took longer than \(limits.renderSeconds) s, the limit for a deck (decks.renderSeconds): "
+                               + "split it or simplify its pages",
                            field: "(body)")
-        }
-        if process.terminationReason == .uncaughtSignal {
+        case (nil, .signalled(let signal)):
             throw APIError(.unprocessableContent,
-                           "\(what) failed: poppler stopped on signal \(status) (out of its \(limits.processMemoryBytes / 1024 / 1024) MB memory limit?)",
+                           "\(what) failed: poppler stopped on signal \(signal) (out of its \(limits.processMemoryBytes / 1024 / 1024) MB "
+                               + "memory limit?)",
                            field: "(body)")
+        case (nil, .exited(let status)):
+            // Poppler's output is small; its error output is read only as far as its first line.
+            let (output, errors) = try await Self.blocking {
+                (Self.read(outputPath, upTo: 1024 * 1024), Self.read(errorPath, upTo: 4096))
+            }
+            return Finished(status: status, standardOutput: output, standardError: errors)
         }
-        return Finished(status: status, standardOutput: String(decoding: out, as: UTF8.self),
-                        standardError: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Up to `limit` bytes of a file, as text ("" when it cannot be read).
+    private static func read(_ path: String, upTo limit: Int) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        return String(decoding: (try? handle.read(upToCount: limit)) ?? Data(), as: UTF8.self)
+    }
+
+    /// File work on a thread of its own; out of descriptors or threads is a 503, not a 500.
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await OwnThread.run(body)
+        } catch let failure as OwnThread.Unavailable {
+            throw exhausted(failure.description)
+        } catch let error as NSError where isExhaustion(error) {
+            throw exhausted(error.localizedDescription)
+        }
+    }
+
+    private static func remove(_ directory: URL) async {
+        _ = try? await OwnThread.run { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// A POSIX error (or Foundation's wrapping of one) that means the hub ran out of descriptors,
+    /// processes or memory.
+    static func isExhaustion(_ error: NSError) -> Bool {
+        let codes: Set<Int> = [Int(EMFILE), Int(ENFILE), Int(EAGAIN), Int(ENOMEM)]
+        if error.domain == NSPOSIXErrorDomain, codes.contains(error.code) { return true }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError { return isExhaustion(underlying) }
+        return false
+    }
+
+    /// The refusal when the hub is out of descriptors or processes: a 503 the uploader can retry.
+    static func exhausted(_ detail: String) -> APIError {
+        var error = APIError(.serviceUnavailable, "the hub is out of resources to render a deck (\(detail)): try again shortly")
+        error.retryAfterSeconds = 10
+        return error
     }
 
     static func startsLikePDF(_ bytes: [UInt8]) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Decks: upload (a PDF body), list, read, delete (the secret key), and page images (any key;
@@ -22,8 +23,10 @@ enum DeckRoutes {
                 throw APIError(.contentTooLarge, "the PDF is larger than \(limit / 1024 / 1024) MB, the limit for a deck", field: "(body)")
             }
             let pdf = [UInt8](body.readableBytesView)
+            // A project whose decks fill its quota is refused before the render, not after.
+            try await hub.decks.checkRoom(project: access.project)
             let started = ContinuousClock.now
-            let rendered = try await hub.renderer.render(pdf)
+            let rendered = try await Self.renderUnlessAbandoned(pdf, hub.renderer, closed: context.clientGone())
             let deck = try await hub.decks.add(project: access.project, title: title ?? "Deck", sourceBytes: pdf.count, rendered: rendered)
             hub.logger.info("decks: \(access.project) added \(deck.deckID) (\(deck.pages) pages, \(pdf.count) bytes, rendered in \(ContinuousClock.now - started))")
             return EditedResponse(status: .created, response: CreatedDeckJSON(deck: deck.deckID, pages: deck.pages))
@@ -78,6 +81,22 @@ enum DeckRoutes {
             headers[.contentLength] = String(image.count)
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image)))
         }
+    }
+
+    /// Renders `pdf`, cancelling the render (which kills its processes) when the client goes
+    /// first: an uploader who gave up must not keep the renderer busy for minutes. Hummingbird
+    /// does not cancel a handler whose client left, so `ClientGoneHandler` watches for it.
+    static func renderUnlessAbandoned(_ pdf: [UInt8], _ renderer: DeckRenderer, closed: EventLoopFuture<Void>)
+        async throws -> DeckRenderer.Rendered {
+        // A Task (not a detached one) keeps the task-locals, among them the graceful shutdown
+        // that cancels a render at SIGTERM.
+        let render = Task { try await renderer.render(pdf) }
+        // The box lets the close callback, which lives as long as the connection, drop the task
+        // (and the images it holds) once the render is over.
+        let running = NIOLockedValueBox<Task<DeckRenderer.Rendered, any Error>?>(render)
+        closed.whenComplete { _ in running.withLockedValue { $0?.cancel() } }
+        defer { running.withLockedValue { $0 = nil } }
+        return try await withTaskCancellationHandler { try await render.value } onCancel: { render.cancel() }
     }
 
     static func deckID(_ context: HubRequestContext) throws(APIError) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NearcastCore
 import SQLKit
 
@@ -29,15 +30,29 @@ struct DeckStore: Sendable {
 
     let database: HubDatabase
     let clock: HubClock
+    /// The page images one project's decks may hold, in bytes as stored (`decks.storagePerProjectMB`).
+    var quotaBytes = DeckLimits().storagePerProjectBytes
 
-    /// Stores a rendered deck and every page in one transaction: all of it, or (on any error)
-    /// nothing.
+    /// HTTP's 507: the project's storage is full (a client should not retry as it is).
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+
+    /// Stores a rendered deck and every page in one transaction: all of it, or (on any error,
+    /// the quota's refusal included) nothing.
     func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> Deck {
+        // What the deck's images take as stored: base64 text, 4 characters for every 3 bytes.
+        let adding = rendered.pages.reduce(0) { $0 + Self.storedBytes($1.full.count) + Self.storedBytes($1.thumbnail.count) }
+        let quota = quotaBytes, isPostgres = database.isPostgres
         var generator = SystemRandomNumberGenerator()
         let deck = Deck(deckID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8),
                         title: title, pages: rendered.pages.count, bytes: sourceBytes,
                         width: rendered.width, height: rendered.height, createdMs: clock.nowMs())
         try await database.transaction { db in
+            // Two uploads to one project through two instances: one after the other, so they
+            // cannot both fit the quota's last megabytes. (SQLite's writers are serial already.)
+            if isPostgres {
+                try await db.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: "nearcast-decks:" + project)))").run()
+            }
+            try await Self.checkQuota(db, project: project, adding: adding, quota: quota)
             try await db.raw("""
                 INSERT INTO decks (project, deck_id, title, pages, bytes, width, height, created_ms)
                 VALUES (\(bind: project), \(bind: deck.deckID), \(bind: deck.title), \(bind: deck.pages), \(bind: deck.bytes),
@@ -53,6 +68,44 @@ struct DeckStore: Sendable {
         }
         return deck
     }
+
+    /// Refuses (507) before anything is rendered when the project's decks already fill its quota.
+    func checkRoom(project: String) async throws {
+        let quota = quotaBytes
+        try await database.read { db in try await Self.checkQuota(db, project: project, adding: 0, quota: quota) }
+    }
+
+    /// The page images the project's decks hold, in bytes as stored.
+    func storedImageBytes(project: String) async throws -> Int {
+        try await database.read { db in try await Self.storedImageBytes(db, project: project) }
+    }
+
+    private static func storedImageBytes(_ db: any SQLDatabase, project: String) async throws -> Int {
+        // octet_length: SQLite and PostgreSQL both answer it from the value's header, without
+        // reading the images themselves.
+        try await db.raw("""
+            SELECT COALESCE(SUM(octet_length(full_image) + octet_length(thumb_image)), 0) AS used
+            FROM deck_pages WHERE project = \(bind: project)
+            """).first()?.decode(column: "used", as: Int.self) ?? 0
+    }
+
+    /// A 507 naming the quota, what the project holds and what the deck would add, when they do
+    /// not fit (with `adding` 0: when the project is already full).
+    private static func checkQuota(_ db: any SQLDatabase, project: String, adding: Int, quota: Int) async throws {
+        let used = try await storedImageBytes(db, project: project)
+        guard used + adding > quota || (adding == 0 && used >= quota) else { return }
+        throw APIError(insufficientStorage, quotaMessage(used: used, adding: adding, quota: quota), field: "(body)")
+    }
+
+    static func quotaMessage(used: Int, adding: Int, quota: Int) -> String {
+        func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1024 / 1024) }
+        let what = adding == 0 ? "" : " and this deck's pages need \(mb(adding))"
+        return "the project's decks already hold \(mb(used)) of page images\(what): the quota is \(mb(quota)) a project "
+            + "(decks.storagePerProjectMB): delete decks the project no longer shows, or ask the hub's operator to raise it"
+    }
+
+    /// The size of `count` bytes as base64 text.
+    static func storedBytes(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
     /// The project's decks, newest first.
     func list(project: String) async throws -> [Deck] {

@@ -508,6 +508,11 @@ def pdf_deck(pages: int, title: str = "Nearcast demo", width: int = 960, height:
                        b"/Resources << /Font << /F1 3 0 R >> >> >>" % (width, height, content))
         kids.append(len(objects))
     objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), pages)
+    return pdf_file(objects)
+
+
+def pdf_file(objects) -> bytes:
+    """A PDF of `objects` (object 1 the catalog) with a correct cross-reference table."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

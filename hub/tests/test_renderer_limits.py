@@ -1,0 +1,202 @@
+"""The deck renderer keeps its limits (issue 43), through real hubs and real poppler processes:
+a slow PDF is stopped at the wall-clock deadline while the hub answers /healthz at once, an
+abandoned upload, a SIGTERM and a kill -9 of the hub each leave no renderer behind, and a
+project's storage quota refuses a deck with nothing stored.
+
+The slow PDF is one page of 200,000 filled rectangles in a flate stream: 10 KB on disk, over a
+minute of pdftoppm at 1,600 pixels. Each hub gets a TMPDIR of its own, so its renderers are told
+apart from other tests' (run_parallel.py runs classes side by side) by their command lines.
+"""
+import http.client
+import json
+import os
+import signal
+import tempfile
+import threading
+import time
+import unittest
+import zlib
+
+from hubtest import Database, Hub, create_project, pdf_deck, pdf_file, upload_deck
+
+
+def slow_pdf(rectangles: int = 200_000) -> bytes:
+    """One 960 x 540 page whose content stream fills `rectangles` 200 x 100 rectangles: a few
+    KB compressed, a minute and more to rasterise."""
+    content = zlib.compress(b"0.5 0.5 200 100 re f\n" * rectangles, 9)
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 960 540] /Contents 4 0 R >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content) + content + b"\nendstream"]
+    return pdf_file(objects)
+
+
+def renderers(folder: str) -> dict:
+    """Live (not zombie) poppler processes whose command line names `folder`: {pid: /proc stat fields}."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as f:
+                # After the ")" that ends the command's name: state, ppid, pgrp, ...
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if folder in command and ("pdftoppm" in command or "pdfinfo" in command) and fields[0] != "Z":
+            found[int(entry)] = fields
+    return found
+
+
+def wait_for(condition, timeout: float, step: float = 0.05):
+    """`condition()`'s first true value within `timeout` seconds, else None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+class RendererLimits(unittest.TestCase):
+    """Each test starts its own hub (SQLite) with the limits it tries, over one database."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.database = Database("sqlite")
+        cls.keys = create_project(cls.database.url, "demo")
+        cls.secret = cls.keys["secretKey"]
+        cls.slow = slow_pdf()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.database.drop()
+
+    def setUp(self):
+        self.temporary = tempfile.mkdtemp(prefix="nearcast-renderer-test-")
+        self.hub = None
+
+    def tearDown(self):
+        if self.hub is not None:
+            if self._outcome.success is False:
+                print(self.hub.stderr())
+            self.hub.stop()
+        for pid in renderers(self.temporary):
+            os.kill(pid, signal.SIGKILL)
+
+    def start_hub(self, *flags):
+        """A hub whose renders work in this test's own TMPDIR."""
+        previous = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = self.temporary
+        try:
+            self.hub = Hub(self.database.url, extra=flags)
+        finally:
+            if previous is None:
+                del os.environ["TMPDIR"]
+            else:
+                os.environ["TMPDIR"] = previous
+        return self.hub
+
+    def upload_in_background(self, pdf: bytes) -> dict:
+        """Uploads `pdf` on a thread; the dict gets "status", "answer" and "seconds" when it ends."""
+        result = {}
+
+        def run():
+            started = time.monotonic()
+            try:
+                result["status"], result["answer"] = upload_deck(self.hub.port, self.secret, pdf)
+            except (OSError, http.client.HTTPException) as error:
+                result["status"], result["answer"] = None, repr(error)
+            result["seconds"] = time.monotonic() - started
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        result["thread"] = thread
+        return result
+
+    def wait_for_a_renderer(self) -> dict:
+        found = wait_for(lambda: {pid: fields for pid, fields in renderers(self.temporary).items()
+                                  if "pdftoppm" in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")}, 10)
+        self.assertTrue(found, "no pdftoppm started for the upload")
+        return found
+
+    def test_a_slow_deck_is_refused_at_the_deadline_while_the_hub_answers(self):
+        hub = self.start_hub("--deck-render-seconds", "3")
+        upload = self.upload_in_background(self.slow)
+        running = self.wait_for_a_renderer()
+        hub_group = os.getpgid(hub.process.pid)
+        for pid, fields in running.items():
+            # Its own process group (what the deadline kills), at nice 10 (stat field 19).
+            self.assertEqual(int(fields[2]), pid, "a renderer leads a process group of its own")
+            self.assertNotEqual(int(fields[2]), hub_group)
+            self.assertEqual(int(fields[16]), 10, "a renderer runs at nice 10")
+        latencies = []
+        while upload["thread"].is_alive():
+            started = time.monotonic()
+            status, _ = hub.request("GET", "/healthz")
+            latencies.append(time.monotonic() - started)
+            self.assertEqual(status, 200)
+            time.sleep(0.1)
+        self.assertEqual(upload["status"], 422, upload["answer"])
+        self.assertIn("longer than 3 s", upload["answer"]["error"]["message"])
+        self.assertLess(upload["seconds"], 5.5, "refused at about the deadline")
+        self.assertGreater(len(latencies), 10)
+        self.assertLess(max(latencies), 1.0, f"/healthz during the render: {sorted(latencies)}")
+        self.assertEqual(wait_for(lambda: not renderers(self.temporary), 1), True, "a renderer outlived its deadline")
+
+    def test_an_abandoned_upload_stops_its_render(self):
+        hub = self.start_hub("--deck-render-seconds", "60")
+        connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=10)
+        connection.request("POST", "/v1/decks", body=self.slow,
+                           headers={"X-Api-Key": self.secret, "Content-Type": "application/pdf"})
+        self.wait_for_a_renderer()
+        connection.close()
+        gone = time.monotonic()
+        self.assertEqual(wait_for(lambda: not renderers(self.temporary), 2), True, "the render went on without its uploader")
+        print(f"\n  renderer gone {time.monotonic() - gone:.2f} s after the uploader closed", end=" ")
+        status, answer = hub.request("GET", "/v1/decks", key=self.secret)
+        self.assertEqual((status, answer["decks"]), (200, []))
+
+    def test_sigterm_during_a_render_stops_the_hub_promptly(self):
+        hub = self.start_hub("--deck-render-seconds", "60")
+        upload = self.upload_in_background(self.slow)
+        self.wait_for_a_renderer()
+        started = time.monotonic()
+        hub.process.send_signal(signal.SIGTERM)
+        hub.process.wait(timeout=20)
+        seconds = time.monotonic() - started
+        print(f"\n  SIGTERM to exit during a render: {seconds:.2f} s", end=" ")
+        self.assertLess(seconds, 5)
+        upload["thread"].join(5)
+        self.assertIn(upload["status"], (503, None), upload["answer"])
+        self.assertEqual(wait_for(lambda: not renderers(self.temporary), 1), True, "a renderer outlived the hub")
+
+    def test_kill_9_of_the_hub_leaves_no_renderer(self):
+        hub = self.start_hub("--deck-render-seconds", "60")
+        self.upload_in_background(self.slow)
+        self.wait_for_a_renderer()
+        hub.process.kill()
+        hub.process.wait()
+        self.assertEqual(wait_for(lambda: not renderers(self.temporary), 2), True,
+                         f"renderers outlived a killed hub: {renderers(self.temporary)}")
+
+    def test_the_storage_quota_refuses_a_deck_and_stores_nothing(self):
+        hub = self.start_hub("--deck-storage-mb", "1")
+        status, first = upload_deck(hub.port, self.secret, pdf_deck(4), title="fits")
+        self.assertEqual(status, 201, first)
+        status, answer = upload_deck(hub.port, self.secret, pdf_deck(32), title="too much")
+        self.assertEqual(status, 507, answer)
+        message = answer["error"]["message"]
+        self.assertIn("the quota is 1.0 MB a project", message)
+        self.assertIn("decks.storagePerProjectMB", message)
+        self.assertRegex(message, r"already hold 0\.\d MB of page images and this deck's pages need 1\.\d MB")
+        status, listed = hub.request("GET", "/v1/decks", key=self.secret)
+        self.assertEqual([deck["title"] for deck in listed["decks"]], ["fits"])
+        status, _ = hub.request("DELETE", f"/v1/decks/{first['deck']}", key=self.secret)
+        self.assertEqual(status, 200)
+
+
+if __name__ == "__main__":
+    unittest.main()

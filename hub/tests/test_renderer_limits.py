@@ -1,7 +1,8 @@
 """The deck renderer keeps its limits (issue 43), through real hubs and real poppler processes:
 a slow PDF is stopped at the wall-clock deadline while the hub answers /healthz at once, an
-abandoned upload, a SIGTERM and a kill -9 of the hub each leave no renderer behind, and a
-project's storage quota refuses a deck with nothing stored.
+abandoned upload, a SIGTERM and a kill -9 of the hub each leave no renderer behind, a hub out
+of descriptors refuses an upload (503) and lives on, and a project's storage quota refuses a
+deck with nothing stored.
 
 The slow PDF is one page of 200,000 filled rectangles in a flate stream: 10 KB on disk, over a
 minute of pdftoppm at 1,600 pixels. Each hub gets a TMPDIR of its own, so its renderers are told
@@ -11,6 +12,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -86,12 +88,12 @@ class RendererLimits(unittest.TestCase):
         for pid in renderers(self.temporary):
             os.kill(pid, signal.SIGKILL)
 
-    def start_hub(self, *flags):
+    def start_hub(self, *flags, wrapper=()):
         """A hub whose renders work in this test's own TMPDIR."""
         previous = os.environ.get("TMPDIR")
         os.environ["TMPDIR"] = self.temporary
         try:
-            self.hub = Hub(self.database.url, extra=flags)
+            self.hub = Hub(self.database.url, extra=flags, wrapper=wrapper)
         finally:
             if previous is None:
                 del os.environ["TMPDIR"]
@@ -181,6 +183,29 @@ class RendererLimits(unittest.TestCase):
         hub.process.wait()
         self.assertEqual(wait_for(lambda: not renderers(self.temporary), 2), True,
                          f"renderers outlived a killed hub: {renderers(self.temporary)}")
+
+    def test_out_of_descriptors_an_upload_is_a_503_and_the_hub_lives_on(self):
+        hub = self.start_hub("--limits", "off", wrapper=("prlimit", "--nofile=64"))
+        pdf = pdf_deck(2)
+        upload = socket.create_connection(("127.0.0.1", hub.port), timeout=10)
+        upload.sendall(b"POST /v1/decks HTTP/1.1\r\nHost: hub\r\nX-Api-Key: %s\r\nContent-Type: application/pdf\r\n"
+                       b"Content-Length: %d\r\n\r\n" % (self.secret.encode(), len(pdf)) + pdf[:-10])
+        # Idle connections until the hub holds all 64 descriptors it may.
+        idle = []
+        descriptors = lambda: len(os.listdir(f"/proc/{hub.process.pid}/fd"))
+        while descriptors() < 64 and len(idle) < 100:
+            idle.append(socket.create_connection(("127.0.0.1", hub.port), timeout=10))
+            wait_for(lambda: descriptors() >= 64, 0.05, step=0.01)
+        self.assertEqual(descriptors(), 64)
+        upload.sendall(pdf[-10:])
+        answer = upload.recv(65536).decode(errors="replace")
+        upload.close()
+        for connection in idle:
+            connection.close()
+        self.assertTrue(answer.startswith("HTTP/1.1 503"), answer[:300])
+        self.assertIn("out of resources to render a deck (too many open files)", answer)
+        self.assertEqual(wait_for(lambda: hub.request("GET", "/healthz")[0] == 200, 5), True)
+        self.assertIsNone(hub.process.poll(), "the hub died")
 
     def test_the_storage_quota_refuses_a_deck_and_stores_nothing(self):
         hub = self.start_hub("--deck-storage-mb", "1")

@@ -111,12 +111,16 @@ struct DeckRenderer: Sendable {
         }
         defer { slots.release() }
         let deadline = ContinuousClock.now + .seconds(limits.renderSeconds)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-deck-\(UUID().uuidString)")
-        let file = directory.appendingPathComponent("deck.pdf")
-        try await Self.blocking {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-            try Data(pdf).write(to: file)
+        let directory = try await Self.blocking {
+            // mkdtemp, not a UUID: out of descriptors, Foundation's UUID() is all zeros (it
+            // cannot open the random source), and two renders would share a directory.
+            var template = Array(FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-deck-XXXXXXXX").path.utf8CString)
+            guard mkdtemp(&template) != nil else { throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno)) }
+            let directory = URL(fileURLWithPath: String(cString: template), isDirectory: true)
+            try Data(pdf).write(to: directory.appendingPathComponent("deck.pdf"))
+            return directory
         }
+        let file = directory.appendingPathComponent("deck.pdf")
         do {
             let rendered = try await renderFile(file, deadline: deadline)
             await Self.remove(directory)
@@ -250,8 +254,9 @@ struct DeckRenderer: Sendable {
             return try await OwnThread.run(body)
         } catch let failure as OwnThread.Unavailable {
             throw exhausted(failure.description)
-        } catch let error as NSError where isExhaustion(error) {
-            throw exhausted(error.localizedDescription)
+        } catch {
+            guard let code = exhaustion(error as NSError) else { throw error }
+            throw exhausted(String(cString: strerror(code)).lowercased())
         }
     }
 
@@ -259,13 +264,15 @@ struct DeckRenderer: Sendable {
         _ = try? await OwnThread.run { try? FileManager.default.removeItem(at: directory) }
     }
 
-    /// A POSIX error (or Foundation's wrapping of one) that means the hub ran out of descriptors,
-    /// processes or memory.
-    static func isExhaustion(_ error: NSError) -> Bool {
-        let codes: Set<Int> = [Int(EMFILE), Int(ENFILE), Int(EAGAIN), Int(ENOMEM)]
-        if error.domain == NSPOSIXErrorDomain, codes.contains(error.code) { return true }
-        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError { return isExhaustion(underlying) }
-        return false
+    /// The errno of a POSIX error (or of Foundation's wrapping of one) that means the hub ran out
+    /// of descriptors, processes or memory; nil for any other error.
+    static func exhaustion(_ error: NSError) -> Int32? {
+        if error.domain == NSPOSIXErrorDomain, [EMFILE, ENFILE, EAGAIN, ENOMEM].contains(Int32(truncatingIfNeeded: error.code)) {
+            return Int32(truncatingIfNeeded: error.code)
+        }
+        // Foundation's file errors (CocoaError 512 and the like) carry the POSIX one beneath.
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? any Error { return exhaustion(underlying as NSError) }
+        return nil
     }
 
     /// The refusal when the hub is out of descriptors or processes: a 503 the uploader can retry.

@@ -47,6 +47,7 @@ EXPECTED_SECONDS = {
     "test_security_headers.SecurityHeadersOverHTTP": 2,
     "test_check_page.CheckPageInChromium": 22,
     "test_venue_netns.HubAtAVenue": 11,
+    "test_renderer_limits.RendererLimits": 11,
     "test_present.PostgresPresentTests": 10,
     "test_watch_grant.PostgresWatchGrantTests": 6,
     "test_watch_grant.SQLiteWatchGrantTests": 5,

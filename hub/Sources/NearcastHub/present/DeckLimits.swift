@@ -8,7 +8,7 @@ public struct DeckLimits: Sendable, Equatable {
     /// render starts; past it every process of the render is killed and the upload is a 422.
     /// The same figure is each poppler process's CPU limit.
     public var renderSeconds = 120
-    /// Decks rendered at once; other uploads wait (up to `renderSeconds`) for a turn. Default:
+    /// Decks rendered at once; other uploads wait (up to twice `renderSeconds`) for a turn. Default:
     /// half the cores, at least one (one on a two-core box), so the hub keeps a core.
     public var rendersAtOnce = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// The page images a project's decks may hold in the database, in MB (MiB); a deck that

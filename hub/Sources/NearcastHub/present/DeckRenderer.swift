@@ -100,12 +100,14 @@ struct DeckRenderer: Sendable {
         }
     }
 
-    /// Waits for a slot (at most `renderSeconds`), then renders.
+    /// Waits for a slot, then renders. The wait is at most twice `renderSeconds`: long enough
+    /// for the render ahead to end, even at its deadline, and bounded so a queue of uploads does
+    /// not hold connections for ever.
     private func renderInTurn(_ pdf: [UInt8]) async throws -> Rendered {
-        guard try await slots.acquire(within: .seconds(limits.renderSeconds)) else {
+        guard try await slots.acquire(within: .seconds(2 * limits.renderSeconds)) else {
             var error = APIError(.serviceUnavailable,
                                  "the hub is rendering \(limits.rendersAtOnce) deck\(limits.rendersAtOnce == 1 ? "" : "s") already "
-                                     + "(decks.rendersAtOnce) and this one waited \(limits.renderSeconds) s for its turn: try again shortly")
+                                     + "(decks.rendersAtOnce) and this one waited \(2 * limits.renderSeconds) s for its turn: try again shortly")
             error.retryAfterSeconds = 30
             throw error
         }

@@ -224,9 +224,9 @@ class RendererLimits(unittest.TestCase):
         status, answer = upload_deck(hub.port, self.secret, pdf_deck(32), title="too much")
         self.assertEqual(status, 507, answer)
         message = answer["error"]["message"]
-        self.assertIn("the quota is 1.0 MB a project", message)
+        self.assertIn("the quota is 1.00 MB a project", message)
         self.assertIn("decks.storagePerProjectMB", message)
-        self.assertRegex(message, r"already hold 0\.\d MB of page images and this deck's pages need 1\.\d MB")
+        self.assertRegex(message, r"already hold 0\.1\d MB of page images and this deck's pages need 1\.\d\d MB")
         status, listed = hub.request("GET", "/v1/decks", key=self.secret)
         self.assertEqual([deck["title"] for deck in listed["decks"]], ["fits"])
         status, _ = hub.request("DELETE", f"/v1/decks/{first['deck']}", key=self.secret)

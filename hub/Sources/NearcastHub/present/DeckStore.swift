@@ -98,7 +98,10 @@ struct DeckStore: Sendable {
     }
 
     static func quotaMessage(used: Int, adding: Int, quota: Int) -> String {
-        func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1024 / 1024) }
+        // Two decimals under 10 MB, so a small quota's figures do not round into seeming to fit.
+        func mb(_ bytes: Int) -> String {
+            String(format: bytes < 10 * 1024 * 1024 ? "%.2f MB" : "%.1f MB", Double(bytes) / 1024 / 1024)
+        }
         let what = adding == 0 ? "" : " and this deck's pages need \(mb(adding))"
         return "the project's decks already hold \(mb(used)) of page images\(what): the quota is \(mb(quota)) a project "
             + "(decks.storagePerProjectMB): delete decks the project no longer shows, or ask the hub's operator to raise it"

@@ -118,11 +118,13 @@ enum ChildProcess {
 
         var stoppedBy: Stop? { state.withLockedValue { $0.stop } }
 
-        /// The first reason wins; the group is killed now if it runs, or at its spawn.
+        /// The first reason wins; the group is killed now if it runs, or at its spawn. A child that
+        /// has already ended is not stopped (its own end stands, even at the deadline's instant).
         func stop(_ reason: Stop) {
             state.withLockedValue { state in
+                guard !state.reaped else { return }
                 if state.stop == nil { state.stop = reason }
-                if let pid = state.pid, !state.reaped { kill(-pid, SIGKILL) }
+                if let pid = state.pid { kill(-pid, SIGKILL) }
             }
         }
 

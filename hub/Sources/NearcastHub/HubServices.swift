@@ -78,6 +78,7 @@ public struct HubServices: Sendable {
             followerReports: FollowerReports(), heardBoxes: HeardBoxes(), codePasses: CodePassLedger(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await hub.sendShow(key) }
+        DeckRenderer.removeAbandonedScratch()
         return hub
     }
 

@@ -160,6 +160,17 @@ final class RendererLimitsTests: XCTestCase {
         XCTAssertTrue(small.contains("hold 0.90 MB of page images and this deck's pages need 0.11 MB: the quota is 1.00 MB"), small)
     }
 
+    /// A killed hub's scratch directory goes at the next start once it is older than any render;
+    /// a fresh one (another hub's live render) stays.
+    func testAbandonedScratchIsRemovedAndALiveRendersKept() throws {
+        let old = folder.appendingPathComponent("nearcast-deck-old"), live = folder.appendingPathComponent("nearcast-deck-live")
+        for directory in [old, live] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3 * 3600)], ofItemAtPath: old.path)
+        DeckRenderer.removeAbandonedScratch(in: folder)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old.path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live.path))
+    }
+
     /// The command poppler runs under: each program sets its limit and execs the next.
     func testPopplerRunsUnderItsDeathSignalPriorityAndLimits() {
         var limits = DeckRenderer.Limits()

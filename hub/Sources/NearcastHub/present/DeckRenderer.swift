@@ -262,6 +262,19 @@ struct DeckRenderer: Sendable {
         }
     }
 
+    /// Removes the scratch directories of renders whose hub was killed mid-render (SIGKILL, a
+    /// crash), once they are older than any render lasts (`renderSeconds` is at most an hour),
+    /// so another hub's live render on the same machine is left alone. Run at start.
+    static func removeAbandonedScratch(in folder: URL = FileManager.default.temporaryDirectory, now: Date = Date()) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix("nearcast-deck-") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  now.timeIntervalSince(modified) > 2 * 3600 else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
     private static func remove(_ directory: URL) async {
         _ = try? await OwnThread.run { try? FileManager.default.removeItem(at: directory) }
     }

@@ -244,17 +244,8 @@ final class ConsoleEndToEndTests: XCTestCase {
         let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
         let socket = dir.appendingPathComponent("console.sock").path
         NearcastProcess.waitForConsoleSocket(socket, timeout: 10)
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
-        client.arguments = ["console", "--state-dir", dir.path]
-        let input = Pipe(), output = Pipe()
-        client.standardInput = input
-        client.standardOutput = output
-        try client.run()
-        input.fileHandleForWriting.write(Data("version\rpublications\rexit\r".utf8))
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        client.waitUntilExit()
-        XCTAssertEqual(client.terminationStatus, 0)
+        let (status, text) = try Self.console(dir, typing: "version\rpublications\rexit\r")
+        XCTAssertEqual(status, 0)
         XCTAssertTrue(text.contains("nearcast 0."), text)
         XCTAssertTrue(text.contains("0: direct token 6e65617263617374"), text)
         XCTAssertTrue(text.contains("bye"), text)
@@ -273,22 +264,30 @@ final class ConsoleEndToEndTests: XCTestCase {
         let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
         NearcastProcess.waitForConsoleSocket(dir.appendingPathComponent("console.sock").path, timeout: 10)
         for _ in 0..<3 {
-            let client = Process()
-            client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
-            client.arguments = ["console", "--state-dir", dir.path]
-            let input = Pipe(), output = Pipe()
-            client.standardInput = input
-            client.standardOutput = output
-            try client.run()
-            input.fileHandleForWriting.write(Data("status\npublications\n".utf8))
-            try input.fileHandleForWriting.close()   // the input ends here, before any answer
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            client.waitUntilExit()
-            XCTAssertEqual(client.terminationStatus, 0)
+            // The input ends right after the two lines, before any answer.
+            let (status, text) = try Self.console(dir, typing: "status\npublications\n")
+            XCTAssertEqual(status, 0)
             XCTAssertTrue(text.contains("consent: granted"), "status's answer: \(text)")
             XCTAssertTrue(text.contains("0: direct token 6e65617263617374 over both"), "publications' answer: \(text)")
         }
         XCTAssertEqual(try stop(daemon).status, 0)
+    }
+
+    /// `nearcast console` on `dir`'s daemon with `typing` as its whole input (then closed): its exit
+    /// status and everything it printed.
+    private static func console(_ dir: URL, typing: String) throws -> (Int32, String) {
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
+        client.arguments = ["console", "--state-dir", dir.path]
+        let input = Pipe(), output = Pipe()
+        client.standardInput = input
+        client.standardOutput = output
+        try client.run()
+        input.fileHandleForWriting.write(Data(typing.utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        return (client.terminationStatus, text)
     }
 
     func testPromptsAreCountedAcrossReads() {

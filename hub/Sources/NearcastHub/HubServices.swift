@@ -65,6 +65,7 @@ public struct HubServices: Sendable {
         let serviceKey = try await ServiceKey.load(from: database)
         let shows = ShowStore(database: database, notifier: showNotifier, clock: clock)
         let choices = ReactionChoicesStore(database: database)
+        let presence = Presence(serviceKey: serviceKey)
         let hub = HubServices(
             database: database, clock: clock, projects: ProjectStore(database: database, clock: clock), beacons: beacons,
             attachments: AttachmentStore(database: database, notifier: notifier, clock: clock),
@@ -73,7 +74,7 @@ public struct HubServices: Sendable {
             directory: BeaconDirectory(database: database), feed: feed,
             metricsRegistry: metricsRegistry, logger: logger,
             decks: DeckStore(database: database, clock: clock, quotaBytes: deckLimits.storagePerProjectBytes), shows: shows, choices: choices,
-            presence: Presence(serviceKey: serviceKey), phoneIDs: PhoneIDs(presence: Presence(serviceKey: serviceKey)), showFeed: showFeed, reactionDesk: ReactionDesk(),
+            presence: presence, phoneIDs: PhoneIDs(presence: presence), showFeed: showFeed, reactionDesk: ReactionDesk(),
             renderer: DeckRenderer(limits: .init(deckLimits)), images: DeckImageCache(), showCache: ShowCache(shows: shows, choices: choices),
             followerReports: FollowerReports(), heardBoxes: HeardBoxes(), codePasses: CodePassLedger(), keyCache: KeyCache(), limiter: HubLimiter(limits),
             instanceID: UUID().uuidString)

@@ -41,7 +41,7 @@ final class PresentUnitTests: XCTestCase {
     }
 
     private func beacon(salt: String = "5a17", joining: Bool = true) -> ShowStore.LiveBeacon {
-        ShowStore.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677", codeSalt: salt, codeJoining: joining, codeShare: 50)
+        ShowStore.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677", exponent: 7, codeSalt: salt, codeJoining: joining, codeShare: 50)
     }
 
     /// The code changes every minute and the one before stays valid for a minute; a new salt (the

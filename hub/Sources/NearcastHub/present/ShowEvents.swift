@@ -16,20 +16,19 @@ extension HubServices {
         json.followers = try await shows.followers(project: show.project, beaconName: show.beaconName)
             + (try await localFollowersNotYetRecorded(show))
         json.counts = show.counts
-        if let beacon = try await shows.liveBeacon(project: show.project, beaconName: show.beaconName),
-           let current = presence.codes(for: beacon, nowMs: clock.nowMs()).first(where: { $0.minutesBehind == 0 }) {
-            json.code = current.code
-            json.codeExpiresMs = current.expiresMs
-            json.codeExpiresTime = HubClock.timestamp(ms: current.expiresMs)
-            json.joinPath = "/j/" + current.code
-        }
+        let now = clock.nowMs()
         if let beacon = try await shows.liveBeacon(project: show.project, beaconName: show.beaconName) {
+            if let current = presence.codes(for: beacon, nowMs: now).first(where: { $0.minutesBehind == 0 }) {
+                json.code = current.code
+                json.codeExpiresMs = current.expiresMs
+                json.codeExpiresTime = HubClock.timestamp(ms: current.expiresMs)
+                json.joinPath = "/j/" + current.code
+            }
             json.codeJoining = beacon.codeJoining
             json.codeMaxShare = beacon.codeShare
-            json.codePasses = codePasses.count(ShowFeed.Key(show), nowMs: clock.nowMs())
-            json.rotationPeriodSeconds = try await shows.rotationPeriodSeconds(project: show.project, beaconName: show.beaconName)
+            json.codePasses = codePasses.count(ShowFeed.Key(show), nowMs: now)
+            json.rotationPeriodSeconds = 1 << beacon.exponent
         }
-        let now = clock.nowMs()
         let box = try await shows.box(project: show.project, beaconName: show.beaconName)
         let name = box?.name ?? show.beaconName
         let resolvedMs = heardBoxes.lastHeardMs(project: show.project, beaconName: show.beaconName)

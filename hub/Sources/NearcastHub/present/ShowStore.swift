@@ -42,6 +42,8 @@ struct ShowStore: Sendable {
     struct LiveBeacon: Sendable {
         var project: String
         var beaconName: String
+        /// The beacon's EID rotation exponent (a new EID every 2^exponent s).
+        var exponent: Int
         var codeSalt: String
         var codeJoining: Bool
         /// The share of the show's followers (%) that may hold passes from the code.
@@ -146,13 +148,14 @@ struct ShowStore: Sendable {
     func liveBeacons() async throws -> [LiveBeacon] {
         try await database.read { db in
             try await db.raw("""
-                SELECT s.project AS project, s.beacon_name AS beacon_name, s.code_salt AS code_salt,
+                SELECT s.project AS project, s.beacon_name AS beacon_name, b.exponent AS exponent, s.code_salt AS code_salt,
                        s.code_joining AS code_joining, s.code_share AS code_share
                 FROM shows s JOIN beacons b ON b.project = s.project AND b.beacon_name = s.beacon_name
                 WHERE b.status = 'ACTIVE' AND b.identity_key IS NOT NULL
                 """).all().map { row in
                     LiveBeacon(project: try row.decode(column: "project", as: String.self),
                                beaconName: try row.decode(column: "beacon_name", as: String.self),
+                               exponent: try row.decode(column: "exponent", as: Int.self),
                                codeSalt: try row.decode(column: "code_salt", as: String.self),
                                codeJoining: try row.decode(column: "code_joining", as: Int.self) != 0,
                                codeShare: try row.decode(column: "code_share", as: Int.self))
@@ -187,15 +190,6 @@ struct ShowStore: Sendable {
         }
         if changed { notifier.committed(project: project, beaconName: beaconName) }
         return changed
-    }
-
-    /// The beacon's EID rotation period, seconds (nil for a UID beacon or none).
-    func rotationPeriodSeconds(project: String, beaconName: String) async throws -> Int? {
-        try await database.read { db in
-            try await db.raw("""
-                SELECT exponent FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
-                """).first()?.decode(column: "exponent", as: Int?.self).map { 1 << $0 }
-        }
     }
 
     static func newSalt() -> String {

@@ -179,6 +179,23 @@ final class RendererLimitsTests: XCTestCase {
         XCTAssertEqual(command.prefix(7), ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", "/usr/bin/nice", "-n", "10"])
         XCTAssertTrue(command.contains("--cpu=7"))
         XCTAssertEqual(command.suffix(2), ["/usr/bin/pdftoppm", "a.pdf"])
+        let without = DeckRenderer(limits: limits).command("/usr/bin/pdftoppm", ["a.pdf"], deathSignal: false)
+        XCTAssertEqual(without.prefix(3), ["/usr/bin/nice", "-n", "10"])
+        XCTAssertEqual(Array(command.dropFirst(4)), without)
+    }
+
+    /// setpriv is asked once whether it can set the death signal: here (no seccomp filter) it
+    /// can; a setpriv that fails (as under the package's unit, which refuses capset) is not used.
+    func testTheDeathSignalIsUsedOnlyWhereSetprivCanSetIt() async {
+        let here = DeathSignalProbe()
+        let works = await here.works(setpriv: "/usr/bin/setpriv")
+        XCTAssertTrue(works)
+        let refused = DeathSignalProbe()
+        let failing = await refused.works(setpriv: "/bin/false")
+        XCTAssertFalse(failing)
+        // Remembered: asked again with a setpriv that would work, the answer stands.
+        let again = await refused.works(setpriv: "/usr/bin/setpriv")
+        XCTAssertFalse(again)
     }
 }
 

@@ -60,6 +60,7 @@ struct DeckRenderer: Sendable {
     let tools: PopplerTools
     /// Shared by every copy of this renderer (it is a struct in `HubServices`).
     let slots: RenderSlots
+    let deathSignal = DeathSignalProbe()
 
     init(limits: Limits = Limits(), tools: PopplerTools = PopplerTools()) {
         self.limits = limits
@@ -198,9 +199,10 @@ struct DeckRenderer: Sendable {
 
     /// The command that runs `tool`: each program in it sets one thing and execs the next, so
     /// the last one (poppler) is the child itself, with its death signal, priority and limits.
-    func command(_ tool: String, _ arguments: [String]) -> [String] {
-        [tools.setpriv, "--pdeathsig", "KILL", "--",
-         tools.nice, "-n", "10",
+    /// `deathSignal` false: without setpriv (where it cannot work: `DeathSignalProbe`).
+    func command(_ tool: String, _ arguments: [String], deathSignal: Bool = true) -> [String] {
+        (deathSignal ? [tools.setpriv, "--pdeathsig", "KILL", "--"] : [])
+        + [tools.nice, "-n", "10",
          tools.prlimit, "--as=\(limits.processMemoryBytes)", "--cpu=\(limits.renderSeconds)", "--fsize=\(limits.processFileBytes)",
          "--", tool] + arguments
     }
@@ -209,7 +211,7 @@ struct DeckRenderer: Sendable {
     /// at `deadline` (then the upload is a 422 naming the limit) or when the task is cancelled.
     private func run(_ tool: String, _ arguments: [String], in directory: URL, name: String,
                      deadline: ContinuousClock.Instant, what: String) async throws -> Finished {
-        let command = command(tool, arguments)
+        let command = command(tool, arguments, deathSignal: await deathSignal.works(setpriv: tools.setpriv))
         let outputPath = directory.appendingPathComponent(name + ".out").path
         let errorPath = directory.appendingPathComponent(name + ".err").path
         let outcome: ChildProcess.Outcome

@@ -12,7 +12,11 @@ real sockets, everyone at one address (127.0.0.1: a venue's NAT):
 - the presenter's screen meanwhile: every reaction counted, at most 24 drawn per 150 ms batch,
   and a real phone's occasional taps drawn among a flood from 60 earned ids;
 - 1,000 phones behind the one address, each earning its id (with the work made small on that hub:
-  the work is measured above) and reacting now and then: every reaction accepted."""
+  the work is measured above) and reacting now and then: every reaction accepted;
+- a phone flooding with the public key from that address (no id, and another with its own id):
+  the phones that send their ids and the presenter are all served meanwhile, a phone without an id
+  is not (on a hub whose audience budget per address is small enough for one Python process to
+  spend: NEARCAST_HOSTILE_SECONDS of flood)."""
 import http.client
 import json
 import os
@@ -38,8 +42,10 @@ class Client:
         self.connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30)
         self.key = key
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, phone=None):
         headers = {"X-Api-Key": self.key}
+        if phone:
+            headers["X-Nearcast-Phone"] = phone
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -58,7 +64,9 @@ class Client:
         return answer["phone"]
 
     def react(self, observed, phone, value="👏"):
-        return self.request("POST", "/v1/reactions", {"observed": observed, "reaction": value, "phone": phone})[0]
+        # The id in the body (what counts the reaction) and in the header (the phone's own rate
+        # budget at the hub's front door), as the page sends it.
+        return self.request("POST", "/v1/reactions", {"observed": observed, "reaction": value, "phone": phone}, phone=phone)[0]
 
     def close(self):
         self.connection.close()
@@ -77,6 +85,12 @@ class HostileRoom(unittest.TestCase):
         with open(config, "w") as f:
             f.write("{ limits: { phoneIdWorkBits: 8 } }\n")
         cls.cheap = Hub(cls.database.url, extra=("--config", config))
+        # A venue's NAT whose audience budget one Python process can spend (the shipped 2,000 a
+        # second takes more than a 2-core machine running the hub too can send).
+        config = os.path.join(cls.work, "small-nat.json5")
+        with open(config, "w") as f:
+            f.write("{ limits: { phoneIdWorkBits: 8, audienceRequestsPerSecondPerAddress: 100, audienceBurstPerAddress: 100 } }\n")
+        cls.nat = Hub(cls.database.url, extra=("--config", config))
         cls.beacon = Beacon(cls.hub.service_public_key(), exponent=7, clock=CLOCK)
         status, answer = cls.hub.post("/v1beta1/beacons:register", cls.beacon.registration("main hall"), key=cls.secret)
         assert status == 200, answer
@@ -84,12 +98,13 @@ class HostileRoom(unittest.TestCase):
         status, deck = upload_deck(cls.hub.port, cls.secret, pdf_deck(3), "Keynote")
         assert status == 201, deck
         cls.beacon_id = cls.beacon.name().removeprefix("beacons/")
+        cls.deck = deck["deck"]
         status, show = cls.hub.request("PUT", f"/v1/shows/{cls.beacon_id}", {"deck": deck["deck"], "page": 1}, key=cls.secret)
         assert status == 200, show
 
     @classmethod
     def tearDownClass(cls):
-        for hub in (cls.hub, cls.cheap):
+        for hub in (cls.hub, cls.cheap, cls.nat):
             hub.stop()
         cls.database.drop()
         shutil.rmtree(cls.work, ignore_errors=True)
@@ -247,6 +262,70 @@ class HostileRoom(unittest.TestCase):
               f"reactions accepted in {elapsed:.1f} s")
         self.assertEqual(len(set(ids)), phones)
         self.assertEqual(statuses.count(202), len(statuses), sorted(set(statuses)))
+
+    def test_a_phone_flooding_from_the_venues_address_starves_no_phone_with_an_id_nor_the_presenter(self):
+        setup = Client(self.nat, self.public)
+        ids = [setup.earn_id(self.heard()) for _ in range(21)]
+        setup.close()
+        flooder_id, ids = ids[0], ids[1:]
+        stop = threading.Event()
+        tally = {}   # who -> [statuses]
+        lock = threading.Lock()
+
+        def note(who, status):
+            with lock:
+                tally.setdefault(who, []).append(status)
+
+        def flood(phone):   # as fast as one connection goes, the public key in the query
+            client = Client(self.nat, self.public)
+            while not stop.is_set():
+                note("flood with an id" if phone else "flood without an id",
+                     client.request("GET", f"/healthz?key={self.public}", phone=phone)[0])
+            client.close()
+
+        def phone(index):   # resolves what it hears and reacts, twice a second
+            client = Client(self.nat, self.public)
+            who = "phones with ids" if index is not None else "a phone without an id"
+            while not stop.is_set():
+                body = {"observations": [{"advertisedId": self.heard()}]}
+                note(who, client.request("POST", "/v1beta1/beaconinfo:getforobserved", body,
+                                         phone=ids[index] if index is not None else None)[0])
+                if index is not None:
+                    note("reactions", client.react(self.heard(), ids[index]))
+                time.sleep(0.5)
+            client.close()
+
+        def presenter():   # a page turn a second with the secret key
+            client = Client(self.nat, self.secret)
+            page = 1
+            while not stop.is_set():
+                page = page % 3 + 1
+                note("presenter's page turns", client.request("PUT", f"/v1/shows/{self.beacon_id}", {"deck": self.deck, "page": page})[0])
+                time.sleep(1)
+            client.close()
+
+        threads = [threading.Thread(target=flood, args=(None,)) for _ in range(3)]
+        threads += [threading.Thread(target=flood, args=(flooder_id,))]
+        threads += [threading.Thread(target=phone, args=(i,)) for i in range(len(ids))]
+        threads += [threading.Thread(target=phone, args=(None,)), threading.Thread(target=presenter)]
+        for thread in threads:
+            thread.start()
+        time.sleep(HOSTILE_SECONDS)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        print()
+        for who, statuses in sorted(tally.items()):
+            print(f"  {who}: {len(statuses)} requests, {statuses.count(429)} refused (429)")
+        # The floods were refused: the test's load was a flood for the hub's limits.
+        self.assertGreater(tally["flood without an id"].count(429), 0)
+        self.assertGreater(tally["flood with an id"].count(429), 0)
+        # A phone that has no id shares the address's budget with the flood, and lost to it ...
+        self.assertGreater(tally["a phone without an id"].count(429), 0)
+        # ... while the phones with ids and the presenter spent budgets of their own.
+        for who in ("phones with ids", "reactions", "presenter's page turns"):
+            self.assertNotIn(429, tally[who], who)
+            self.assertEqual(set(tally[who]), {202} if who == "reactions" else {200}, who)
 
 
 if __name__ == "__main__":

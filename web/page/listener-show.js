@@ -16,7 +16,7 @@
 // lostAfter=SECONDS (at least 10) shortens the two minutes before "lost"; renewWithin=SECONDS
 // (60-600) renews a pass by hearing when that much of it is left, instead of 5 minutes.
 
-import { forgetPhoneId, lastRefusal, phoneIdFor } from "./phone-id.js";
+import { forgetPhoneId, lastRefusal, phoneHeaders, phoneIdFor, phoneQuery } from "./phone-id.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -170,7 +170,7 @@ async function openShow(id) {
   const grant = key === state.publicKey && known && known.watchToken ? `&token=${encodeURIComponent(known.watchToken)}` : "";
   let response;
   try {
-    response = await fetch(`${state.hub}/v1/shows/${id}?key=${encodeURIComponent(key)}${grant}`, { cache: "no-store" });
+    response = await fetch(`${state.hub}/v1/shows/${id}?key=${encodeURIComponent(key)}${grant}`, { cache: "no-store", headers: phoneHeaders() });
   } catch (error) {
     showState(`The hub cannot be reached (${error.message}).`);
     return;
@@ -190,7 +190,7 @@ async function openShow(id) {
 
 function follow(id, key, grant) {
   if (state.source) state.source.close();
-  const source = new EventSource(`${state.hub}/v1/shows/${id}/events?key=${encodeURIComponent(key)}${grant}`);
+  const source = new EventSource(`${state.hub}/v1/shows/${id}/events?key=${encodeURIComponent(key)}${grant}${phoneQuery()}`);
   state.source = source;
   state.sourceKey = key;
   source.addEventListener("show", (event) => {
@@ -245,7 +245,8 @@ function setShow(show) {
  * second on a phone, in a worker), so it is there before the first tap. */
 function readyPhoneId() {
   const observed = proof();
-  if (!state.show || !observed || !state.show.reactions.enabled) return null;
+  // Earned with reactions off too: the id is also the phone's own budget at the hub.
+  if (!state.show || !observed) return null;
   return phoneIdFor(state.hub, keyFor(), state.beacon, state.show, observed);
 }
 
@@ -289,7 +290,7 @@ function render() {
   const wanted = `${show.deck}/${page}`;
   if (slide.dataset.wanted !== wanted) {
     slide.dataset.wanted = wanted;
-    const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}?key=${encodeURIComponent(keyFor())}`;
+    const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}?key=${encodeURIComponent(keyFor())}${phoneQuery()}`;
     const image = new Image();
     image.onload = () => {
       if (slide.dataset.wanted !== wanted) return;   // moved on while it loaded
@@ -354,7 +355,7 @@ function buildReactionBar(reactions) {
     if (choice.kind === "image") {
       const image = document.createElement("img");
       image.alt = choice.value;
-      image.src = `${state.hub}${choice.url}?key=${encodeURIComponent(keyFor())}`;
+      image.src = `${state.hub}${choice.url}?key=${encodeURIComponent(keyFor())}${phoneQuery()}`;
       button.append(image);
     } else {
       button.textContent = choice.value;
@@ -412,7 +413,7 @@ async function react(value, button) {
   try {
     response = await fetch(`${state.hub}/v1/reactions`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Api-Key": keyFor() },
+      headers: { "Content-Type": "application/json", "X-Api-Key": keyFor(), ...phoneHeaders() },
       body: JSON.stringify({ observed, reaction: value, phone }),
     });
   } catch (error) {
@@ -476,7 +477,7 @@ async function renewPassByHearing() {
   let response;
   try {
     response = await fetch(`${state.hub}/v1/presence`, {
-      method: "POST", headers: { "Content-Type": "application/json", "X-Api-Key": key },
+      method: "POST", headers: { "Content-Type": "application/json", "X-Api-Key": key, ...phoneHeaders() },
       body: JSON.stringify({ observed: { type: "EDDYSTONE_EID", id: eid.base64 } }),
     });
   } catch {

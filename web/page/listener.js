@@ -15,6 +15,7 @@
 // Without a key or a hub, heard tokens are shown as hex.
 
 import { CaptureProblem, hubAddress, openMicrophone, processingStillOn, startWorker } from "./capture.js";
+import { phoneHeaders } from "./phone-id.js";
 import { bandSilent, browserFilters, heardBeacon, listeningFailed, listeningStarted, resolvingKey, situation, startShows } from "./listener-show.js";
 
 const params = new URLSearchParams(location.search);
@@ -238,7 +239,7 @@ async function resolve(token) {
   let response;
   try {
     response = await fetch(`${hub}/v1beta1/beaconinfo:getforobserved?key=${encodeURIComponent(resolvingKey())}`, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      method: "POST", headers: { "Content-Type": "application/json", ...phoneHeaders() }, body: JSON.stringify(body),
     });
   } catch (error) {
     throw new Error(`the hub at ${hub} cannot be reached (${error.message})`);

@@ -5,16 +5,37 @@
 
 const storageKey = (beacon, startedMs) => `nearcast.phone.${beacon}.${startedMs}`;
 const pending = new Map();   // storage key -> the promise of an id
+// The id of the show this page follows, sent with every request to the hub (phoneHeaders,
+// phoneQuery): the hub's limits give a phone with an id a budget of its own, which another phone
+// flooding from the same Wi-Fi address cannot spend (docs/venue-operator.md, "Limits").
+let activeId = null;
+
+/** `{ "X-Nearcast-Phone": id }` once this page has an id, else `{}`: spread into a fetch's headers. */
+export function phoneHeaders() {
+  return activeId ? { "X-Nearcast-Phone": activeId } : {};
+}
+
+/** `&phone=ID` once this page has an id, else "": for an address with a query already (an event
+ * stream or an image cannot send headers). */
+export function phoneQuery() {
+  return activeId ? `&phone=${encodeURIComponent(activeId)}` : "";
+}
 
 /** The id for `show` on `beacon`, earned with `observed` (a heard EID or a pass) through `key`;
  * resolves to null when the hub refuses (the caller says why from `lastRefusal`). */
 export function phoneIdFor(hub, key, beacon, show, observed) {
   const name = storageKey(beacon, show.startedMs);
   const kept = sessionStorage.getItem(name);
-  if (kept) return Promise.resolve(kept);
+  if (kept) {
+    activeId = kept;
+    return Promise.resolve(kept);
+  }
   if (!pending.has(name)) {
     const promise = earn(hub, key, observed).then((id) => {
-      if (id) sessionStorage.setItem(name, id);
+      if (id) {
+        sessionStorage.setItem(name, id);
+        activeId = id;
+      }
       return id;
     }).finally(() => pending.delete(name));
     pending.set(name, promise);
@@ -24,7 +45,9 @@ export function phoneIdFor(hub, key, beacon, show, observed) {
 
 /** Forgets an id the hub refused (expired, or another show's): the next tap earns a new one. */
 export function forgetPhoneId(beacon, show) {
-  sessionStorage.removeItem(storageKey(beacon, show.startedMs));
+  const name = storageKey(beacon, show.startedMs);
+  if (activeId === sessionStorage.getItem(name)) activeId = null;
+  sessionStorage.removeItem(name);
 }
 
 export let lastRefusal = "";

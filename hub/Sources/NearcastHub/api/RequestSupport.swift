@@ -17,6 +17,16 @@ enum RequestSupport {
         return nil
     }
 
+    /// The header a phone sends its id in (`PhoneIDs`), so the limits give it a budget of its own.
+    static let phoneHeader = HTTPField.Name("X-Nearcast-Phone")!
+
+    /// The phone id from `X-Nearcast-Phone` or `?phone=` (an event stream cannot set headers).
+    static func phone(of request: Request) -> String? {
+        if let header = request.headers[phoneHeader], !header.isEmpty { return header }
+        if let query = request.uri.queryParameters["phone"], !query.isEmpty { return String(query) }
+        return nil
+    }
+
     /// `beacons/N!hex` from the route's `:beacon` (`N!hex`); anything else is a 400.
     static func beaconName(_ context: some RequestContext) throws -> String {
         // A client that escapes the "!" (`4%214f…`, as encodeURIComponent-style encoders may) means the same.

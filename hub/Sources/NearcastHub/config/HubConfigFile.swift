@@ -153,7 +153,7 @@ extension HubLimits: Decodable {
     static let keys: Set<String> = [
         "enabled", "requestsPerSecondPerAddress", "burstPerAddress", "requestsPerSecondPerKey", "burstPerKey",
         "presenterRequestsPerSecondPerAddress", "presenterBurstPerAddress", "keyLookupsPerSecondPerAddress",
-        "audienceRequestsPerSecondPerAddress", "audienceBurstPerAddress",
+        "audienceRequestsPerSecondPerAddress", "audienceBurstPerAddress", "phoneRequestsPerSecond", "phoneBurst",
         "failedCodesPerMinutePerAddress", "failedCodesPerMinute", "phoneIdWorkBits", "phoneIdsPerMinutePerAddress",
         "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
         "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "fieldChecksPerMinutePerProject",
@@ -178,6 +178,8 @@ extension HubLimits: Decodable {
         try read("presenterBurstPerAddress", &presenterBurstPerAddress)
         try read("audienceRequestsPerSecondPerAddress", &audienceRequestsPerSecondPerAddress)
         try read("audienceBurstPerAddress", &audienceBurstPerAddress)
+        try read("phoneRequestsPerSecond", &phoneRequestsPerSecond)
+        try read("phoneBurst", &phoneBurst)
         try read("keyLookupsPerSecondPerAddress", &keyLookupsPerSecondPerAddress)
         try read("failedCodesPerMinutePerAddress", &failedCodesPerMinutePerAddress)
         try read("failedCodesPerMinute", &failedCodesPerMinute)

@@ -11,6 +11,7 @@ public final class HubLimiter: Sendable {
         case addressRate = "address_rate"
         case audienceAddressRate = "audience_address_rate"
         case presenterAddressRate = "presenter_address_rate"
+        case phoneRate = "phone_rate"
         case keyLookups = "key_lookups"
         case failedCodes = "failed_codes"
         case phoneIDs = "phone_ids"
@@ -30,6 +31,8 @@ public final class HubLimiter: Sendable {
     private let addressRate: TokenBuckets
     private let audienceAddressRate: TokenBuckets
     private let presenterAddressRate: TokenBuckets
+    /// Per phone id: a phone's own budget, which no other phone at its address can spend.
+    private let phoneRate: TokenBuckets
     private let keyLookups: TokenBuckets
     /// Codes that matched no screen, per address and (under the key "") for the whole hub.
     private let failedCodesPerAddress: TokenBuckets
@@ -48,6 +51,7 @@ public final class HubLimiter: Sendable {
         audienceAddressRate = TokenBuckets(rate: settings.audienceRequestsPerSecondPerAddress, burst: settings.audienceBurstPerAddress)
         presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
                                             burst: settings.presenterBurstPerAddress)
+        phoneRate = TokenBuckets(rate: settings.phoneRequestsPerSecond, burst: settings.phoneBurst)
         keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
         failedCodesPerAddress = TokenBuckets(rate: settings.failedCodesPerMinutePerAddress / 60, burst: settings.failedCodesPerMinutePerAddress)
         failedCodes = TokenBuckets(rate: settings.failedCodesPerMinute / 60, burst: settings.failedCodesPerMinute)
@@ -71,21 +75,30 @@ public final class HubLimiter: Sendable {
     func count(_ limit: Limit) { counters[limit]?.increment() }
 
     /// A request from `address` by a caller of class `caller`: 429 past that class's rate at the
-    /// address. Each class has its own bucket, so a keyless flood from a venue's NAT address
-    /// spends nothing of the presenter's or the phones' budgets there.
+    /// address, or past the phone's own rate for a phone with an id. Each class has its own
+    /// bucket, so a keyless flood from a venue's NAT address spends nothing of the presenter's or
+    /// the phones' budgets there, and a phone with an id spends only its own.
     func admitRequest(from address: String?, as caller: CallerClass = .keyless) throws(APIError) {
-        guard settings.enabled, let address else { return }
-        let (buckets, limit, rate, who): (TokenBuckets, Limit, Double, String)
+        guard settings.enabled else { return }
+        let (buckets, bucket, limit, rate, who): (TokenBuckets, String, Limit, Double, String)
         switch caller {
-        case .keyless: (buckets, limit, rate, who) = (addressRate, .addressRate, settings.requestsPerSecondPerAddress, "without a key")
-        case .audience: (buckets, limit, rate, who) = (audienceAddressRate, .audienceAddressRate, settings.audienceRequestsPerSecondPerAddress,
-                                                       "with the public key or a pass")
-        case .presenter: (buckets, limit, rate, who) = (presenterAddressRate, .presenterAddressRate,
-                                                        settings.presenterRequestsPerSecondPerAddress, "with the secret key")
+        case .phone(let id):
+            (buckets, bucket, limit, rate, who) = (phoneRate, id, .phoneRate, settings.phoneRequestsPerSecond, "with this phone id")
+        case .keyless, .audience, .presenter:
+            guard let address else { return }
+            switch caller {
+            case .audience: (buckets, bucket, limit, rate, who) = (audienceAddressRate, address, .audienceAddressRate,
+                                                                   settings.audienceRequestsPerSecondPerAddress,
+                                                                   "from your address with the public key or a pass and no phone id")
+            case .presenter: (buckets, bucket, limit, rate, who) = (presenterAddressRate, address, .presenterAddressRate,
+                                                                    settings.presenterRequestsPerSecondPerAddress, "from your address with the secret key")
+            default: (buckets, bucket, limit, rate, who) = (addressRate, address, .addressRate, settings.requestsPerSecondPerAddress,
+                                                            "from your address without a key")
+            }
         }
-        if let wait = buckets.take(address, nowNs: Self.nowNs()) {
+        if let wait = buckets.take(bucket, nowNs: Self.nowNs()) {
             count(limit)
-            throw APIError.tooMany("too many requests from your address \(who): at most \(Self.format(rate)) a second; "
+            throw APIError.tooMany("too many requests \(who): at most \(Self.format(rate)) a second; "
                                    + "try again in \(wait) s", retryAfter: wait)
         }
     }

@@ -21,6 +21,11 @@ public struct HubLimits: Sendable, Equatable {
     /// bucket of their own per address, which the audience's and keyless traffic cannot spend.
     public var presenterRequestsPerSecondPerAddress = 50.0
     public var presenterBurstPerAddress = 200.0
+    /// The same for each phone with an id the hub gave (`X-Nearcast-Phone` or `?phone=`), in a
+    /// bucket of its own whatever its address: a phone resolves every couple of seconds, follows,
+    /// reacts and loads a page image per turn, far inside this; a phone flooding is refused alone.
+    public var phoneRequestsPerSecond = 10.0
+    public var phoneBurst = 40.0
     /// Keys not read in the last second looked up per address per second (twice that at once):
     /// a flood of made-up keys is refused as keyless instead of reading the database.
     public var keyLookupsPerSecondPerAddress = 20.0
@@ -78,7 +83,8 @@ public struct HubLimits: Sendable, Equatable {
             ("requestsPerSecondPerKey", requestsPerSecondPerKey), ("burstPerKey", burstPerKey),
             ("presenterRequestsPerSecondPerAddress", presenterRequestsPerSecondPerAddress),
             ("audienceRequestsPerSecondPerAddress", audienceRequestsPerSecondPerAddress), ("audienceBurstPerAddress", audienceBurstPerAddress),
-            ("presenterBurstPerAddress", presenterBurstPerAddress), ("keyLookupsPerSecondPerAddress", keyLookupsPerSecondPerAddress),
+            ("presenterBurstPerAddress", presenterBurstPerAddress),
+            ("phoneRequestsPerSecond", phoneRequestsPerSecond), ("phoneBurst", phoneBurst), ("keyLookupsPerSecondPerAddress", keyLookupsPerSecondPerAddress),
             ("failedCodesPerMinutePerAddress", failedCodesPerMinutePerAddress), ("failedCodesPerMinute", failedCodesPerMinute),
             ("phoneIdsPerMinutePerAddress", phoneIdsPerMinutePerAddress),
             ("watchesPerAddress", Double(watchesPerAddress)), ("watchesPerKey", Double(watchesPerKey)),

@@ -316,6 +316,14 @@ final class PresentRouterTests: XCTestCase {
             var view = try await presenterView()
             XCTAssertEqual(view.reach?.state, "not-heard", "registered just now, nobody has resolved it")
             XCTAssertNil(view.box?.lastResolvedTime)
+            XCTAssertTrue(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
+            // With joining by the code turned off, the hint does not offer it.
+            _ = try await world.hub.shows.setCode(project: "demo", beaconName: world.beaconName, joining: false, share: nil, rotate: false)
+            view = try await presenterView()
+            XCTAssertEqual(view.reach?.state, "not-heard")
+            XCTAssertFalse(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
+            XCTAssertTrue(view.reach?.message.contains("Joining with the code is off") == true, view.reach?.message ?? "")
+            _ = try await world.hub.shows.setCode(project: "demo", beaconName: world.beaconName, joining: true, share: nil, rotate: false)
 
             // A phone resolves what it heard.
             let heard = try Self.eid(world, beaconTime: world.beaconClock)

@@ -22,7 +22,10 @@ struct BoxReach: Sendable, Equatable {
     var state: State
     var message: String
 
-    static func of(boxName: String, lastSeenMs: Int64?, lastResolvedMs: Int64?, followers: Int, nowMs: Int64) -> BoxReach {
+    /// `codeJoining`: whether phones may join with the code now (the presenter can turn it off),
+    /// so the hint never suggests a way in that is closed.
+    static func of(boxName: String, lastSeenMs: Int64?, lastResolvedMs: Int64?, followers: Int, codeJoining: Bool,
+                   nowMs: Int64) -> BoxReach {
         if followers > 0 {
             return BoxReach(state: .ok, message: "\(followers) phone\(followers == 1 ? "" : "s") following.")
         }
@@ -34,7 +37,8 @@ struct BoxReach: Sendable, Equatable {
         guard let resolved = lastResolvedMs, nowMs - resolved < unheardAfterMs else {
             return BoxReach(state: .notHeard,
                             message: "The box \(boxName) is connected, but no phone has heard it in the last 2 minutes: "
-                                + "is the room's sound on (try the field check), or let phones join with the code.")
+                                + "is the room's sound on (try the field check)"
+                                + (codeJoining ? ", or let phones join with the code." : "? Joining with the code is off (J turns it on)."))
         }
         return BoxReach(state: .noFollowers,
                         message: "Phones hear the box \(boxName), but none has opened the presentation yet: show them the QR code.")

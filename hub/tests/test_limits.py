@@ -16,7 +16,8 @@ that set small limits (so the tests are quick), or the defaults where a test nee
 - a slow-loris client (a request head a byte a second) closed after the header timeout; an idle
   keep-alive connection after the idle timeout, while an open event stream outlives it;
 - walking the 2-byte space of short tokens: 429 after the unknown-token budget, a phone at
-  another address unaffected;
+  another address unaffected; the same walk spread over ten addresses: 429 past the project's
+  budget of unknown tokens, a phone that hears a real box unaffected;
 - `--limits off` (and `enabled: false`): no 429;
 - a bad config file: `serve --config` exits non-zero naming the key;
 - a request whose client went away mid-body counted as 499 on /metrics, not 500.
@@ -202,8 +203,9 @@ class HubLimitsTests(unittest.TestCase):
             if failed:
                 print(hub.stderr()[-4000:])
 
-    def start(self, limits=None, extra=()) -> Hub:
-        """A hub on the class's database with `limits` (a dict) in a JSON5 config file."""
+    def start(self, limits=None, extra=(), wrapper=()) -> Hub:
+        """A hub on the class's database with `limits` (a dict) in a JSON5 config file, run
+        through `wrapper` (a command and its arguments) when given."""
         arguments = list(extra)
         if limits is not None:
             path = os.path.join(self.folder, f"hub-{len(self.hubs)}.json5")
@@ -212,7 +214,7 @@ class HubLimitsTests(unittest.TestCase):
                 f.write("// written by test_limits.py\n{ limits: {"
                         + "".join(f" {name}: {json.dumps(value)}," for name, value in limits.items()) + " }, }\n")
             arguments = ["--config", path, *arguments]
-        hub = Hub(self.database.url, extra=arguments)
+        hub = Hub(self.database.url, extra=arguments, wrapper=wrapper)
         self.hubs.append(hub)
         return hub
 
@@ -580,6 +582,35 @@ class HubLimitsTests(unittest.TestCase):
         self.assertGreaterEqual(counted["connections"], 1, "counted as connections")
         self.assertTrue(shut, "a connection past the total cap is closed at once")
 
+    def test_under_a_small_descriptor_limit_connections_past_it_are_refused_and_the_hub_lives(self):
+        # 256 descriptors, soft and hard (the hub raises soft to hard, so both are set): the cap
+        # is 256 less a reserve of 64. A hub whose connections took every descriptor died of a
+        # trap in Dispatch (which opens /proc/self/task/TID/stat for its workers) instead.
+        hub = self.start({"headerTimeoutSeconds": 60, "idleTimeoutSeconds": 60}, wrapper=("prlimit", "--nofile=256:256", "--"))
+        self.assertIn("at most 192 connections", hub.stderr())
+        self.assertIn("256 descriptors", hub.stderr())
+        held = []
+        for n in range(400):
+            try:
+                held.append(connect(hub, source=f"127.0.1.{1 + n % 200}", timeout=5))
+            except OSError:
+                break
+        self.sockets.extend(held)
+        # A connection made now is refused at once: accepted and closed, not left unanswered
+        # in the kernel's queue (which is what a hub out of descriptors does).
+        extra = connect(hub, source="127.0.2.1")
+        self.sockets.append(extra)
+        shut = closed_within(extra, 5)
+        self.assertIsNone(hub.process.poll(), "the hub is alive with 400 connections tried against 256 descriptors")
+        for sock in held:
+            sock.close()
+        counted = poll(lambda: limited(hub, timeout=5), lambda c: (c.get("connections") or 0) >= 1, timeout=20)
+        print(f"\n  400 idle connections against 256 descriptors: {counted['connections']:.0f} refused at the cap of 192, "
+              f"the next one {'closed at once' if shut else 'left unanswered'}; the hub alive and answering")
+        self.assertTrue(shut, "the connection past the cap is closed at once")
+        self.assertGreater(counted["connections"], 100, "the connections past the cap were refused and counted")
+        self.assertEqual(call(hub, "GET", "/healthz", source="127.0.2.2").status, 200)
+
     # --- (6) slow loris, (7) idle keep-alive ---
     def test_a_slow_loris_is_closed_after_the_header_timeout_while_others_are_served(self):
         hub = self.start({"headerTimeoutSeconds": 3, "idleTimeoutSeconds": 2})
@@ -684,6 +715,33 @@ class HubLimitsTests(unittest.TestCase):
             self.assertEqual(answer.status, 200, answer)
             self.assertEqual(sorted(b["beaconName"] for b in answer.json["beacons"]), sorted(["beacons/3!abcd", DOOR]))
         self.assertGreaterEqual(limited(hub)["unknown_tokens"], statuses.count(429))
+
+    def test_a_walk_spread_over_many_addresses_runs_out_of_the_projects_budget_and_a_phone_elsewhere_is_not_affected(self):
+        hub = self.start({"unknownTokensPerMinutePerAddress": 200, "unknownTokensPerMinutePerProject": 300})
+        tried, statuses = 0, []
+        for round_number in range(3):
+            for walker in range(10):   # ten addresses, each a call of 100 tokens a round
+                start = (round_number * 10 + walker) * 100
+                observations = [uid_observation(n.to_bytes(2, "big")) for n in range(start, start + 100)]
+                answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": observations}, key=self.public,
+                              source=f"127.0.4.{1 + walker}")
+                statuses.append(answer.status)
+                tried += 100 if answer.status == 200 else 0
+        print(f"\n  walking 2-byte tokens from 10 addresses, 100 a call, 200 a minute per address and 300 per project: "
+              f"{statuses.count(200)} of 30 calls answered ({tried} tokens tried)")
+        # Each address's first call is its own (an address that never missed is not held to the
+        # project's budget); after it, the project's budget, spent by the first three, refuses
+        # them all. By the per-address budget alone, each would have had two calls.
+        self.assertLessEqual(statuses.count(200), 12, statuses)
+        self.assertEqual(statuses[10:], [429] * 20, statuses)
+        refusal = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [uid_observation(b"\x7f\x00")]},
+                       key=self.public, source="127.0.4.1")
+        self.assertTooMany(refusal, "addresses that missed lately")
+        # A phone at another address that hears a real box is not held to the project's budget.
+        for _ in range(10):
+            answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved",
+                          {"observations": [uid_observation(SHORT), heard(DOOR)]}, key=self.public, source=OTHER)
+            self.assertEqual(answer.status, 200, answer)
 
     # --- (9) --limits off ---
     def test_limits_off_lets_the_same_burst_through(self):

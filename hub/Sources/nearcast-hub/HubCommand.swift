@@ -207,7 +207,7 @@ struct Serve: AsyncParsableCommand {
             })
         }
         let scheme = tlsCertificate == nil ? "http" : "https"
-        Self.raiseOpenFileLimit()
+        let descriptors = DescriptorBudget.raiseToHardLimit()
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = try options.logger()
@@ -228,6 +228,13 @@ struct Serve: AsyncParsableCommand {
                                              decks: deckLimits)
         logger.info("nearcast-hub: database \(database.location)")
         if !limitSettings.enabled { logger.notice("nearcast-hub: limits off (--limits off, or limits.enabled false in the config file)") }
+        if limitSettings.enabled && hub.limiter.connectionCap < limitSettings.connections {
+            let reserve = DescriptorBudget.reserve(under: descriptors)
+            logger.notice("""
+                nearcast-hub: at most \(hub.limiter.connectionCap) connections, not limits.connections \(limitSettings.connections): \
+                the process may open \(descriptors) descriptors (ulimit -n; LimitNOFILE= in a unit) and keeps \(reserve) for itself
+                """)
+        }
         let app = try HubServer.application(hub, host: host, port: port, listener: listenerFiles, transport: transport) { bound in
             // One line a script can wait for: the address really bound (port 0 picks one).
             let shown = host.contains(":") ? "[\(host)]" : host
@@ -250,18 +257,6 @@ extension Serve {
     /// Every phone following a show holds a connection open: the soft limit on open files
     /// (often 1,024) goes up to the hard limit, as servers do, so a room of phones is not refused
     /// for want of descriptors.
-    static func raiseOpenFileLimit() {
-        var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
-    }
-
-    #if canImport(Glibc)
-    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-    private static let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
-    #endif
 }
 
 struct ProjectCommand: AsyncParsableCommand {

@@ -40,12 +40,18 @@ public final class HubLimiter: Sendable {
     private let phoneIDs: TokenBuckets
     private let keyRate: TokenBuckets
     private let unknownTokens: TokenBuckets
+    /// The same per project, spent by every address that missed lately (`admitResolve`).
+    private let unknownTokensPerProject: TokenBuckets
     private let fieldChecks: TokenBuckets
+    /// Connections the hub keeps open at most: `limits.connections`, or fewer when the process's
+    /// descriptors would not hold them (`DescriptorBudget`).
+    public var connectionCap: Int { connections.totalCap }
     let streams: StreamQuota
     let connections: ConnectionCounter
     private let counters: [Limit: Counter]
 
-    public init(_ settings: HubLimits) {
+    /// `descriptorLimit`: the process's (`DescriptorBudget`); the connections' cap stays under it.
+    public init(_ settings: HubLimits, descriptorLimit: Int = DescriptorBudget.current()) {
         self.settings = settings
         addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
         audienceAddressRate = TokenBuckets(rate: settings.audienceRequestsPerSecondPerAddress, burst: settings.audienceBurstPerAddress)
@@ -59,10 +65,13 @@ public final class HubLimiter: Sendable {
         keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
         unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
                                      burst: settings.unknownTokensPerMinutePerAddress)
+        unknownTokensPerProject = TokenBuckets(rate: settings.unknownTokensPerMinutePerProject / 60,
+                                               burst: settings.unknownTokensPerMinutePerProject)
         fieldChecks = TokenBuckets(rate: settings.fieldChecksPerMinutePerProject / 60,
                                    burst: settings.fieldChecksPerMinutePerProject)
         streams = StreamQuota(perAddress: settings.watchesPerAddress, perKey: settings.watchesPerKey)
-        connections = ConnectionCounter(total: settings.connections, perAddress: settings.connectionsPerAddress)
+        connections = ConnectionCounter(total: min(settings.connections, DescriptorBudget.connections(under: descriptorLimit)),
+                                        perAddress: settings.connectionsPerAddress)
         var counters: [Limit: Counter] = [:]
         for limit in Limit.allCases {
             counters[limit] = Counter(label: "nearcast_hub_limited_total", dimensions: [("limit", limit.rawValue)])
@@ -156,21 +165,34 @@ public final class HubLimiter: Sendable {
         }
     }
 
-    /// Before a resolve: 429 when `address` has spent its budget of unknown tokens.
-    func admitResolve(from address: String?) throws(APIError) {
+    /// Before a resolve: 429 when `address` has spent its budget of unknown tokens, or when it
+    /// has missed lately and `project`'s budget (all such addresses together) is spent. An
+    /// address whose lookups all found something is never held to the project's budget, so a
+    /// walk of the short-token space from many addresses brakes itself without refusing the
+    /// room's phones, which resolve what they hear.
+    func admitResolve(from address: String?, project: String) throws(APIError) {
         guard settings.enabled, let address else { return }
-        if let wait = unknownTokens.wait(address, tokens: 1, nowNs: Self.nowNs()) {
+        let now = Self.nowNs()
+        if let wait = unknownTokens.wait(address, tokens: 1, nowNs: now) {
             count(.unknownTokens)
             throw APIError.tooMany("too many unknown tokens observed from your address (at most "
                                    + "\(Self.format(settings.unknownTokensPerMinutePerAddress)) a minute); try again in \(wait) s",
                                    retryAfter: wait)
         }
+        guard !unknownTokens.isFull(address, nowNs: now),
+              let wait = unknownTokensPerProject.wait(project, tokens: 1, nowNs: now) else { return }
+        count(.unknownTokens)
+        throw APIError.tooMany("too many unknown tokens observed with this project's keys from addresses that missed lately (at most "
+                               + "\(Self.format(settings.unknownTokensPerMinutePerProject)) a minute); try again in \(wait) s",
+                               retryAfter: wait)
     }
 
     /// After a resolve: `misses` observations named no beacon.
-    func spendUnknownTokens(_ misses: Int, from address: String?) {
+    func spendUnknownTokens(_ misses: Int, from address: String?, project: String) {
         guard settings.enabled, let address, misses > 0 else { return }
-        unknownTokens.charge(address, cost: Double(misses), nowNs: Self.nowNs())
+        let now = Self.nowNs()
+        unknownTokens.charge(address, cost: Double(misses), nowNs: now)
+        unknownTokensPerProject.charge(project, cost: Double(misses), nowNs: now)
     }
 
     /// A field check result for `project`, about to be stored: 429 past the project's rate

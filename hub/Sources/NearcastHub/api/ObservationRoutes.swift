@@ -28,7 +28,7 @@ enum ObservationRoutes {
             let started = ContinuousClock.now
             let access = try context.caller()
             // Someone walking the short-token space runs out of unknown tokens long before it ends.
-            try hub.limiter.admitResolve(from: context.remoteAddress)
+            try hub.limiter.admitResolve(from: context.remoteAddress, project: access.project)
             let body = try await request.decode(as: GetForObservedRequest.self, context: context)
             guard !body.observations.isEmpty else { throw APIError.invalid("observations", "must list at least one observation") }
             guard body.observations.count <= maximumObservations else {
@@ -64,7 +64,7 @@ enum ObservationRoutes {
                     attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json),
                     watchToken: BeaconReadGrant.token(project: access.project, beaconName: name, hub: hub)))
             }
-            hub.limiter.spendUnknownTokens(unknown, from: context.remoteAddress)
+            hub.limiter.spendUnknownTokens(unknown, from: context.remoteAddress, project: access.project)
             observed.increment(by: body.observations.count)
             resolved.increment(by: answered.count)
             tableGauge.record(await hub.resolverCache.tableSize)

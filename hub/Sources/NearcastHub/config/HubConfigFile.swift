@@ -156,7 +156,7 @@ extension HubLimits: Decodable {
         "audienceRequestsPerSecondPerAddress", "audienceBurstPerAddress", "phoneRequestsPerSecond", "phoneBurst",
         "failedCodesPerMinutePerAddress", "failedCodesPerMinute", "phoneIdWorkBits", "phoneIdsPerMinutePerAddress",
         "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
-        "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "fieldChecksPerMinutePerProject",
+        "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "unknownTokensPerMinutePerProject", "fieldChecksPerMinutePerProject",
         "fieldChecksKeptPerProject",
     ]
 
@@ -196,6 +196,7 @@ extension HubLimits: Decodable {
         try read("headerTimeoutSeconds", &headerTimeoutSeconds)
         try read("idleTimeoutSeconds", &idleTimeoutSeconds)
         try read("unknownTokensPerMinutePerAddress", &unknownTokensPerMinutePerAddress)
+        try read("unknownTokensPerMinutePerProject", &unknownTokensPerMinutePerProject)
         try read("fieldChecksPerMinutePerProject", &fieldChecksPerMinutePerProject)
         try count("fieldChecksKeptPerProject", &fieldChecksKeptPerProject)
     }

@@ -59,6 +59,10 @@ public struct HubLimits: Sendable, Equatable {
     /// Observations of tokens the hub does not know, per client address per minute: a phone
     /// hears a few boxes; someone walking the 2-byte space of short tokens makes thousands.
     public var unknownTokensPerMinutePerAddress = 600.0
+    /// The same for a project, from every address that missed lately together (an address whose
+    /// lookups all found a beacon is not held to it): a walk spread over many addresses brakes
+    /// here. 65,536 short tokens at 3,000 a minute take 11 minutes on average to hit one.
+    public var unknownTokensPerMinutePerProject = 3_000.0
     /// Field check results (`POST /v1beta1/fieldchecks`) per project per minute, from all its
     /// keys together: the public key that sends them is in every audience URL, and each one is
     /// a row written. A room of 500 phones checking at once fits in the burst (the same figure).
@@ -91,6 +95,7 @@ public struct HubLimits: Sendable, Equatable {
             ("connections", Double(connections)), ("connectionsPerAddress", Double(connectionsPerAddress)),
             ("headerTimeoutSeconds", headerTimeoutSeconds), ("idleTimeoutSeconds", idleTimeoutSeconds),
             ("unknownTokensPerMinutePerAddress", unknownTokensPerMinutePerAddress),
+            ("unknownTokensPerMinutePerProject", unknownTokensPerMinutePerProject),
             ("fieldChecksPerMinutePerProject", fieldChecksPerMinutePerProject),
             ("fieldChecksKeptPerProject", Double(fieldChecksKeptPerProject)),
         ]

@@ -63,6 +63,15 @@ final class TokenBuckets: Sendable {
         }
     }
 
+    /// Whether `key`'s bucket is full (or absent, which is the same): nothing spent lately.
+    func isFull(_ key: String, nowNs: UInt64) -> Bool {
+        state.withLockedValue { state in
+            guard var bucket = state.buckets[key] else { return true }
+            refill(&bucket, nowNs: nowNs)
+            return bucket.tokens >= burst
+        }
+    }
+
     /// How many buckets are kept (for tests and /metrics).
     var count: Int { state.withLockedValue { $0.buckets.count } }
 

@@ -166,6 +166,12 @@ class TheAudiencesPhone(PresentTests, unittest.TestCase):
         before = self.show_now()["counts"].get(EMOJI, 0)
         self.react(phone)
         wait_for(lambda: self.show_now()["counts"].get(EMOJI, 0) == before + 1, 10, "the heard reaction counted", phone)
+        # The page's id is what it sends with every request after (X-Nearcast-Phone, ?phone=):
+        # its own rate budget at the hub, which a phone flooding from the same Wi-Fi cannot spend.
+        headers = phone.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "import(new URL('phone-id.js', location.href).href).then((m) => done(m.phoneHeaders()), (e) => done(String(e)));")
+        self.assertTrue(str(headers.get("X-Nearcast-Phone", "")).startswith("ncph_"), headers)
 
         # Words, not engineering: the diagnostics are in a closed Details.
         details = phone.find_element(By.ID, "details")

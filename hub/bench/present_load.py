@@ -48,6 +48,14 @@ than a release one.
   hub/bench/present_load.py [--hub PATH] [--postgres URL] [--followers 1000] [--turns 20]
                             [--reactions-per-second 1000] [--reaction-seconds 10] [--json]
 
+5. Under attack (--attack): while the pages turn, a second process plays a hostile client from
+   the same address: --attack-resolvers keep-alive connections resolving the beacon's EID with
+   every attachment (namespacedTypes ["*"]) as fast as they can, --attack-idle connections that
+   say nothing, and --attack-stalled attachment watches that are never read. --attachment-bytes
+   puts an attachment of that size on the beacon first (1024 and 102400 are the issue's two), so
+   the page turns' latency can be compared across attachment sizes under the same load; the
+   attack's resolves a second and their latency are reported.
+
 --hub defaults to $NEARCAST_HUB_BIN, else hub/.build/release/nearcast-hub if it exists, else
 hub/.build/debug/nearcast-hub. Without --postgres the hub runs on a SQLite file; with it, on a new
 database on that server (dropped at the end), e.g.
@@ -67,9 +75,12 @@ import json
 import math
 import os
 import random
+import multiprocessing
 import resource
+import socket
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -92,6 +103,11 @@ def parse_arguments():
     parser.add_argument("--connections", type=int, default=48, help="keep-alive connections POSTing reactions (default 48)")
     parser.add_argument("--connect-concurrency", type=int, default=64, help="follower streams being opened at once (default 64)")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to settle before reading the hub's RSS (default 3)")
+    parser.add_argument("--attachment-bytes", type=int, default=0, help="an attachment of this size on the beacon (default none)")
+    parser.add_argument("--attack", action="store_true", help="a hostile client from a second process while the pages turn")
+    parser.add_argument("--attack-resolvers", type=int, default=8, help="its connections resolving with every attachment (default 8)")
+    parser.add_argument("--attack-idle", type=int, default=2000, help="its idle connections (default 2000)")
+    parser.add_argument("--attack-stalled", type=int, default=200, help="its attachment watches never read (default 200)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the text report")
     return parser.parse_args()
 
@@ -502,6 +518,65 @@ def summary_ms(seconds):
 
 # --- the benchmark ---
 
+def attack(port, key, eid_b64, beacon_path, token, arguments, ready, stop, results):
+    """The hostile client, in a process of its own (so its CPU is not the followers' reader's):
+    resolvers, idle connections and stalled watches until `stop` is set; puts its figures on
+    `results`."""
+    idle, stalled = [], []
+    for _ in range(arguments.attack_idle):
+        try:
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        except OSError:
+            break
+    watch = (f"GET /v1beta1/beacons/{beacon_path}/attachments:watch?key={key}&token={token} HTTP/1.1\r\n"
+             "Host: hub\r\nAccept: text/event-stream\r\n\r\n").encode()
+    for _ in range(arguments.attack_stalled):
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)   # fills at once: the hub's writes stall
+            sock.sendall(watch)
+            stalled.append(sock)
+        except OSError:
+            break
+    body = json.dumps({"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": eid_b64}}],
+                       "namespacedTypes": ["*"]})
+    lock = threading.Lock()
+    latencies, statuses, received = [], {}, [0]
+
+    def resolver():
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                connection.request("POST", "/v1beta1/beaconinfo:getforobserved", body=body,
+                                   headers={"X-Api-Key": key, "Content-Type": "application/json"})
+                response = connection.getresponse()
+                payload = response.read()
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                continue
+            with lock:
+                latencies.append(time.monotonic() - started)
+                statuses[response.status] = statuses.get(response.status, 0) + 1
+                received[0] += len(payload)
+        connection.close()
+
+    threads = [threading.Thread(target=resolver) for _ in range(arguments.attack_resolvers)]
+    ready.set()
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.monotonic() - started
+    for sock in idle + stalled:
+        sock.close()
+    results.put({"seconds": round(seconds, 1), "resolves": len(latencies), "resolves_per_s": round(len(latencies) / seconds, 1),
+                 "resolve_latency": summary_ms(latencies), "statuses": {str(k): v for k, v in sorted(statuses.items())},
+                 "mb_received": round(received[0] / 1e6, 1), "idle_connections": len(idle), "stalled_watches": len(stalled)})
+
+
 class Bench:
     def __init__(self, arguments, hub, keys, beacon, beacon_path, deck, registered_wall, watch_token):
         self.arguments = arguments
@@ -570,7 +645,19 @@ class Bench:
         if presenter.last_show is not None:
             self.result["followers"]["presenter_sees_followers"] = presenter.last_show.get("followers")
 
-        # 2. Page turns.
+        # 2. Page turns (under attack, with --attack).
+        attacker = None
+        if arguments.attack:
+            context = multiprocessing.get_context("fork")
+            ready, stop, results = context.Event(), context.Event(), context.Queue()
+            eid_b64 = base64.b64encode(self.beacon.eid(self.beacon_time())).decode()
+            attacker = context.Process(target=attack, args=(self.port, self.keys["apiKey"], eid_b64, self.beacon_path,
+                                                            self.watch_token, arguments, ready, stop, results))
+            attacker.start()
+            log(f"attack: {arguments.attack_idle} idle connections, {arguments.attack_stalled} stalled watches, "
+                f"{arguments.attack_resolvers} resolvers with every attachment")
+            await loop.run_in_executor(None, ready.wait, 120)
+            await asyncio.sleep(2)   # the resolvers under way
         presenter_client = Client(self.port)
         turns, put_statuses, put_errors = [], {}, []
         phase = Phase("page turns", self.pid)
@@ -591,6 +678,12 @@ class Bench:
         while time.monotonic() < deadline and any(last_page not in f.seen for f in connected if not f.closed):
             await asyncio.sleep(0.05)
         self.phases.append(phase.end())
+        if attacker is not None:
+            stop.set()
+            self.result["attack"] = await loop.run_in_executor(None, results.get, True, 120)
+            attacker.join(30)
+            a = self.result["attack"]
+            log(f"attack: {a['resolves_per_s']} resolves/s, p99 {a['resolve_latency']['p99_ms']} ms, {a['statuses']}")
         samples, missed, missed_by = [], 0, set()
         per_turn = []
         for page, sent, put_s in turns:
@@ -835,6 +928,12 @@ def report_text(result):
         + (f"; first failure: {p['put_first_error']!r}" if p["put_first_error"] else ""))
     worst = sorted(p["per_turn"], key=lambda x: -(x["max_ms"] or 0))[:3]
     add("  slowest turns: " + ", ".join(f"page {w['page']} ({w['received']} got it, p99 {w['p99_ms']} ms, max {w['max_ms']} ms)" for w in worst))
+    a = result.get("attack")
+    if a:
+        al = a["resolve_latency"]
+        add(f"  under attack, from a second process at the same address, with a {result['attachment_bytes']}-byte attachment on the beacon: "
+            f"{a['idle_connections']} idle connections, {a['stalled_watches']} stalled watches, resolves with every attachment "
+            f"{a['resolves_per_s']}/s (p50 {al['p50_ms']} ms, p99 {al['p99_ms']} ms; {a['statuses']}; {a['mb_received']} MB read)")
     r = result.get("reactions")
     if r:
         add("")
@@ -876,7 +975,7 @@ def main(arguments):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    needed = arguments.followers + arguments.connections + 64
+    needed = arguments.followers + arguments.connections + 64 + (arguments.attack_idle + arguments.attack_stalled if arguments.attack else 0)
     if hard < needed:
         sys.exit(f"present_load: the open-file limit is {hard}, {needed} are needed")
     binary = os.environ["NEARCAST_HUB_BIN"]
@@ -919,10 +1018,17 @@ def main(arguments):
             log(f"PUT show answered {put_status} {show!r}; the public view answers {status}")
             if status != 200 or public_view.get("page") != 1:
                 raise RuntimeError(f"PUT show: {put_status} {show}")
+        if arguments.attachment_bytes > 0:
+            data = base64.b64encode(os.urandom(arguments.attachment_bytes)).decode()
+            status, body = hub.post(f"/v1beta1/{beacon.name()}/attachments", {"namespacedType": "present-bench/blob", "data": data},
+                                    key=keys["secretKey"])
+            if status != 200:
+                raise RuntimeError(f"attachment of {arguments.attachment_bytes} bytes: {status} {body}")
         bench = Bench(arguments, hub, keys, beacon, beacon_path, deck["deck"], registered_wall, watch_token)
         bench.result.update({"hub": binary, "hub_build": build, "database": database.kind, "cores": os.cpu_count(),
                              "show_put_status": put_status, "show_put_body": None if put_status == 200 else show,
-                             "deck_pages": deck["pages"], "deck_upload_s": round(upload_s, 2)})
+                             "deck_pages": deck["pages"], "deck_upload_s": round(upload_s, 2),
+                             "attachment_bytes": arguments.attachment_bytes})
         asyncio.run(bench.run())
         result = bench.result
         warnings = [line for line in hub.stderr().splitlines() if "warning" in line.lower() or "error" in line.lower()]

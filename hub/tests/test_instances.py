@@ -67,11 +67,16 @@ class TwoInstancesOnOnePostgres(unittest.TestCase):
                 self.assertLess(time.monotonic() - started, 1.0)
                 self.assertEqual(event, "attachments")
                 self.assertEqual(unb64(data["attachments"][-1]["data"]), b"slide %d" % slide)
-            # A change of a type the watch does not follow still signals, and the list stays the same.
+            # A change of a type the watch does not follow signals, but its list is the same: nothing
+            # is sent (a watcher gets an event when what it follows changes) until the next slide.
             self.first.post(f"/v1beta1/{name}/attachments", {"namespacedType": "demo/event", "data": b64(b"e")},
                             key=self.keys["secretKey"])
+            with self.assertRaises(AssertionError):
+                watch.next(timeout=2)
+            self.first.post(f"/v1beta1/{name}/attachments", {"namespacedType": "demo/slide", "data": b64(b"slide 4")},
+                            key=self.keys["secretKey"])
             event, data = watch.next(timeout=5)
-            self.assertEqual(len(data["attachments"]), 3)
+            self.assertEqual((event, len(data["attachments"])), ("attachments", 4))
         finally:
             watch.close()
 

@@ -72,6 +72,12 @@ enum WatchRoutes {
                                 // held up by open watches.
                                 try await withGracefulShutdownHandler {
                                     try await writer.write(first)
+                                    // What this watcher was last sent: a signal that changes nothing
+                                    // (PostgreSQL's NOTIFY of a change made before the watch opened,
+                                    // arriving after its first read; a re-read after a lost LISTEN)
+                                    // sends nothing. The buffers are shared, so the bytes are compared
+                                    // only when the lengths match.
+                                    var last = first
                                     for await wake in pending.wakes {
                                         guard wake.change else {
                                             try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
@@ -90,8 +96,10 @@ enum WatchRoutes {
                                             hub.logger.warning("watch: reading \(name)'s attachments failed: \(HubDatabase.describe(error))")
                                             continue
                                         }
+                                        if now.readableBytes == last.readableBytes && now == last { continue }
                                         // A client gone makes this throw, which ends the watch.
                                         try await writer.write(now)
+                                        last = now
                                     }
                                     try await writer.finish(nil)
                                 } onGracefulShutdown: {

@@ -1,0 +1,132 @@
+"""tools/demo, as a newcomer runs it: the whole venue on this machine in one command (issue 40).
+
+Runs `tools/demo --dir DIR --port 0` with this checkout's debug builds (NEARCAST_BIN and
+NEARCAST_HUB_BIN, so it builds nothing), reads the addresses it prints last, opens the
+audience's address in headless Chromium as a phone whose microphone is the file the demo says
+holds the box's sound, and sees the phone follow the show the demo started: the sample deck's
+first slide, then the second when the presenter turns the page. Then Ctrl-C (SIGINT): the demo
+exits 0 and leaves no process of its own behind. A second run reuses the folder: the same keys
+and the same deck."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+
+from hubtest import HUB, NEARCAST, chromium
+from test_listener import fake_microphone
+from test_present_audience import emulate
+from test_present_browser import shows, wait_for
+
+DEMO = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "demo")
+
+
+def processes_naming(text):
+    """Pids of the processes whose command line contains `text`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if text.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+class TheDemo(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="nearcast-demo-")
+        self.folder = os.path.join(self.work, "venue")
+        self.browser = None
+        self.demo = None
+
+    def tearDown(self):
+        if self.browser:
+            self.browser.quit()
+        if self.demo and self.demo.poll() is None:
+            self.demo.kill()
+            self.demo.wait()
+        if self._outcome.success is False:
+            for log in ("hub.log", "box.log"):
+                path = os.path.join(self.folder, log)
+                if os.path.exists(path):
+                    print(f"--- {log}\n" + open(path, errors="replace").read()[-2000:])
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def start_demo(self, *extra):
+        """The demo started, and what it printed up to its addresses: (stdout lines, seconds)."""
+        env = dict(os.environ, NEARCAST_BIN=NEARCAST, NEARCAST_HUB_BIN=HUB)
+        started = time.monotonic()
+        self.demo = subprocess.Popen([DEMO, "--dir", self.folder, "--port", "0", *extra], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        lines = []
+        while True:
+            line = self.demo.stdout.readline()
+            if not line:   # (the message read only then: reading stderr waits for its end)
+                self.fail(f"the demo ended before printing its addresses: {self.demo.stderr.read()[-2000:]}")
+            lines.append(line.rstrip("\n"))
+            if "chromium --use-fake" in line:
+                lines.append(self.demo.stdout.readline().strip())
+                return lines, time.monotonic() - started
+
+    def test_one_command_gives_a_show_that_a_phone_follows_and_ctrl_c_leaves_nothing(self):
+        lines, seconds = self.start_demo()
+        text = "\n".join(lines)
+        audience = re.search(r"^\s+(http://127\.0\.0\.1:\d+/listen\?key=ncpub_\S+)$", text, re.M).group(1)
+        presenter = re.search(r"^\s+(http://127\.0\.0\.1:\d+/present#key=ncsec_\S+)$", text, re.M).group(1)
+        microphone = re.search(r"^\s+(/\S+/microphone\.wav)$", text, re.M).group(1)
+        print(f"\n  tools/demo (built already): both addresses printed {seconds:.1f} s after it started")
+        self.assertTrue(os.path.exists(microphone), microphone)
+        keys = json.load(open(os.path.join(self.folder, "keys.json")))
+        self.assertIn(keys["secretKey"], presenter)
+
+        # A phone given the box's sound opens the audience's address and follows the show.
+        heard = os.path.join(self.work, "heard.wav")
+        shutil.copy(microphone, heard)
+        self.browser = chromium(*fake_microphone(heard))
+        emulate(self.browser, 390, 844)
+        began = time.monotonic()
+        self.browser.get(audience)
+        wait_for(shows(self.browser, 1), 60, "the sample deck's first slide on the phone", self.browser)
+        print(f"  the audience's address to the first slide, by ear: {time.monotonic() - began:.1f} s")
+        self.assertEqual(self.browser.find_element("id", "show-title").text, "Nearcast in five slides")
+
+        # The presenter turns the page (what the presenter's address does on a key press).
+        base = audience.split("/listen")[0]
+        beacon = re.search(r"beacon=(\S+)$", presenter).group(1)
+        request = urllib.request.Request(f"{base}/v1/shows/{beacon}", method="PUT",
+                                         data=json.dumps({"deck": keys["deck"], "page": 2}).encode(),
+                                         headers={"X-Api-Key": keys["secretKey"], "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            self.assertEqual(answer.status, 200)
+        wait_for(shows(self.browser, 2), 10, "the phone following the presenter to slide 2", self.browser)
+        self.browser.quit()
+        self.browser = None
+
+        # Ctrl-C: everything it started stops, and it says so.
+        ours = processes_naming(self.folder)
+        self.assertGreaterEqual(len(ours), 2, "the hub and the box run with the venue's folder in their command lines")
+        self.demo.send_signal(signal.SIGINT)
+        self.assertEqual(self.demo.wait(timeout=60), 0)
+        self.assertIn("stopped the box and the hub", self.demo.stderr.read())
+        left = [pid for pid in processes_naming(self.folder) if pid != os.getpid()]
+        self.assertEqual(left, [], "no process of the demo's is left after Ctrl-C")
+
+        # Again: the same folder, keys and deck; --duration ends it by itself.
+        lines, _ = self.start_demo("--duration", "3")
+        self.assertIn(keys["apiKey"], "\n".join(lines))
+        self.assertEqual(self.demo.wait(timeout=60), 0)
+        self.assertIn(f"reusing {self.folder}", self.demo.stderr.read())
+        self.assertEqual(json.load(open(os.path.join(self.folder, "keys.json"))), keys)
+
+
+if __name__ == "__main__":
+    unittest.main()

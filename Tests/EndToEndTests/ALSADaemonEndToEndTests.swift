@@ -65,6 +65,39 @@ final class ALSADaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(Set(tokens), ["5eedf00d"])
     }
 
+    /// `--board pc` (boards/pc.json5, found by name) on a machine with no sound device: one line
+    /// naming the device it tried and what to check, a non-zero exit, nothing broadcast.
+    func testThePCBoardRefusesToStartWithoutASpeaker() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try useALSAConfiguration("# no sound card, no sound server: no default device\n", at: dir.appendingPathComponent("asound.conf"))
+        let run = try NearcastProcess.run(["run", "--board", "pc", "--state-dir", dir.path, "--console", "none", "--duration", "5"],
+                                          timeout: 60)
+        XCTAssertNotEqual(run.status, 0, run.stdout)
+        let errors = run.stderr.split(separator: "\n").filter { !$0.isEmpty }
+        XCTAssertEqual(errors.count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("the speaker, ALSA device 'default' (board "), run.stderr)
+        XCTAssertTrue(run.stderr.contains("aplay -l") && run.stderr.contains("PipeWire or PulseAudio"), run.stderr)
+        XCTAssertFalse(run.stdout.contains("] burst #"), run.stdout)
+    }
+
+    /// `--board pc` plays through ALSA's default device, here the file plugin standing for a
+    /// desktop's sound server: what it played decodes (the VM test does the same with snd-aloop).
+    func testThePCBoardPlaysThroughALSAsDefaultDevice() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("default.wav")
+        try useALSAConfiguration(#"pcm.!default { type file slave { pcm { type null } } file "\#(wav.path)" format "wav" }"# + "\n",
+                                 at: dir.appendingPathComponent("asound.conf"))
+        let run = try NearcastProcess.run(["run", "--board", "pc", "--state-dir", dir.path, "--console", "none", "--mediums", "audio",
+                                           "--publish", "direct:0c0ffee0", "--duration", "5"], timeout: 60)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("audio output: ALSA default (48000 Hz, period 1024) on its own thread: open"), run.stdout)
+        let tokens = try NearcastProcess.decode(wav.path).compactMap { $0["payload"] as? String }
+        XCTAssertGreaterThanOrEqual(tokens.count, 2, run.stdout)
+        XCTAssertEqual(Set(tokens), ["0c0ffee0"])
+    }
+
     func testTheMicrophoneFeedsTheDaemonsSubscription() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

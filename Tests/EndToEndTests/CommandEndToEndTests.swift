@@ -51,7 +51,7 @@ final class CommandEndToEndTests: XCTestCase {
     func testBoardsListAndCheck() throws {
         let list = try NearcastProcess.run(["boards"])
         XCTAssertEqual(list.status, 0, list.stderr)
-        for name in ["rpi3b", "rpi4b", "rpi5", "zero2w", "sim"] {
+        for name in ["rpi3b", "rpi4b", "rpi5", "zero2w", "sim", "pc"] {
             XCTAssertTrue(list.lines.contains { $0.hasPrefix(name + " ") }, "\(name) in \(list.stdout)")
         }
         let dir = try makeTemporaryDirectory()

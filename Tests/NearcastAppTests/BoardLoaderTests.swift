@@ -12,11 +12,28 @@ final class BoardLoaderTests: XCTestCase {
 
     func testEveryShippedBoardIsValid() throws {
         let names = BoardLoader.boardNames(in: Self.boardsDirectory)
-        XCTAssertEqual(Set(names).intersection(["rpi3b", "rpi4b", "rpi5", "zero2w", "sim"]).count, 5)
+        XCTAssertEqual(Set(names).intersection(["rpi3b", "rpi4b", "rpi5", "zero2w", "sim", "pc"]).count, 6)
         for name in names {
             let board = try BoardLoader.load("\(Self.boardsDirectory)/\(name).json5")
             XCTAssertEqual(board.name, name, "a board's name matches its file")
             XCTAssertEqual(board.leds.count, 4)
+        }
+    }
+
+    /// The laptop as the box: ALSA's default device, which must open at start; no GPIO; the
+    /// machine's own controller; consent given by whoever starts it; only the ALSA devices of
+    /// boxes wait out a missing card.
+    func testThePCBoard() throws {
+        let pc = try BoardLoader.load("\(Self.boardsDirectory)/pc.json5")
+        XCTAssertEqual(pc.audioOutput.driver, .alsa)
+        XCTAssertEqual(pc.audioOutput.device, "default")
+        XCTAssertTrue(pc.audioOutput.requiredAtStart)
+        XCTAssertEqual(pc.gpio.driver, .sim)
+        XCTAssertEqual(pc.bluetooth.driver, .hci)
+        XCTAssertTrue(pc.consentGrantedAtStart)
+        XCTAssertFalse(pc.isSimulated)
+        for name in ["rpi3b", "rpi4b", "rpi5", "zero2w", "vm"] {
+            XCTAssertFalse(try BoardLoader.load("\(Self.boardsDirectory)/\(name).json5").audioOutput.requiredAtStart, name)
         }
     }
 

@@ -59,6 +59,10 @@ public struct Board: Sendable, Equatable {
         public var rate: Int
         /// Frames per period (the chunk the driver reads or writes at once).
         public var period: Int
+        /// True where a missing device is the user's to fix, not a fault to wait out: the pc
+        /// board refuses to start without its speaker, where a box keeps retrying (its BLE
+        /// goes on meanwhile) until the card comes back.
+        public var requiredAtStart = false
     }
 
     /// The Bluetooth controller.

@@ -113,8 +113,9 @@ enum BoardValidator {
             throw reader.error("rate", error.description)
         }
         let period = try reader.int("period", in: 32...65_536) ?? rate / 50
+        let required = try reader.bool("requiredAtStart") ?? false
         try reader.finish()
-        return Board.AudioDevice(driver: driver, device: device, rate: rate, period: period)
+        return Board.AudioDevice(driver: driver, device: device, rate: rate, period: period, requiredAtStart: required)
     }
 
     /// A card number in an ALSA name like `hw:0,0` or `plughw:1`.

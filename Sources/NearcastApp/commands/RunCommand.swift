@@ -14,7 +14,7 @@ struct RunCommand: RunnableCommand {
         arguments: [
             .option("board", value: "name-or-file", help: "Board name or board file path (default: the config file's board, else sim)."),
             .option("config", value: "file", help: "Static config file (JSON5; /etc/nearcast/nearcast.json5 on an installed box), read again on SIGHUP."),
-            .option("state-dir", value: "dir", help: "State directory. Default: $STATE_DIRECTORY, else ./sim-state on the sim board, else /var/lib/nearcast."),
+            .option("state-dir", value: "dir", help: "State directory. Default: $STATE_DIRECTORY, else ./NAME-state on a board without GPIO (sim-state, pc-state), else /var/lib/nearcast."),
             .option("console", value: "stdio|none|device", help: "Technician console: stdio (the default), none (log only), or a serial device (e.g. /dev/ttyAMA0; the board's baud)."),
             .option("duration", value: "seconds", help: "Stop after this many seconds (default: run until SIGINT or SIGTERM)."),
             .option("payload", value: "hex", help: "Payload to publish, in hex (default: 6e65617263617374, \"nearcast\")."),
@@ -150,7 +150,7 @@ struct RunCommand: RunnableCommand {
             loaded = fallback
         }
         let statePath = stateDir ?? FileSystem.environment("STATE_DIRECTORY")
-            ?? (loaded.isSimulated ? "sim-state" : "/var/lib/nearcast")
+            ?? (loaded.gpio.driver == .sim ? "\(loaded.name)-state" : "/var/lib/nearcast")   // sim-state, pc-state: no box
         let state = try StateDirectory(path: statePath)
 
         // What the command line says; SettingsResolver lays it over the config file and under

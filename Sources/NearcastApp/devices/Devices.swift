@@ -93,10 +93,20 @@ final class Devices {
                 }
             case .alsa:
                 let playback = try ALSAPlayback(device: speaker.device, sampleRate: speaker.rate, periodFrames: speaker.period)
+                if speaker.requiredAtStart, let problem = playback.status.problem {
+                    try? playback.drain()
+                    throw CommandFailure("""
+                        the speaker, ALSA device '\(speaker.device)' (board \(board.source)), cannot be opened: \(problem). \
+                        Check that `aplay -l` lists a sound card and that PipeWire or PulseAudio runs for this user, \
+                        or name another device in a board file
+                        """)
+                }
                 output = playback
                 descriptions.append("audio output: ALSA \(speaker.device) (\(speaker.rate) Hz, period \(speaker.period)) on its own thread: "
                                     + (playback.status.problem.map { "\($0); retrying" } ?? "open"))
             }
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
             throw CommandFailure("\(error) (board \(board.source), audio.output)")
         }

@@ -737,6 +737,19 @@ class HubLimitsTests(unittest.TestCase):
         refusal = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [uid_observation(b"\x7f\x00")]},
                        key=self.public, source="127.0.4.1")
         self.assertTooMany(refusal, "addresses that missed lately")
+        # An address's own budget refilling does not make it new again: a walker that waits for
+        # it to fill (here in seconds) is still held to the project's budget for minutes.
+        # (250: the third call overdraws the project by 50, which 3.5 s of refill (15) does not repay.)
+        quick = self.start({"unknownTokensPerMinutePerAddress": 6000, "unknownTokensPerMinutePerProject": 250})
+        walk = [call(quick, "POST", "/v1beta1/beaconinfo:getforobserved",
+                     {"observations": [uid_observation((40_000 + 100 * n + i).to_bytes(2, "big")) for i in range(100)]},
+                     key=self.public, source="127.0.4.50").status for n in range(5)]
+        self.assertIn(429, walk, walk)
+        time.sleep(3.5)   # the address's own budget full again (300 spent, back at 100 a second)
+        again = call(quick, "POST", "/v1beta1/beaconinfo:getforobserved",
+                     {"observations": [uid_observation((50_000 + i).to_bytes(2, "big")) for i in range(100)]},
+                     key=self.public, source="127.0.4.50")
+        self.assertTooMany(again, "addresses that missed lately")
         # A phone at another address that hears a real box is not held to the project's budget.
         for _ in range(10):
             answer = call(hub, "POST", "/v1beta1/beaconinfo:getforobserved",

@@ -42,6 +42,11 @@ public final class HubLimiter: Sendable {
     private let unknownTokens: TokenBuckets
     /// The same per project, spent by every address that missed lately (`admitResolve`).
     private let unknownTokensPerProject: TokenBuckets
+    /// Addresses that missed lately: one token each, spent by a miss, back after
+    /// `missMemorySeconds`. Not the address's own budget, which refills in seconds: a walker
+    /// waiting for that to fill again would be let past the project's budget every few seconds.
+    private let recentMissers: TokenBuckets
+    static let missMemorySeconds = 600.0
     private let fieldChecks: TokenBuckets
     /// Connections the hub keeps open at most: `limits.connections`, or fewer when the process's
     /// descriptors would not hold them (`DescriptorBudget`).
@@ -67,6 +72,7 @@ public final class HubLimiter: Sendable {
                                      burst: settings.unknownTokensPerMinutePerAddress)
         unknownTokensPerProject = TokenBuckets(rate: settings.unknownTokensPerMinutePerProject / 60,
                                                burst: settings.unknownTokensPerMinutePerProject)
+        recentMissers = TokenBuckets(rate: 1 / Self.missMemorySeconds, burst: 1)
         fieldChecks = TokenBuckets(rate: settings.fieldChecksPerMinutePerProject / 60,
                                    burst: settings.fieldChecksPerMinutePerProject)
         streams = StreamQuota(perAddress: settings.watchesPerAddress, perKey: settings.watchesPerKey)
@@ -166,7 +172,7 @@ public final class HubLimiter: Sendable {
     }
 
     /// Before a resolve: 429 when `address` has spent its budget of unknown tokens, or when it
-    /// has missed lately and `project`'s budget (all such addresses together) is spent. An
+    /// has missed in the last `missMemorySeconds` and `project`'s budget (all such addresses together) is spent. An
     /// address whose lookups all found something is never held to the project's budget, so a
     /// walk of the short-token space from many addresses brakes itself without refusing the
     /// room's phones, which resolve what they hear.
@@ -179,7 +185,7 @@ public final class HubLimiter: Sendable {
                                    + "\(Self.format(settings.unknownTokensPerMinutePerAddress)) a minute); try again in \(wait) s",
                                    retryAfter: wait)
         }
-        guard !unknownTokens.isFull(address, nowNs: now),
+        guard !recentMissers.isFull(address, nowNs: now),
               let wait = unknownTokensPerProject.wait(project, tokens: 1, nowNs: now) else { return }
         count(.unknownTokens)
         throw APIError.tooMany("too many unknown tokens observed with this project's keys from addresses that missed lately (at most "
@@ -193,6 +199,7 @@ public final class HubLimiter: Sendable {
         let now = Self.nowNs()
         unknownTokens.charge(address, cost: Double(misses), nowNs: now)
         unknownTokensPerProject.charge(project, cost: Double(misses), nowNs: now)
+        recentMissers.charge(address, cost: 1, nowNs: now)
     }
 
     /// A field check result for `project`, about to be stored: 429 past the project's rate

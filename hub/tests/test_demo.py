@@ -127,6 +127,18 @@ class TheDemo(unittest.TestCase):
         self.assertIn(f"reusing {self.folder}", self.demo.stderr.read())
         self.assertEqual(json.load(open(os.path.join(self.folder, "keys.json"))), keys)
 
+    def test_a_folder_that_is_not_a_venue_is_refused_naming_it(self):
+        os.makedirs(self.folder)
+        with open(os.path.join(self.folder, "keys.json"), "w") as f:
+            f.write("{ not json")
+        env = dict(os.environ, NEARCAST_BIN=NEARCAST, NEARCAST_HUB_BIN=HUB)
+        done = subprocess.run([DEMO, "--dir", self.folder, "--port", "0", "--duration", "2"], capture_output=True, text=True,
+                              env=env, timeout=60)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn(f"{self.folder}/keys.json is not a demo venue's keys", done.stderr)
+        self.assertEqual(processes_naming(self.folder), [], "nothing was started")
+        self.assertEqual(open(os.path.join(self.folder, "keys.json")).read(), "{ not json", "the file is left as it was")
+
 
 if __name__ == "__main__":
     unittest.main()

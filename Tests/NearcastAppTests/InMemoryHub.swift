@@ -5,7 +5,7 @@ import NearcastDrivers
 /// A hub in memory speaking the Proximity Beacon API's shapes as nearcast-hub does (its
 /// eidparams, registration with the service-key check, attachments, heartbeats, its 404s and
 /// 409s), behind the ``HubTransport`` the box's hub client uses: the double the client's state
-/// machine is tested over. The real hub is exercised end to end by hub/tests/test_box.py.
+/// machine is tested over. The real hub is exercised end to end by hub/e2e/test_box.py.
 final class InMemoryHub: HubTransport {
     struct Attachment: Equatable {
         var name: String

@@ -86,7 +86,7 @@ final class ChildProcessTests: XCTestCase {
 
     /// The box's side of Eddystone registration: a fresh key pair each time, and a low-order
     /// service key refused. That the hub derives the same identity key is proved end to end by
-    /// hub/tests/test_box.py (the hub checks the box's initial EID against its own derivation).
+    /// hub/e2e/test_box.py (the hub checks the box's initial EID against its own derivation).
     func testTheKeyExchangeMakesFreshKeysAndRefusesLowOrderPoints() throws {
         let service = Array(repeating: UInt8(9), count: 32)   // the X25519 base point's u-coordinate
         let first = try EddystoneKeyExchange.derive(servicePublicKey: service)

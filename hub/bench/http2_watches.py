@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 os.environ.setdefault("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "nearcast-hub"))
 from hubtest import Database, Hub, b64, create_project  # noqa: E402
 from tlsproxy import NAME, TestCA  # noqa: E402

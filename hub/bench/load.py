@@ -11,7 +11,7 @@ and the hub's resident memory before and after its EID table is built.
 
 The hub runs with `serve --limits off`: wrk sends everything from 127.0.0.1, far past the
 per-address request rate (200/s by default), and this measures raw throughput, not the limits
-(hub/tests/test_limits.py tests those).
+(hub/e2e/test_limits.py tests those).
 
 Uses the hub built in hub/.build/release (swift build -c release --package-path hub), or
 $NEARCAST_HUB_BIN; postgres needs $NEARCAST_HUB_POSTGRES_URL (tools/postgres-test-server).
@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 os.environ.setdefault("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "nearcast-hub"))
 import hubtest  # noqa: E402
 from hubtest import Beacon, Database, Hub, b64, create_project  # noqa: E402

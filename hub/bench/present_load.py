@@ -127,7 +127,7 @@ if ARGUMENTS is not None:
     os.environ["NEARCAST_HUB_BIN"] = choose_hub(ARGUMENTS.hub)
     if ARGUMENTS.postgres:
         os.environ["NEARCAST_HUB_POSTGRES_URL"] = ARGUMENTS.postgres
-sys.path.insert(0, os.path.join(HUB_DIR, "tests"))
+sys.path.insert(0, os.path.join(HUB_DIR, "e2e"))
 import hubtest  # noqa: E402
 from hubtest import Beacon, Database, Hub, create_project, phone_id  # noqa: E402
 

@@ -2,7 +2,7 @@
 """Does a slow deck's render stop the hub? /healthz probed during it, then SIGTERM's time.
 
 Starts `nearcast-hub serve` (SQLite, a fresh project), uploads a one-page PDF of RECTANGLES
-filled rectangles (hub/tests/test_renderer_limits.py's slow_pdf: 200,000 take pdftoppm about
+filled rectangles (hub/e2e/test_renderer_limits.py's slow_pdf: 200,000 take pdftoppm about
 70 s at 1,600 pixels on the build machine, 400,000 about 135 s), and probes /healthz every
 0.25 s from another connection (a 2 s timeout: a probe past it is lost) for SECONDS or until
 the upload is answered. Prints the probes' p50/p99/max and losses against a quiet baseline,
@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from test_renderer_limits import slow_pdf  # noqa: E402
 
 

@@ -25,7 +25,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 for build in ("release", "debug"):
     candidate = os.path.join(HERE, "..", ".build", build, "nearcast-hub")
     if os.path.exists(candidate):

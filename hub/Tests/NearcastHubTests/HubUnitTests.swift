@@ -4,7 +4,7 @@ import NearcastCore
 @testable import NearcastHub
 import XCTest
 
-/// The hub's pure parts; the endpoints are tested through real HTTP in hub/tests/*.py.
+/// The hub's pure parts; the endpoints are tested through real HTTP in hub/e2e/*.py.
 final class HubUnitTests: XCTestCase {
     func testDatabaseLocationsParseAndHidePasswords() throws {
         XCTAssertEqual(try DatabaseLocation(parsing: "sqlite:hub.sqlite"), .sqlite(path: "hub.sqlite"))

@@ -4,7 +4,7 @@ import XCTest
 
 /// The limits' parts without a server: the buckets' arithmetic (with explicit times, so no test
 /// waits), the stream and connection counts, and the config file's checks. The limits at work
-/// over real sockets are in hub/tests/test_limits.py.
+/// over real sockets are in hub/e2e/test_limits.py.
 final class LimitsTests: XCTestCase {
     func testBucketsRefuseABurstPastTheirSizeAndRefillAtTheirRate() {
         let buckets = TokenBuckets(rate: 2, burst: 3)

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// The listener page's files: read once, only the page's kinds of file, found from where the
-/// executable runs; the HTTP side (headers, 404s, the page in Chromium) is hub/tests/test_listener.py.
+/// executable runs; the HTTP side (headers, 404s, the page in Chromium) is hub/e2e/test_listener.py.
 final class ListenerFilesTests: XCTestCase {
     private var root: URL!
 

@@ -5,7 +5,7 @@ import XCTest
 /// The renderer's limits without a server: child processes stopped with their whole group at a
 /// deadline or a cancellation, the render slots' order, patience and cancellation, the config
 /// file's `decks`, and the quota's words. The limits over real hubs and poppler are in
-/// hub/tests/test_renderer_limits.py.
+/// hub/e2e/test_renderer_limits.py.
 final class RendererLimitsTests: XCTestCase {
     private var folder: URL!
 

@@ -40,8 +40,8 @@ final class World: @unchecked Sendable {   // set up once, then only read
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: folder.appendingPathComponent("hub.sqlite").path), logger: logger)
         let hub = try await HubServices.make(database: database, logger: logger, limits: .off)
-        let keys = try await hub.projects.create(name: "demo")
-        let world = World(hub: hub, router: HubServer.router(hub), keys: keys, logger: logger)
+        let keys = try await hub.repositories.projects.create(name: "demo")
+        let world = World(hub: hub, router: buildRouter(hub), keys: keys, logger: logger)
         let setUp = [
             FuzzRequest(method: .post, uri: "/v1beta1/beacons:register", key: keys.secretKey,
                         body: Array(#"{"advertisedId":{"type":"EDDYSTONE","id":"AQIDBAUGBwg="},"description":"stage"}"#.utf8)),

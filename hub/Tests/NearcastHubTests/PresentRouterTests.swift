@@ -41,9 +41,9 @@ final class PresentRouterTests: XCTestCase {
         var limits = HubLimits()
         limits.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
         let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock, limits: limits)
-        let keys = try await hub.projects.create(name: "demo")
+        let keys = try await hub.repositories.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()
-        let identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.serviceKey.privateKey,
+        let identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.resolver.serviceKey.privateKey,
                                                                 beaconPublicKey: beacon.publicKey.rawRepresentation)
         let beaconClock: UInt32 = 1_000_064   // the middle of a 128 s period
         let initial = try EphemeralIdentifier.compute(identityKey: identityKey, exponent: 7, time: beaconClock, cipher: SwiftCryptoAES128())
@@ -51,14 +51,14 @@ final class PresentRouterTests: XCTestCase {
             advertisedId: AdvertisedID(type: "EDDYSTONE_EID", id: Base64Field.encode(initial.bytes)),
             ephemeralIdRegistration: EphemeralIDRegistration(
                 beaconEcdhPublicKey: Base64Field.encode(beacon.publicKey.rawRepresentation),
-                serviceEcdhPublicKey: Base64Field.encode(hub.serviceKey.publicKey), rotationPeriodExponent: 7,
+                serviceEcdhPublicKey: Base64Field.encode(hub.resolver.serviceKey.publicKey), rotationPeriodExponent: 7,
                 initialClockValue: Int64(beaconClock), initialEid: Base64Field.encode(initial.bytes)))
-        let record = try BeaconRoutes.makeRecord(registration, project: "demo", hub: hub)
-        _ = try await hub.beacons.register(record)
+        let record = try BeaconController(beacons: hub.repositories.beacons, serviceKey: hub.resolver.serviceKey, clock: hub.clock, logger: hub.logger, keys: hub.keys).makeRecord(registration, project: "demo")
+        _ = try await hub.repositories.beacons.register(record)
         let page = DeckRenderer.Page(full: [0xFF, 0xD8], thumbnail: [0xFF, 0xD8])
-        let deck = try await hub.decks.add(project: "demo", title: "t", sourceBytes: 1,
+        let deck = try await hub.repositories.decks.add(project: "demo", title: "t", sourceBytes: 1,
                                            rendered: .init(pages: [page, page], width: 16, height: 9))
-        _ = try await hub.shows.put(project: "demo", beaconName: record.beaconName, deckID: deck.deckID, page: 1)
+        _ = try await hub.repositories.shows.put(project: "demo", beaconName: record.beaconName, deckID: deck.deckID, page: 1)
         return World(hub: hub, clock: clock, keys: keys, beaconName: record.beaconName, identityKey: identityKey,
                      beaconClock: beaconClock, directory: directory)
     }
@@ -122,7 +122,7 @@ final class PresentRouterTests: XCTestCase {
     func testOnlyTheCurrentOrPreviousRotationPeriodProvesPresence() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
             let first = try Self.eid(world, beaconTime: world.beaconClock)
             var (status, text) = try await Self.react(client, world, observed: first)
@@ -153,11 +153,11 @@ final class PresentRouterTests: XCTestCase {
     func testAPassProvesPresenceUntilItExpires() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
-            let live = try await world.hub.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
+            let live = try await world.hub.repositories.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
             let beacon = try XCTUnwrap(live)
-            let code = try XCTUnwrap(try world.hub.presence.codes(for: beacon, nowMs: world.clock.clock.nowMs()).first).code
+            let code = try XCTUnwrap(try world.hub.present.presence.codes(for: beacon, nowMs: world.clock.clock.nowMs()).first).code
             let pass: PresenceJSON = try await client.execute(
                 uri: "/v1/presence", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(string: #"{"code": "\#(code.lowercased())"}"#)) { response in
@@ -187,9 +187,9 @@ final class PresentRouterTests: XCTestCase {
     func testThePublicKeySeesOnlyPagesShown() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let decks = try await world.hub.decks.list(project: "demo")
+        let decks = try await world.hub.repositories.decks.list(project: "demo")
         let deck = try XCTUnwrap(decks.first).deckID
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
             func status(_ page: Int, key: String) async throws -> HTTPResponse.Status {
                 try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
@@ -211,7 +211,7 @@ final class PresentRouterTests: XCTestCase {
     func testHearingTheBoxRenewsAPassAndAPassAloneDoesNot() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
             func presence(_ body: String, key: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
                 var headers: HTTPFields = [.contentType: "application/json"]
@@ -221,8 +221,8 @@ final class PresentRouterTests: XCTestCase {
                     (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
                 }
             }
-            let live = try await world.hub.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
-            let code = try XCTUnwrap(try world.hub.presence.codes(for: try XCTUnwrap(live), nowMs: world.clock.clock.nowMs()).first).code
+            let live = try await world.hub.repositories.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
+            let code = try XCTUnwrap(try world.hub.present.presence.codes(for: try XCTUnwrap(live), nowMs: world.clock.clock.nowMs()).first).code
             let (joined, seen) = try await presence(#"{"code": "\#(code)"}"#, key: nil)
             XCTAssertEqual(joined, .ok)
             let pass = try XCTUnwrap(seen["pass"] as? String)
@@ -266,16 +266,16 @@ final class PresentRouterTests: XCTestCase {
     func testAPageIsShownToTheAudienceOnlyOnceItStayedOnTheScreen() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let decks = try await world.hub.decks.list(project: "demo")
+        let decks = try await world.hub.repositories.decks.list(project: "demo")
         let deck = try XCTUnwrap(decks.first).deckID
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
             func publicSees(_ page: Int) async throws -> Bool {
                 try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
                                          headers: [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]) { $0.status == .ok }
             }
             func move(to page: Int) async throws -> ShowStore.Show {
-                try await world.hub.shows.put(project: "demo", beaconName: world.beaconName, deckID: deck, page: page)
+                try await world.hub.repositories.shows.put(project: "demo", beaconName: world.beaconName, deckID: deck, page: page)
             }
             // Page 1 for a second, then 2 (End on a two-page deck), then back to 1 at once.
             world.clock.advance(seconds: 1)
@@ -295,7 +295,7 @@ final class PresentRouterTests: XCTestCase {
             sees2 = try await publicSees(2)
             XCTAssertTrue(sees2)
             // The show's JSON says so to the audience.
-            let json = try await world.hub.showJSON(show, presenter: false)
+            let json = try await world.hub.present.views.json(show, presenter: false)
             XCTAssertEqual(json.shown, [1, 2])
             XCTAssertNil(json.reach, "the audience is not told the presenter's hints")
         }
@@ -307,23 +307,23 @@ final class PresentRouterTests: XCTestCase {
     func testThePresenterIsToldWhyNoPhoneFollowsAndSeesTheBoxsName() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
             func presenterView() async throws -> ShowJSON {
-                let show = try await world.hub.shows.get(project: "demo", beaconName: world.beaconName)
-                return try await world.hub.showJSON(try XCTUnwrap(show), presenter: true)
+                let show = try await world.hub.repositories.shows.get(project: "demo", beaconName: world.beaconName)
+                return try await world.hub.present.views.json(try XCTUnwrap(show), presenter: true)
             }
             var view = try await presenterView()
             XCTAssertEqual(view.reach?.state, "not-heard", "registered just now, nobody has resolved it")
             XCTAssertNil(view.box?.lastResolvedTime)
             XCTAssertTrue(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
             // With joining by the code turned off, the hint does not offer it.
-            _ = try await world.hub.shows.setCode(project: "demo", beaconName: world.beaconName, joining: false, share: nil, rotate: false)
+            _ = try await world.hub.repositories.shows.setCode(project: "demo", beaconName: world.beaconName, joining: false, share: nil, rotate: false)
             view = try await presenterView()
             XCTAssertEqual(view.reach?.state, "not-heard")
             XCTAssertFalse(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
             XCTAssertTrue(view.reach?.message.contains("Joining with the code is off") == true, view.reach?.message ?? "")
-            _ = try await world.hub.shows.setCode(project: "demo", beaconName: world.beaconName, joining: true, share: nil, rotate: false)
+            _ = try await world.hub.repositories.shows.setCode(project: "demo", beaconName: world.beaconName, joining: true, share: nil, rotate: false)
 
             // A phone resolves what it heard.
             let heard = try Self.eid(world, beaconTime: world.beaconClock)
@@ -351,7 +351,7 @@ final class PresentRouterTests: XCTestCase {
             view = try await presenterView()
             XCTAssertEqual(view.box?.name, "Room 101")
             XCTAssertEqual(view.reach?.state, "not-heard", "in touch again; the last phone heard it 4 minutes ago")
-            let listed = try await world.hub.beacons.get(project: "demo", beaconName: world.beaconName)
+            let listed = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
             XCTAssertEqual(listed.description, "Room 101", "the operators' list shows the name")
             // A name with a control character is refused, naming the field.
             try await client.execute(uri: "/v1beta1/beacons/\(beacon)/heartbeat", method: .post,
@@ -384,9 +384,9 @@ final class PresentRouterTests: XCTestCase {
     func testAFutureEIDMovesNoClockAndTheCurrentOneStillProvesPresence() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
-            let before = try await world.hub.beacons.get(project: "demo", beaconName: world.beaconName)
+            let before = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
             let future = try Self.eid(world, beaconTime: world.beaconClock + 20 * 128)
             var (status, text) = try await Self.react(client, world, observed: future)
             XCTAssertEqual(status, .forbidden, text)
@@ -395,7 +395,7 @@ final class PresentRouterTests: XCTestCase {
             try await client.execute(uri: "/v1beta1/beaconinfo:getforobserved", method: .post,
                                      headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey],
                                      body: ByteBuffer(string: body)) { XCTAssertEqual($0.status, .ok) }
-            let after = try await world.hub.beacons.get(project: "demo", beaconName: world.beaconName)
+            let after = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
             XCTAssertEqual(after.clockValue, before.clockValue, "hearing moved no clock")
             XCTAssertEqual(after.clockAtMs, before.clockAtMs)
             (status, text) = try await Self.react(client, world, observed: try Self.eid(world, beaconTime: world.beaconClock))
@@ -412,7 +412,7 @@ final class PresentRouterTests: XCTestCase {
     func testOnlyPhoneIDsTheHubGaveReactEachAtItsOwnRate() async throws {
         let world = try await world()
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: HubServer.router(world.hub))
+        let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
             let heard = try Self.eid(world, beaconTime: world.beaconClock)
             func react(as phone: String) async throws -> (HTTPResponse.Status, String) {
@@ -461,11 +461,11 @@ final class PresentRouterTests: XCTestCase {
             (status, text) = try await react(as: "another phone")
             XCTAssertEqual(status, .accepted, text)
             // A new show (ended and started again) takes none of the old show's ids.
-            let decks = try await world.hub.decks.list(project: "demo")
-            _ = try await world.hub.shows.delete(project: "demo", beaconName: world.beaconName)
+            let decks = try await world.hub.repositories.decks.list(project: "demo")
+            _ = try await world.hub.repositories.shows.delete(project: "demo", beaconName: world.beaconName)
             world.clock.advance(seconds: 1)
-            _ = try await world.hub.shows.put(project: "demo", beaconName: world.beaconName, deckID: try XCTUnwrap(decks.first).deckID, page: 1)
-            await world.hub.showCache.forget(project: "demo")
+            _ = try await world.hub.repositories.shows.put(project: "demo", beaconName: world.beaconName, deckID: try XCTUnwrap(decks.first).deckID, page: 1)
+            await world.hub.present.showCache.forget(project: "demo")
             (status, text) = try await react(as: "another phone")
             XCTAssertEqual(status, .forbidden, text)
             XCTAssertTrue(text.contains("another show"), text)

@@ -5,18 +5,21 @@ import Hummingbird
 /// `watchToken` that getforobserved answered for that beacon in the last ten minutes, in
 /// `?token=`. The public key is in every audience URL: without this, anyone it reached could
 /// follow any box by name, for ever, from anywhere, having heard it once.
-enum BeaconReadGrant {
+struct BeaconReadGrant: Sendable {
+    let presence: Presence
+    let clock: HubClock
+
     static let tokenParameter = "token"
 
     /// The token getforobserved hands out with a beacon it resolved: signed like a pass, but
     /// for reading only (it proves no presence: an EID up to an hour old resolves).
-    static func token(project: String, beaconName: String, hub: HubServices) -> String {
-        hub.presence.pass(.init(project: project, beaconName: beaconName,
-                                expiresMs: hub.clock.nowMs() + Presence.passMilliseconds), purpose: .watch)
+    func token(project: String, beaconName: String) -> String {
+        presence.pass(.init(project: project, beaconName: beaconName,
+                                expiresMs: clock.nowMs() + Presence.passMilliseconds), purpose: .watch)
     }
 
     /// Throws 403 unless `access` may read `beaconName` (see the type's comment).
-    static func check(_ access: ProjectStore.Access, beaconName: String, request: Request, hub: HubServices) throws(APIError) {
+    func check(_ access: ProjectStore.Access, beaconName: String, request: Request) throws(APIError) {
         switch access {
         case .manage:
             return
@@ -25,14 +28,14 @@ enum BeaconReadGrant {
                 throw APIError(.forbidden, "this pass is for \(passBeacon), not \(beaconName)")
             }
         case .read(let project):
-            guard let token = request.uri.queryParameters[Substring(tokenParameter)].map(String.init), !token.isEmpty else {
+            guard let token = request.uri.queryParameters[Substring(Self.tokenParameter)].map(String.init), !token.isEmpty else {
                 throw APIError(.forbidden, "with the public API key, \(beaconName) can be read only after resolving it: "
-                               + "send the watchToken that beaconinfo:getforobserved answered in ?token=", field: tokenParameter)
+                               + "send the watchToken that beaconinfo:getforobserved answered in ?token=", field: Self.tokenParameter)
             }
-            guard let pass = hub.presence.verify(pass: token, nowMs: hub.clock.nowMs(), purpose: .watch),
+            guard let pass = presence.verify(pass: token, nowMs: clock.nowMs(), purpose: .watch),
                   pass.project == project, pass.beaconName == beaconName else {
                 throw APIError(.forbidden, "the token is not valid for \(beaconName) or has expired (tokens last "
-                               + "\(Presence.passMilliseconds / 60_000) minutes): resolve the beacon again", field: tokenParameter)
+                               + "\(Presence.passMilliseconds / 60_000) minutes): resolve the beacon again", field: Self.tokenParameter)
             }
         }
     }

@@ -14,14 +14,14 @@ struct KeyMiddleware: RouterMiddleware {
         case manage
     }
 
-    let hub: HubServices
+    let keys: KeyChecker
     let need: Need
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let access = try await hub.access(request, manage: need == .manage)
-        try hub.limiter.admitRequest(access)
+        let access = try await keys.access(request, manage: need == .manage)
+        try keys.limiter.admitRequest(access)
         context.access = access
         return try await next(request, context)
     }

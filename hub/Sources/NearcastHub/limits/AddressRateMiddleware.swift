@@ -5,13 +5,13 @@ import Hummingbird
 struct AddressRateMiddleware: RouterMiddleware {
     typealias Context = HubRequestContext
 
-    let hub: HubServices
+    let keys: KeyChecker
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard hub.limiter.settings.enabled else { return try await next(request, context) }
-        let caller = await hub.callerClass(of: request, address: context.remoteAddress)
-        try hub.limiter.admitRequest(from: context.remoteAddress, as: caller)
+        guard keys.limiter.settings.enabled else { return try await next(request, context) }
+        let caller = await keys.callerClass(of: request, address: context.remoteAddress)
+        try keys.limiter.admitRequest(from: context.remoteAddress, as: caller)
         return try await next(request, context)
     }
 }

@@ -33,7 +33,7 @@ public struct DeckLibrary: Sendable {
     /// The project's decks as the API lists them, as JSON text.
     public func listJSON(project: String) async throws -> String {
         try await requireProject(project)
-        return String(decoding: try HubServices.encode(DeckListJSON(decks: try await store.list(project: project).map(\.json))), as: UTF8.self)
+        return String(decoding: try JSONText.encode(DeckListJSON(decks: try await store.list(project: project).map(\.json))), as: UTF8.self)
     }
 
     public func remove(deckID: String, project: String) async throws {
@@ -77,12 +77,12 @@ public struct ReactionLibrary: Sendable {
         }
         let choices = try ReactionChoices.validated(update)
         try await store.set(project: project, choices)
-        return String(decoding: try HubServices.encode(choices.json), as: UTF8.self)
+        return String(decoding: try JSONText.encode(choices.json), as: UTF8.self)
     }
 
     public func showJSON(project: String) async throws -> String {
         try await requireProject(project)
-        return String(decoding: try HubServices.encode(try await store.get(project: project).json), as: UTF8.self)
+        return String(decoding: try JSONText.encode(try await store.get(project: project).json), as: UTF8.self)
     }
 
     private func requireProject(_ project: String) async throws {

@@ -84,3 +84,17 @@ struct PhoneIDs: Sendable {
         return bits
     }
 }
+
+extension PhoneIDs {
+    /// The phone a reaction names, checked: a genuine, current id of this project's show on
+    /// `beaconName` (the one its proof is for).
+    func check(_ text: String?, project: String, beaconName: String, showStartedMs: Int64, nowMs: Int64) throws(APIError) -> Phone {
+        guard let text, let phone = verify(id: text, nowMs: nowMs) else {
+            throw APIError(.forbidden, "phone: not an id this hub gave, or expired: get one with POST /v1/phones", field: "phone")
+        }
+        guard phone.project == project, phone.beaconName == beaconName, phone.showStartedMs == showStartedMs else {
+            throw APIError(.forbidden, "phone: the id is for another show: get one for this one with POST /v1/phones", field: "phone")
+        }
+        return phone
+    }
+}

@@ -30,37 +30,37 @@ struct PresentService: Service {
             if now - lastFollowers >= Self.followersEveryMilliseconds {
                 lastFollowers = now
                 await reportFollowers(nowMs: now)
-                await hub.reactionDesk.prune(nowMs: now)
+                await hub.present.reactionDesk.prune(nowMs: now)
             }
             if now - lastKeepAlive >= Self.keepAliveMilliseconds {
                 lastKeepAlive = now
-                hub.showFeed.keepAlive()
+                hub.present.showFeed.keepAlive()
             }
         }
-        hub.showFeed.finishAll()
+        hub.present.showFeed.finishAll()
     }
 
     func flushReactions() async {
-        for (key, waiting) in await hub.reactionDesk.takeWaiting() {
+        for (key, waiting) in await hub.present.reactionDesk.takeWaiting() {
             var added: [String: Int] = [:]
             for reaction in waiting { added[reaction.value, default: 0] += 1 }
             // Every reaction counts; the presenter's screen draws its fair share (`ReactionDesk.draw`).
-            let drawn = await hub.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
+            let drawn = await hub.present.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
             let reactions = drawn.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
             let isPostgres = hub.database.isPostgres
             do {
-                let counts = try await hub.shows.addCounts(project: key.project, beaconName: key.beaconName, added) { db, counts in
+                let counts = try await hub.repositories.shows.addCounts(project: key.project, beaconName: key.beaconName, added) { db, counts in
                     guard isPostgres else { return }
                     for start in stride(from: 0, to: reactions.count, by: Self.reactionsPerNotification) {
                         let chunk = Array(reactions[start..<min(start + Self.reactionsPerNotification, reactions.count)])
                         let payload = ChangeFeed.payload(project: key.project, beaconName: key.beaconName) + "\n"
-                            + String(decoding: try HubServices.encode(ReactionBatchJSON(reactions: chunk, counts: counts)), as: UTF8.self)
+                            + String(decoding: try JSONText.encode(ReactionBatchJSON(reactions: chunk, counts: counts)), as: UTF8.self)
                         try await db.raw("SELECT pg_notify(\(bind: ChangeNotifier.reactionsChannel), \(bind: payload))").run()
                     }
                 }
                 guard let counts, !isPostgres else { continue }
-                let batch = try HubServices.encode(ReactionBatchJSON(reactions: reactions, counts: counts))
-                hub.showFeed.sendToPresenters(key, ShowFeed.event("reactions", json: batch))
+                let batch = try JSONText.encode(ReactionBatchJSON(reactions: reactions, counts: counts))
+                hub.present.showFeed.sendToPresenters(key, ShowFeed.event("reactions", json: batch))
             } catch {
                 hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was lost: \(HubDatabase.describe(error))")
             }
@@ -76,11 +76,11 @@ struct PresentService: Service {
     }
 
     func reportFollowers(nowMs: Int64) async {
-        let due = await hub.followerReports.due(hub.showFeed.followersByShow(), nowMs: nowMs,
+        let due = await hub.present.followerReports.due(hub.present.showFeed.followersByShow(), nowMs: nowMs,
                                                refreshMs: Self.followersRefreshMilliseconds)
         guard !due.isEmpty else { return }
         do {
-            try await hub.shows.recordFollowers(instance: hub.instanceID,
+            try await hub.repositories.shows.recordFollowers(instance: hub.instanceID,
                                                 due.map { (project: $0.key.project, beaconName: $0.key.beaconName, followers: $0.value) })
             // Presenters everywhere see the new count: a show "change" that followers skip
             // (what they see did not change).
@@ -92,7 +92,7 @@ struct PresentService: Service {
                             """).run()
                     }
                 } else {
-                    hub.showFeed.changed(project: key.project, beaconName: key.beaconName)
+                    hub.present.showFeed.changed(project: key.project, beaconName: key.beaconName)
                 }
             }
         } catch {

@@ -270,3 +270,11 @@ struct ShowStore: Sendable {
         return (try? encoder.encode(counts)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }
+
+extension ShowStore {
+    /// Tells the show's streams (every instance's, on PostgreSQL) that it changed or ended
+    /// outside one of this store's transactions (its deck was deleted).
+    func announce(project: String, beaconName: String) async throws {
+        try await notifier.announceOutsideTransaction(database, project: project, beaconName: beaconName)
+    }
+}

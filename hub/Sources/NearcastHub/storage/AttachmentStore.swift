@@ -47,7 +47,7 @@ struct AttachmentStore: Sendable {
     }
 
     /// The beacon's attachments, oldest first, those matching `filter` only.
-    func list(project: String, beaconName: String, filter: NamespacedTypeFilter = .all) async throws -> [Record] {
+    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [Record] {
         try await database.read { db in
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)
             return try await db.raw("""
@@ -60,7 +60,7 @@ struct AttachmentStore: Sendable {
 
     /// Deletes one attachment, or (with no id) all of the beacon's that match `filter`; returns
     /// how many went.
-    func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter = .all) async throws -> Int {
+    func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter) async throws -> Int {
         let deleted = try await database.transaction { db in
             let seq = try await ChangeCounter.next(db)
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)

@@ -2,6 +2,10 @@ import SQLKit
 
 /// One row of `beacons`: a registered box (an EID identity) or a UID / direct token.
 struct BeaconRecord: Sendable {
+    /// The rotation exponents a beacon may register with. Below 2^5 s a beacon's window would
+    /// hold hundreds of EIDs; 15 is the Eddystone maximum.
+    static let exponents = 5...15
+
     /// `EDDYSTONE` (a UID or direct token) or `EDDYSTONE_EID`.
     enum Kind: String, Sendable {
         case uid = "EDDYSTONE"

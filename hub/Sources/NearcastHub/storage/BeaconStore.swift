@@ -86,7 +86,7 @@ struct BeaconStore: Sendable {
     }
 
     /// Keeps what the box reported, and (for an EID with a clock value) re-anchors its clock.
-    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String? = nil,
+    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) async throws {
         try await database.transaction { db in
             let found = try await db.raw("""

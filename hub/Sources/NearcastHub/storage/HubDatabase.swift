@@ -169,3 +169,19 @@ public final class HubDatabase: Sendable {
         }
     }
 }
+
+/// What `/healthz` asks of the database: does it answer, and which kind is it.
+protocol DatabaseHealth: Sendable {
+    /// "sqlite" or "postgres".
+    var kindName: String { get }
+    /// Throws when the database does not answer.
+    func ping() async throws
+}
+
+extension HubDatabase: DatabaseHealth {
+    var kindName: String { isPostgres ? "postgres" : "sqlite" }
+
+    func ping() async throws {
+        try await read { db in try await db.raw("SELECT 1").run() }
+    }
+}

@@ -55,9 +55,7 @@ public struct ProjectStore: Sendable {
 
     /// Creates a project and returns its keys: the only time they are ever shown.
     public func create(name: String) async throws -> CreatedProject {
-        try Self.validate(name: name)
-        let created = CreatedProject(project: name, apiKey: "ncpub_" + Self.randomKey(),
-                                     secretKey: "ncsec_" + Self.randomKey())
+        let created = try Self.newKeys(for: name)
         let apiHash = Self.hash(created.apiKey), secretHash = Self.hash(created.secretKey)
         try await database.transaction { db in
             let existing = try await db.raw("SELECT name FROM projects WHERE name = \(bind: name)").first()
@@ -132,6 +130,12 @@ public struct ProjectStore: Sendable {
     static func hash(_ key: String) -> String {
         // Every request's key is hashed: the core's hex, not 32 String(format:) calls.
         Hex.format(SHA256.hash(data: Data(key.utf8)))
+    }
+
+    /// A checked name and new random keys for it (`ncpub_` public, `ncsec_` secret).
+    static func newKeys(for name: String) throws(APIError) -> CreatedProject {
+        try validate(name: name)
+        return CreatedProject(project: name, apiKey: "ncpub_" + randomKey(), secretKey: "ncsec_" + randomKey())
     }
 
     private static func randomKey() -> String {

@@ -1,61 +1,72 @@
 import Foundation
 import Hummingbird
+import Logging
 import NearcastCore
 
 /// Registering, listing, reading and deleting beacons, and the box's heartbeat. All need the
-/// project's secret key (`router` is the group behind `KeyMiddleware(.manage)`).
-enum BeaconRoutes {
-    static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+/// project's secret key.
+struct BeaconController: Sendable {
+    let beacons: any BeaconRepository
+    /// The hub's key, which an EID beacon's registration must name.
+    let serviceKey: ServiceKey
+    let clock: HubClock
+    let logger: Logger
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let routes = RouteCollection(context: HubRequestContext.self)
+        let router = keys.group(routes, .manage)
         router.post("/v1beta1/beacons:register") { request, context in
             let access = try context.caller()
             let body = try await request.decode(as: RegisterBeaconRequest.self, context: context)
-            let record = try makeRecord(body, project: access.project, hub: hub)
-            let stored = try await hub.beacons.register(record)
-            hub.logger.info("beacons: \(access.project) registered \(stored.beaconName)")
-            return json(stored)
+            let record = try makeRecord(body, project: access.project)
+            let stored = try await beacons.register(record)
+            logger.info("beacons: \(access.project) registered \(stored.beaconName)")
+            return Self.json(stored)
         }
         router.get("/v1beta1/beacons") { _, context in
             let access = try context.caller()
-            let records = try await hub.beacons.list(project: access.project)
-            return BeaconListJSON(beacons: records.map(json))
+            let records = try await beacons.list(project: access.project)
+            return BeaconListJSON(beacons: records.map(Self.json))
         }
         router.get("/v1beta1/beacons/:beacon") { _, context in
             let access = try context.caller()
-            let record = try await hub.beacons.get(project: access.project, beaconName: try RequestSupport.beaconName(context))
-            return json(record)
+            let record = try await beacons.get(project: access.project, beaconName: try RequestSupport.beaconName(context))
+            return Self.json(record)
         }
         router.delete("/v1beta1/beacons/:beacon") { _, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try await hub.beacons.delete(project: access.project, beaconName: name)
-            hub.logger.info("beacons: \(access.project) deleted \(name)")
+            try await beacons.delete(project: access.project, beaconName: name)
+            logger.info("beacons: \(access.project) deleted \(name)")
             return EmptyJSON()
         }
         router.post("/v1beta1/beacons/:beacon/heartbeat") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
             let heartbeat = try await request.decode(as: Heartbeat.self, context: context)
-            try validate(heartbeat)
+            try Self.validate(heartbeat)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
-            try await hub.beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
+            try await beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
                                                   clockValue: heartbeat.clockValue.map(UInt32.init), boxName: heartbeat.name,
-                                                  atMs: hub.clock.nowMs())
+                                                  atMs: clock.nowMs())
             return EmptyJSON()
         }
+        return routes
     }
 
     /// Checks a registration and, for an EID, derives the identity key the Eddystone way and
     /// proves it with the beacon's initial EID.
-    static func makeRecord(_ body: RegisterBeaconRequest, project: String, hub: HubServices) throws -> BeaconRecord {
+    func makeRecord(_ body: RegisterBeaconRequest, project: String) throws -> BeaconRecord {
         guard let kind = BeaconRecord.Kind(rawValue: body.advertisedId.type) else {
             throw APIError.invalid("advertisedId.type", "'\(body.advertisedId.type)' must be EDDYSTONE or EDDYSTONE_EID")
         }
         if let description = body.description {
             try RequestSupport.checkFreeText(description, field: "description", characters: 1_000)
         }
-        let now = hub.clock.nowMs()
+        let now = clock.nowMs()
         switch kind {
         case .uid:
             let id = try Base64Field.decode(body.advertisedId.id, field: "advertisedId.id")
@@ -76,12 +87,12 @@ enum BeaconRoutes {
             let field = "ephemeralIdRegistration."
             let beaconKey = try Base64Field.decode(registration.beaconEcdhPublicKey, field: field + "beaconEcdhPublicKey", count: 32)
             let serviceKey = try Base64Field.decode(registration.serviceEcdhPublicKey, field: field + "serviceEcdhPublicKey", count: 32)
-            guard Data(serviceKey) == hub.serviceKey.publicKey else {
+            guard Data(serviceKey) == self.serviceKey.publicKey else {
                 throw APIError.invalid(field + "serviceEcdhPublicKey", "is not this hub's key (GET /v1beta1/eidparams gives it)")
             }
-            guard HubServices.exponents.contains(registration.rotationPeriodExponent) else {
+            guard BeaconRecord.exponents.contains(registration.rotationPeriodExponent) else {
                 throw APIError.invalid(field + "rotationPeriodExponent",
-                                       "\(registration.rotationPeriodExponent) is outside \(HubServices.exponents.lowerBound)-\(HubServices.exponents.upperBound)")
+                                       "\(registration.rotationPeriodExponent) is outside \(BeaconRecord.exponents.lowerBound)-\(BeaconRecord.exponents.upperBound)")
             }
             guard let initialClock = UInt32(exactly: registration.initialClockValue) else {
                 throw APIError.invalid(field + "initialClockValue", "\(registration.initialClockValue) is not a 32-bit beacon time (0-4294967295)")
@@ -92,7 +103,7 @@ enum BeaconRoutes {
             }
             let identityKey: [UInt8]
             do {
-                identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.serviceKey.privateKey,
+                identityKey = try IdentityKeyDerivation.identityKey(serviceKey: self.serviceKey.privateKey,
                                                                     beaconPublicKey: Data(beaconKey))
             } catch {
                 throw APIError.invalid(field + "beaconEcdhPublicKey", "is not a usable X25519 public key")

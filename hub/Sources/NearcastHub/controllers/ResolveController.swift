@@ -5,12 +5,19 @@ import NearcastCore
 
 /// `eidparams` (open to all: it is the hub's public key) and `beaconinfo:getforobserved`, which
 /// a listener calls with the project's public API key.
-enum ObservationRoutes {
+struct ResolveController: Sendable {
+    let resolver: TokenResolver
+    let grant: BeaconReadGrant
+    let limiter: HubLimiter
+    let clock: HubClock
+    let keys: KeyChecker
+
     /// At most this many observations per call, as Google's API capped them.
     static let maximumObservations = 100
 
-    /// `open` takes routes that need no key, `readers` those behind `KeyMiddleware(.read)`.
-    static func add(open: Router<HubRequestContext>, readers: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+    var endpoints: RouteCollection<HubRequestContext> {
+        let open = RouteCollection(context: HubRequestContext.self)
+        let readers = keys.group(open, .read)
         let resolveTimer = Timer(label: "nearcast_hub_getforobserved_seconds")
         let observed = Counter(label: "nearcast_hub_observations_total")
         let resolved = Counter(label: "nearcast_hub_observations_resolved_total")
@@ -20,23 +27,23 @@ enum ObservationRoutes {
 
         open.get("/v1beta1/eidparams") { _, _ in
             EIDParamsJSON(
-                serviceEcdhPublicKey: Base64Field.encode(hub.serviceKey.publicKey),
-                minRotationPeriodExponent: HubServices.exponents.lowerBound,
-                maxRotationPeriodExponent: HubServices.exponents.upperBound)
+                serviceEcdhPublicKey: Base64Field.encode(resolver.serviceKey.publicKey),
+                minRotationPeriodExponent: BeaconRecord.exponents.lowerBound,
+                maxRotationPeriodExponent: BeaconRecord.exponents.upperBound)
         }
         readers.post("/v1beta1/beaconinfo:getforobserved") { request, context in
             let started = ContinuousClock.now
             let access = try context.caller()
             // Someone walking the short-token space runs out of unknown tokens long before it ends.
-            try hub.limiter.admitResolve(from: context.remoteAddress, project: access.project)
+            try limiter.admitResolve(from: context.remoteAddress, project: access.project)
             let body = try await request.decode(as: GetForObservedRequest.self, context: context)
             guard !body.observations.isEmpty else { throw APIError.invalid("observations", "must list at least one observation") }
-            guard body.observations.count <= maximumObservations else {
-                throw APIError.invalid("observations", "lists \(body.observations.count); at most \(maximumObservations) per call")
+            guard body.observations.count <= Self.maximumObservations else {
+                throw APIError.invalid("observations", "lists \(body.observations.count); at most \(Self.maximumObservations) per call")
             }
             // No types named: no attachments, as Google's API answered.
             let filter = try NamespacedTypeFilter(parsing: body.namespacedTypes ?? [], field: "namespacedTypes")
-            let nowMs = hub.clock.nowMs()
+            let nowMs = clock.nowMs()
             var answered: [GetForObservedResponse.Beacon] = []
             var seen = Set<String>()
             var unknown = 0
@@ -49,36 +56,30 @@ enum ObservationRoutes {
                     throw APIError.invalid(field + ".timestampMs",
                                            "'\(stamp)' is neither an RFC 3339 time (2014-10-02T15:01:23.045123456Z) nor milliseconds since 1970")
                 }
-                guard let name = try await resolve(observation.advertisedId, field: field, project: access.project,
-                                                   nowMs: nowMs, hub: hub) else {
+                guard let name = try await resolver.resolve(observation.advertisedId, field: field, project: access.project,
+                                                            nowMs: nowMs)?.beaconName else {
                     unknown += 1
                     continue
                 }
                 guard seen.insert(name).inserted else { continue }
-                hub.heardBoxes.heard(project: access.project, beaconName: name, nowMs: nowMs)
+                resolver.heardBoxes.heard(project: access.project, beaconName: name, nowMs: nowMs)
                 // From memory (exact: `BeaconDirectory`); deleted between the resolve and this read:
                 // absent, like any unknown token.
-                guard let found = try await hub.directory.beacon(project: access.project, beaconName: name) else { continue }
+                guard let found = try await resolver.directory.beacon(project: access.project, beaconName: name) else { continue }
                 answered.append(GetForObservedResponse.Beacon(
                     advertisedId: observation.advertisedId, beaconName: name, description: found.description,
                     attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json),
-                    watchToken: BeaconReadGrant.token(project: access.project, beaconName: name, hub: hub)))
+                    watchToken: grant.token(project: access.project, beaconName: name)))
             }
-            hub.limiter.spendUnknownTokens(unknown, from: context.remoteAddress, project: access.project)
+            limiter.spendUnknownTokens(unknown, from: context.remoteAddress, project: access.project)
             observed.increment(by: body.observations.count)
             resolved.increment(by: answered.count)
-            tableGauge.record(await hub.resolverCache.tableSize)
-            synchronisationsGauge.record(await hub.directory.synchronisations)
+            tableGauge.record(await resolver.cache.tableSize)
+            synchronisationsGauge.record(await resolver.directory.synchronisations)
             let elapsed = (ContinuousClock.now - started).components
             resolveTimer.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             return GetForObservedResponse(beacons: answered)
         }
-    }
-
-    /// The beacon name an observation resolves to in the caller's project, or nil (unknown
-    /// tokens are simply absent from the answer).
-    private static func resolve(_ advertised: AdvertisedID, field: String, project: String, nowMs: Int64,
-                                hub: HubServices) async throws -> String? {
-        try await HeardToken.resolve(advertised, field: field, project: project, nowMs: nowMs, hub: hub)?.beaconName
+        return open
     }
 }

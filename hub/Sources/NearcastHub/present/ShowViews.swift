@@ -1,10 +1,25 @@
 import Foundation
+import Logging
 import NIOCore
 
-/// A show as the API shows it, to followers and to presenters, and its fan-out to the streams.
-extension HubServices {
+/// A show as the API shows it, to followers and to presenters, and its fan-out to this
+/// instance's show streams.
+struct ShowViews: Sendable {
+    let shows: ShowStore
+    let decks: DeckStore
+    let choices: ReactionChoicesStore
+    let clock: HubClock
+    let logger: Logger
+    let presence: Presence
+    /// The passes given for each show's code lately (`CodePassLedger`).
+    let codePasses: CodePassLedger
+    /// When a phone last resolved each box (`BoxReach`).
+    let heardBoxes: HeardBoxes
+    let showFeed: ShowFeed
+    let followerReports: FollowerReports
+
     /// The show's JSON; the presenter's fields only when `presenter` (the secret key).
-    func showJSON(_ show: ShowStore.Show, presenter: Bool) async throws -> ShowJSON {
+    func json(_ show: ShowStore.Show, presenter: Bool) async throws -> ShowJSON {
         let deck = try await decks.get(project: show.project, deckID: show.deckID)
         let choices = try await self.choices.get(project: show.project)
         var json = ShowJSON(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
@@ -50,26 +65,20 @@ extension HubServices {
     }
 
     /// Reads a show and sends it to this instance's streams (`ShowFeed`'s refresh).
-    func sendShow(_ key: ShowFeed.Key) async {
+    func send(_ key: ShowFeed.Key) async {
         do {
             guard let show = try await shows.get(project: key.project, beaconName: key.beaconName) else {
                 showFeed.end(key)
                 return
             }
-            let follower = try await showJSON(show, presenter: false)
-            let presenter = try await showJSON(show, presenter: true)
-            showFeed.send(key, follower: ShowFeed.event("show", json: try Self.encode(follower)),
-                          presenter: ShowFeed.event("show", json: try Self.encode(presenter)))
+            let follower = try await json(show, presenter: false)
+            let presenter = try await json(show, presenter: true)
+            showFeed.send(key, follower: ShowFeed.event("show", json: try JSONText.encode(follower)),
+                          presenter: ShowFeed.event("show", json: try JSONText.encode(presenter)))
         } catch let error as APIError where error.status == .notFound {
             showFeed.end(key)   // its deck was deleted
         } catch {
             logger.warning("shows: reading \(key.beaconName)'s show failed: \(HubDatabase.describe(error))")
         }
-    }
-
-    static func encode(_ value: some Encodable) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
     }
 }

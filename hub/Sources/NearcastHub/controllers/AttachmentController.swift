@@ -1,9 +1,15 @@
 import Hummingbird
+import Logging
 
-/// A beacon's attachments: add, list, delete one, delete by type. All need the secret key
-/// (`router` is the group behind `KeyMiddleware(.manage)`).
-enum AttachmentRoutes {
-    static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+/// A beacon's attachments: add, list, delete one, delete by type. All need the secret key.
+struct AttachmentController: Sendable {
+    let attachments: any AttachmentRepository
+    let logger: Logger
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let routes = RouteCollection(context: HubRequestContext.self)
+        let router = keys.group(routes, .manage)
         router.post("/v1beta1/beacons/:beacon/attachments") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
@@ -13,31 +19,32 @@ enum AttachmentRoutes {
             guard data.count <= AttachmentStore.maximumDataBytes else {
                 throw APIError.invalid("data", "is \(data.count) bytes; an attachment holds at most \(AttachmentStore.maximumDataBytes) (100 KiB)")
             }
-            let record = try await hub.attachments.add(project: access.project, beaconName: name,
+            let record = try await attachments.add(project: access.project, beaconName: name,
                                                        namespacedType: body.namespacedType, data: Base64Field.encode(data))
-            hub.logger.info("attachments: \(access.project) added \(body.namespacedType) (\(data.count) bytes) to \(name)")
+            logger.info("attachments: \(access.project) added \(body.namespacedType) (\(data.count) bytes) to \(name)")
             return record.json
         }
         router.get("/v1beta1/beacons/:beacon/attachments") { request, context in
             let access = try context.caller()
-            let filter = try filter(request)
-            let records = try await hub.attachments.list(project: access.project, beaconName: try RequestSupport.beaconName(context),
+            let filter = try Self.filter(request)
+            let records = try await attachments.list(project: access.project, beaconName: try RequestSupport.beaconName(context),
                                                          filter: filter)
             return AttachmentListJSON(attachments: records.map(\.json))
         }
         router.delete("/v1beta1/beacons/:beacon/attachments/:attachment") { request, context in
             let access = try context.caller()
             let id = context.parameters.get("attachment") ?? ""
-            _ = try await hub.attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
+            _ = try await attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
                                                  attachmentID: id)
             return EmptyJSON()
         }
         router.post("/v1beta1/beacons/:beacon/attachments:batchDelete") { request, context in
             let access = try context.caller()
-            let count = try await hub.attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
-                                                         attachmentID: nil, filter: try filter(request))
+            let count = try await attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
+                                                         attachmentID: nil, filter: try Self.filter(request))
             return DeletedJSON(numDeleted: count)
         }
+        return routes
     }
 
     /// `?namespacedType=` (Google's list filter): one pattern, `*` when absent.

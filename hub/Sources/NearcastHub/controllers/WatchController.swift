@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Metrics
 import NIOConcurrencyHelpers
 import ServiceLifecycle
@@ -12,33 +13,42 @@ import ServiceLifecycle
 /// 15 s keeps proxies from closing an idle stream; `event: deleted` ends it if the beacon goes.
 /// Reads with the public API key and the `watchToken` getforobserved answered (a listener
 /// watches what it heard: `BeaconReadGrant`), a pass for the beacon, or the secret key.
-enum WatchRoutes {
+struct WatchController: Sendable {
     static let keepAliveSeconds: UInt64 = 15
 
-    static func add(to router: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+    let attachments: any AttachmentRepository
+    let feed: ChangeFeed
+    let grant: BeaconReadGrant
+    let limiter: HubLimiter
+    let logger: Logger
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let routes = RouteCollection(context: HubRequestContext.self)
+        let router = keys.group(routes, .read)
         let watches = Gauge(label: "nearcast_hub_watches")
         // Reads of attachments for watchers: one per change per beacon and filter, however many watch.
         let reads = Counter(label: "nearcast_hub_watch_reads_total")
         router.get("/v1beta1/beacons/:beacon/attachments:watch") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try BeaconReadGrant.check(access, beaconName: name, request: request, hub: hub)
-            let filter = try AttachmentRoutes.filter(request)
-            let slot = try hub.limiter.openStream(address: context.remoteAddress, key: access.limitKey)
+            try grant.check(access, beaconName: name, request: request)
+            let filter = try AttachmentController.filter(request)
+            let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             // Subscribe before the first read, so no change falls between the two.
-            let signals = hub.feed.subscribe(project: access.project, beaconName: name)
+            let signals = feed.subscribe(project: access.project, beaconName: name)
             let key = WatchEvents.Key(project: access.project, beaconName: name,
                                       filter: request.uri.queryParameters["namespacedType"].map(String.init) ?? "")
             // One read and one encoding per change for all of this beacon's watchers.
             let read: @Sendable () async throws -> WatchEvents.Event = {
                 reads.increment()
                 do {
-                    return .attachments(event(try await hub.attachments.list(project: access.project, beaconName: name, filter: filter)))
+                    return .attachments(Self.event(try await attachments.list(project: access.project, beaconName: name, filter: filter)))
                 } catch let error as APIError where error.status == .notFound {
                     return .deleted
                 }
             }
-            guard case .attachments(let first) = try await hub.feed.events.event(key, generation: hub.feed.generation, read: read) else {
+            guard case .attachments(let first) = try await feed.events.event(key, generation: feed.generation, read: read) else {
                 throw APIError.notFound(name)
             }
 
@@ -53,11 +63,11 @@ enum WatchRoutes {
             }
             let ticker = Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(nanoseconds: keepAliveSeconds * 1_000_000_000)
+                    try? await Task.sleep(nanoseconds: Self.keepAliveSeconds * 1_000_000_000)
                     pending.mark(change: false)
                 }
             }
-            watches.record(hub.feed.watchCount)
+            watches.record(feed.watchCount)
             return Response(status: .ok,
                             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
                                       HTTPField.Name("X-Accel-Buffering")!: "no"],
@@ -66,7 +76,7 @@ enum WatchRoutes {
                                     slot?.release()
                                     forwarder.cancel()
                                     ticker.cancel()
-                                    watches.record(hub.feed.watchCount)
+                                    watches.record(feed.watchCount)
                                 }
                                 // Ends at the server's graceful shutdown too, so a SIGTERM is not
                                 // held up by open watches.
@@ -85,7 +95,7 @@ enum WatchRoutes {
                                         }
                                         let now: ByteBuffer
                                         do {
-                                            let change = try await hub.feed.events.event(key, generation: hub.feed.generation, read: read)
+                                            let change = try await feed.events.event(key, generation: feed.generation, read: read)
                                             guard case .attachments(let bytes) = change else {
                                                 try await writer.write(ByteBuffer(string: "event: deleted\ndata: {}\n\n"))
                                                 break
@@ -93,7 +103,7 @@ enum WatchRoutes {
                                             now = bytes
                                         } catch {
                                             // The database away for a moment: the next change tries again.
-                                            hub.logger.warning("watch: reading \(name)'s attachments failed: \(HubDatabase.describe(error))")
+                                            logger.warning("watch: reading \(name)'s attachments failed: \(HubDatabase.describe(error))")
                                             continue
                                         }
                                         if now.readableBytes == last.readableBytes && now == last { continue }
@@ -107,6 +117,7 @@ enum WatchRoutes {
                                 }
                             })
         }
+        return routes
     }
 
     private static func event(_ attachments: [AttachmentStore.Record]) -> ByteBuffer {

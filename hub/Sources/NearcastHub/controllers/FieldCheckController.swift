@@ -5,8 +5,14 @@ import Metrics
 /// Field check results: `POST /v1beta1/fieldchecks` from the check page with any of the
 /// project's keys (the public key in the page's URL, a pass, or the secret key), and
 /// `GET /v1beta1/fieldchecks` for the operators with the secret key.
-enum FieldCheckRoutes {
-    static func add(managers: RouterGroup<HubRequestContext>, readers: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+struct FieldCheckController: Sendable {
+    let fieldChecks: any FieldCheckRepository
+    let limiter: HubLimiter
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let routes = RouteCollection(context: HubRequestContext.self)
+        let readers = keys.group(routes, .read), managers = keys.group(routes, .manage)
         let stored = Counter(label: "nearcast_hub_field_checks_total")
         readers.post("/v1beta1/fieldchecks") { request, context in
             let access = try context.caller()
@@ -14,8 +20,8 @@ enum FieldCheckRoutes {
                                                           limit: FieldCheckRequest.maximumBodyBytes)
             try body.validate()
             // After the checks: a refused body writes nothing, so it spends nothing of the rate.
-            try hub.limiter.admitFieldCheck(project: access.project)
-            let check = try await hub.fieldChecks.add(project: access.project, body)
+            try limiter.admitFieldCheck(project: access.project)
+            let check = try await fieldChecks.add(project: access.project, body)
             stored.increment()
             return FieldCheckCreatedJSON(fieldCheck: check)
         }
@@ -26,7 +32,8 @@ enum FieldCheckRoutes {
                 try FieldCheckRequest.checkBeaconName(given)
                 beaconName = given
             }
-            return FieldCheckListJSON(fieldChecks: try await hub.fieldChecks.list(project: access.project, beaconName: beaconName))
+            return FieldCheckListJSON(fieldChecks: try await fieldChecks.list(project: access.project, beaconName: beaconName))
         }
+        return routes
     }
 }

@@ -1,13 +1,24 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
 /// Decks: upload (a PDF body), list, read, delete (the secret key), and page images (any key;
 /// the public key and passes only pages a show has shown).
-enum DeckRoutes {
-    static func add(managers: RouterGroup<HubRequestContext>, readers: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+struct DeckController: Sendable {
+    let decks: DeckStore
+    let renderer: DeckRenderer
+    let images: DeckImageCache
+    /// To end a deleted deck's shows.
+    let shows: ShowStore
+    let logger: Logger
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let routes = RouteCollection(context: HubRequestContext.self)
+        let readers = keys.group(routes, .read), managers = keys.group(routes, .manage)
         managers.post("/v1/decks") { request, context in
             let access = try context.caller()
             guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/pdf") else {
@@ -15,7 +26,7 @@ enum DeckRoutes {
                                field: "Content-Type")
             }
             let title = try Self.title(request)
-            let limit = hub.renderer.limits.maximumBytes
+            let limit = renderer.limits.maximumBytes
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: limit)
@@ -24,33 +35,33 @@ enum DeckRoutes {
             }
             let pdf = [UInt8](body.readableBytesView)
             // A project whose decks fill its quota is refused before the render, not after.
-            try await hub.decks.checkRoom(project: access.project)
+            try await decks.checkRoom(project: access.project)
             let started = ContinuousClock.now
-            let rendered = try await Self.renderUnlessAbandoned(pdf, hub.renderer, closed: context.clientGone())
-            let deck = try await hub.decks.add(project: access.project, title: title ?? "Deck", sourceBytes: pdf.count, rendered: rendered)
-            hub.logger.info("decks: \(access.project) added \(deck.deckID) (\(deck.pages) pages, \(pdf.count) bytes, rendered in \(ContinuousClock.now - started))")
+            let rendered = try await Self.renderUnlessAbandoned(pdf, renderer, closed: context.clientGone())
+            let deck = try await decks.add(project: access.project, title: title ?? "Deck", sourceBytes: pdf.count, rendered: rendered)
+            logger.info("decks: \(access.project) added \(deck.deckID) (\(deck.pages) pages, \(pdf.count) bytes, rendered in \(ContinuousClock.now - started))")
             return EditedResponse(status: .created, response: CreatedDeckJSON(deck: deck.deckID, pages: deck.pages))
         }
         managers.get("/v1/decks") { _, context in
-            DeckListJSON(decks: try await hub.decks.list(project: try context.caller().project).map(\.json))
+            DeckListJSON(decks: try await decks.list(project: try context.caller().project).map(\.json))
         }
         managers.get("/v1/decks/:deck") { _, context in
-            try await hub.decks.get(project: try context.caller().project, deckID: try deckID(context)).json
+            try await decks.get(project: try context.caller().project, deckID: try Self.deckID(context)).json
         }
         managers.delete("/v1/decks/:deck") { _, context in
-            let project = try context.caller().project, id = try deckID(context)
-            let ended = try await hub.decks.delete(project: project, deckID: id)
-            await hub.images.remove(project: project, deckID: id)
+            let project = try context.caller().project, id = try Self.deckID(context)
+            let ended = try await decks.delete(project: project, deckID: id)
+            await images.remove(project: project, deckID: id)
             for beacon in ended {
                 // Its shows ended with it: tell their streams (every instance, on PostgreSQL).
-                try await hub.shows.notifier.announceOutsideTransaction(hub.database, project: project, beaconName: beacon)
+                try await shows.announce(project: project, beaconName: beacon)
             }
-            hub.logger.info("decks: \(project) deleted \(id)")
+            logger.info("decks: \(project) deleted \(id)")
             return EmptyJSON()
         }
         readers.get("/v1/decks/:deck/pages/:page") { request, context in
             let access = try context.caller()
-            let id = try deckID(context)
+            let id = try Self.deckID(context)
             guard let page = context.parameters.get("page", as: Int.self), page >= 1 else {
                 throw APIError.invalid("page", "'\(context.parameters.get("page") ?? "")' is not a page number (1, 2, ...)")
             }
@@ -62,13 +73,13 @@ enum DeckRoutes {
             }
             if !access.canManage {
                 // The audience sees a page only once the presenter has shown it.
-                guard try await hub.decks.pageWasShown(project: access.project, deckID: id, page: page) else {
+                guard try await decks.pageWasShown(project: access.project, deckID: id, page: page) else {
                     throw APIError(.forbidden, "page \(page) of deck \(id) has not been shown yet")
                 }
             }
             let key = DeckImageCache.Key(project: access.project, deckID: id, page: page, size: size)
-            guard let image = try await hub.images.image(key, load: {
-                try await hub.decks.image(project: access.project, deckID: id, page: page, size: size)
+            guard let image = try await images.image(key, load: {
+                try await decks.image(project: access.project, deckID: id, page: page, size: size)
             }) else { throw APIError.notFound("page \(page) of deck \(id)") }
             let etag = "\"\(id)-\(page)-\(size.rawValue)\""
             var headers: HTTPFields = [.contentType: "image/jpeg", .eTag: etag,
@@ -81,6 +92,7 @@ enum DeckRoutes {
             headers[.contentLength] = String(image.count)
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image)))
         }
+        return routes
     }
 
     /// Renders `pdf`, cancelling the render (which kills its processes) when the client goes

@@ -1,10 +1,19 @@
 import Hummingbird
+import Logging
+import Prometheus
 
 /// The operators' page (`GET /`, with its stylesheet and script beside it), the notice pages'
 /// stylesheet, `GET /healthz` (a load balancer's check: the database answers) and `GET /metrics`
 /// (Prometheus).
-enum StatusRoutes {
-    static func add(to router: Router<HubRequestContext>, _ hub: HubServices) {
+struct StatusController: Sendable {
+    let database: any DatabaseHealth
+    let feed: ChangeFeed
+    let eidTable: EIDResolverCache
+    let metricsRegistry: PrometheusCollectorRegistry?
+    let logger: Logger
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let router = RouteCollection(context: HubRequestContext.self)
         /// One of the hub's own texts, as `type`.
         func serve(_ path: String, _ type: String, _ text: String) {
             router.get(RouterPath(path)) { _, _ in
@@ -18,22 +27,23 @@ enum StatusRoutes {
         serve(NoticePage.stylePath, "text/css; charset=utf-8", NoticePage.css)
         router.get("/healthz") { _, _ in
             do {
-                try await hub.database.read { db in try await db.raw("SELECT 1").run() }
+                try await database.ping()
             } catch {
                 // The details go to the log, not to whoever asks.
-                hub.logger.error("healthz: the database does not answer: \(HubDatabase.describe(error))")
+                logger.error("healthz: the database does not answer: \(HubDatabase.describe(error))")
                 throw APIError(.serviceUnavailable, "the database does not answer")
             }
-            return HealthJSON(status: "ok", database: hub.database.isPostgres ? "postgres" : "sqlite",
-                              watches: String(hub.feed.watchCount), eidTableEntries: String(await hub.resolverCache.tableSize))
+            return HealthJSON(status: "ok", database: database.kindName,
+                              watches: String(feed.watchCount), eidTableEntries: String(await eidTable.tableSize))
         }
         router.get("/metrics") { _, _ in
-            guard let registry = hub.metricsRegistry else { throw APIError.notFound("/metrics") }
+            guard let registry = metricsRegistry else { throw APIError.notFound("/metrics") }
             var buffer: [UInt8] = []
             registry.emit(into: &buffer)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
+        return router
     }
 }
 

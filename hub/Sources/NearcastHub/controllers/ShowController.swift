@@ -1,14 +1,24 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Metrics
 import NIOCore
 import ServiceLifecycle
 
 /// Shows: start or move (`PUT`), read, end, follow (`/events`, Server-Sent Events) and the join
 /// address as a QR code.
-enum ShowRoutes {
-    static func add(managers: RouterGroup<HubRequestContext>, readers: RouterGroup<HubRequestContext>, _ hub: HubServices) {
+struct ShowController: Sendable {
+    let shows: ShowStore
+    let views: ShowViews
+    let grant: BeaconReadGrant
+    let limiter: HubLimiter
+    let logger: Logger
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let routes = RouteCollection(context: HubRequestContext.self)
+        let readers = keys.group(routes, .read), managers = keys.group(routes, .manage)
         let followersGauge = Gauge(label: "nearcast_hub_show_followers")
         managers.put("/v1/shows/:beacon") { request, context in
             let access = try context.caller()
@@ -17,16 +27,16 @@ enum ShowRoutes {
             guard body.deck.count == 16, body.deck.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
                 throw APIError.invalid("deck", "'\(body.deck)' is not a deck id (16 lowercase hex digits)")
             }
-            let show = try await hub.shows.put(project: access.project, beaconName: name, deckID: body.deck, page: body.page ?? 1)
-            return try await hub.showJSON(show, presenter: true)
+            let show = try await shows.put(project: access.project, beaconName: name, deckID: body.deck, page: body.page ?? 1)
+            return try await views.json(show, presenter: true)
         }
         managers.delete("/v1/shows/:beacon") { _, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            guard try await hub.shows.delete(project: access.project, beaconName: name) else {
+            guard try await shows.delete(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
-            hub.logger.info("shows: \(access.project) ended the show on \(name)")
+            logger.info("shows: \(access.project) ended the show on \(name)")
             return EmptyJSON()
         }
         managers.put("/v1/shows/:beacon/code") { request, context in
@@ -36,27 +46,27 @@ enum ShowRoutes {
             if let share = body.maxShare, !(0...100).contains(share) {
                 throw APIError.invalid("maxShare", "\(share) is not a share of the followers: give 0 to 100 (%)")
             }
-            guard try await hub.shows.setCode(project: access.project, beaconName: name, joining: body.joining,
+            guard try await shows.setCode(project: access.project, beaconName: name, joining: body.joining,
                                               share: body.maxShare, rotate: body.rotate ?? false) else {
                 throw APIError.notFound("a show on \(name)")
             }
-            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else { throw APIError.notFound("a show on \(name)") }
+            guard let show = try await shows.get(project: access.project, beaconName: name) else { throw APIError.notFound("a show on \(name)") }
             let change = "\(body.joining.map { $0 ? "on" : "off" } ?? "unchanged")" + (body.rotate == true ? ", new code" : "")
                 + (body.maxShare.map { ", at most \($0) %" } ?? "")
-            hub.logger.info("shows: \(access.project) set joining by code on \(name): \(change)")
-            return try await hub.showJSON(show, presenter: true)
+            logger.info("shows: \(access.project) set joining by code on \(name): \(change)")
+            return try await views.json(show, presenter: true)
         }
         managers.get("/v1/shows/:beacon/qr.svg") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
+            guard let show = try await shows.get(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
-            let json = try await hub.showJSON(show, presenter: true)
+            let json = try await views.json(show, presenter: true)
             guard let joinPath = json.joinPath else {
                 throw APIError(.conflict, "\(name) is not an EID beacon, so its show has no sight code to join by")
             }
-            let base = try joinBase(request)
+            let base = try Self.joinBase(request)
             guard let svg = QRCodeSVG.svg(for: base + joinPath) else {
                 throw APIError.invalid("base", "the join address is too long for a QR code")
             }
@@ -66,27 +76,27 @@ enum ShowRoutes {
         readers.get("/v1/shows/:beacon") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try BeaconReadGrant.check(access, beaconName: name, request: request, hub: hub)
-            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
+            try grant.check(access, beaconName: name, request: request)
+            guard let show = try await shows.get(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
-            return try await hub.showJSON(show, presenter: access.canManage)
+            return try await views.json(show, presenter: access.canManage)
         }
         readers.get("/v1/shows/:beacon/events") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try BeaconReadGrant.check(access, beaconName: name, request: request, hub: hub)
-            let slot = try hub.limiter.openStream(address: context.remoteAddress, key: access.limitKey)
+            try grant.check(access, beaconName: name, request: request)
+            let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             let key = ShowFeed.Key(project: access.project, beaconName: name)
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
-            let (events, continuation) = hub.showFeed.subscribe(key, role: role)
-            guard let show = try await hub.shows.get(project: access.project, beaconName: name) else {
+            let (events, continuation) = views.showFeed.subscribe(key, role: role)
+            guard let show = try await shows.get(project: access.project, beaconName: name) else {
                 continuation.finish()
                 throw APIError.notFound("a show on \(name)")
             }
-            continuation.yield(ShowFeed.event("show", json: try HubServices.encode(try await hub.showJSON(show, presenter: access.canManage))))
-            followersGauge.record(hub.showFeed.followerCount)
+            continuation.yield(ShowFeed.event("show", json: try JSONText.encode(try await views.json(show, presenter: access.canManage))))
+            followersGauge.record(views.showFeed.followerCount)
             // A follower gone ends the stream now, not at the next event.
             context.channelClosed.whenComplete { _ in continuation.finish() }
             return Response(status: .ok,
@@ -106,6 +116,7 @@ enum ShowRoutes {
                                 }
                             })
         }
+        return routes
     }
 
     /// Where phones reach this hub: `?base=` (the presenter page's own origin), else the

@@ -4,63 +4,74 @@ import NIOCore
 
 /// Joining by sight: `POST /v1/presence` trades the code on the presenter's screen for a pass,
 /// and `GET /j/CODE` (the QR code's address) sends the phone to the listener page with one.
-enum PresenceRoutes {
-    static func add(open: Router<HubRequestContext>, _ hub: HubServices) {
+struct PresenceController: Sendable {
+    let shows: ShowStore
+    let showCache: ShowCache
+    let presence: Presence
+    /// The passes given for each show's code lately, for the presenter's cap.
+    let codePasses: CodePassLedger
+    let proof: RoomProof
+    let limiter: HubLimiter
+    let clock: HubClock
+    let keys: KeyChecker
+
+    var endpoints: RouteCollection<HubRequestContext> {
+        let open = RouteCollection(context: HubRequestContext.self)
         open.post("/v1/presence") { request, context in
             let body = try await request.decode(as: PresenceRequest.self, context: context)
             let pass: Presence.Pass, proof: String
             switch (body.code, body.observed) {
             case (let code?, nil):
-                guard let found = try await passFor(code: code, address: context.remoteAddress, hub: hub) else {
+                guard let found = try await passFor(code: code, address: context.remoteAddress) else {
                     throw APIError(.forbidden, "code: '\(code.prefix(12))' is not the code on any screen now (it changes every few minutes: type the one shown)",
                                    field: "code")
                 }
                 (pass, proof) = (found, "seen")
             case (nil, let observed?):
-                (pass, proof) = (try await passFor(heard: observed, request: request, context: context, hub: hub), "heard")
+                (pass, proof) = (try await passFor(heard: observed, request: request, context: context), "heard")
             default:
                 throw APIError.invalid("code", "send either the code on the screen or the EID the phone heard (observed), not both")
             }
-            return PresenceJSON(pass: hub.presence.pass(pass), beaconName: pass.beaconName,
+            return PresenceJSON(pass: presence.pass(pass), beaconName: pass.beaconName,
                                 expiresTime: HubClock.timestamp(ms: pass.expiresMs), expiresMs: pass.expiresMs, proof: proof)
         }
         open.get("/j/:code") { _, context in
             let code = context.parameters.get("code") ?? ""
             let found: Presence.Pass?
             do {
-                found = try await passFor(code: code, address: context.remoteAddress, hub: hub)
+                found = try await passFor(code: code, address: context.remoteAddress)
             } catch let refusal as APIError {
                 // A phone that scanned the QR code gets a page saying why, not the API's JSON.
                 var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
                 if let wait = refusal.retryAfterSeconds { headers[.retryAfter] = String(wait) }
                 return Response(status: refusal.status, headers: headers,
-                                body: .init(byteBuffer: ByteBuffer(string: refusedPage(refusal.message))))
+                                body: .init(byteBuffer: ByteBuffer(string: Self.refusedPage(refusal.message))))
             }
             guard let pass = found else {
                 return Response(status: .notFound, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                                body: .init(byteBuffer: ByteBuffer(string: expiredPage(code))))
+                                body: .init(byteBuffer: ByteBuffer(string: Self.expiredPage(code))))
             }
             let beacon = pass.beaconName.replacingOccurrences(of: "beacons/", with: "")
             // The pass rides in the fragment, which the browser never sends to a server.
-            return Response(status: .found, headers: [.location: "/listen#pass=\(hub.presence.pass(pass))&beacon=\(beacon)",
+            return Response(status: .found, headers: [.location: "/listen#pass=\(presence.pass(pass))&beacon=\(beacon)",
                                                       .cacheControl: "no-store"])
         }
+        return open
     }
 
     /// The pass hearing earns: a phone holding a pass (it joined by the QR code) or the public key
     /// that heard the current EID of a box with a show gets a fresh pass for it, so a phone is
     /// never dropped while it hears the room. Only a heard EID renews a pass: a pass alone never
     /// buys another.
-    static func passFor(heard observed: AdvertisedID, request: Request, context: HubRequestContext,
-                        hub: HubServices) async throws -> Presence.Pass {
-        let access = try await hub.access(request, manage: false)
-        try hub.limiter.admitRequest(access)
+    func passFor(heard observed: AdvertisedID, request: Request, context: HubRequestContext) async throws -> Presence.Pass {
+        let access = try await keys.access(request, manage: false)
+        try limiter.admitRequest(access)
         guard observed.type == "EDDYSTONE_EID" else {
             throw APIError.invalid("observed.type", "'\(observed.type)' must be EDDYSTONE_EID: a pass is renewed by hearing the box")
         }
-        let now = hub.clock.nowMs()
-        let beaconName = try await ReactionRoutes.proof(observed, access: access, nowMs: now, hub: hub)
-        guard try await hub.showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) != nil else {
+        let now = clock.nowMs()
+        let beaconName = try await proof.beacon(proved: observed, access: access, nowMs: now)
+        guard try await showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) != nil else {
             throw APIError(.forbidden, "\(beaconName) has no show running, so hearing it earns no pass")
         }
         return Presence.Pass(project: access.project, beaconName: beaconName, expiresMs: now + Presence.passMilliseconds)
@@ -70,22 +81,22 @@ enum PresenceRoutes {
     /// before), unless the presenter turned joining by code off or the show has given as many
     /// passes for its code as its cap allows. Codes that match nothing spend the address's and
     /// the hub's budget of misses (`HubLimiter.admitCodeAttempt`).
-    static func passFor(code typed: String, address: String?, hub: HubServices) async throws -> Presence.Pass? {
-        try hub.limiter.admitCodeAttempt(from: address)
+    func passFor(code typed: String, address: String?) async throws -> Presence.Pass? {
+        try limiter.admitCodeAttempt(from: address)
         let code = Presence.normalise(typed)
-        let now = hub.clock.nowMs()
+        let now = clock.nowMs()
         guard code.count == Presence.codeLength,
-              let beacon = try await hub.shows.liveBeacons().first(where: { beacon in
-                  hub.presence.codes(for: beacon, nowMs: now).contains { $0.code == code }
+              let beacon = try await shows.liveBeacons().first(where: { beacon in
+                  presence.codes(for: beacon, nowMs: now).contains { $0.code == code }
               })
         else {
-            hub.limiter.spendFailedCode(from: address)
+            limiter.spendFailedCode(from: address)
             return nil
         }
         let key = ShowFeed.Key(project: beacon.project, beaconName: beacon.beaconName)
-        let followers = try await hub.shows.followers(project: beacon.project, beaconName: beacon.beaconName)
+        let followers = try await shows.followers(project: beacon.project, beaconName: beacon.beaconName)
         let limit = CodePassLedger.limit(followers: followers, share: beacon.codeShare)
-        guard hub.codePasses.admit(key, limit: limit, nowMs: now) else {
+        guard codePasses.admit(key, limit: limit, nowMs: now) else {
             throw APIError(.forbidden, "code: this presentation has let in as many phones by its code as the presenter allows "
                            + "(\(limit) in 10 minutes, \(beacon.codeShare) % of those following): a phone that hears the room's box joins by ear",
                            field: "code")

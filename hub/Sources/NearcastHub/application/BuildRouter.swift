@@ -1,0 +1,49 @@
+import Hummingbird
+
+/// The router with every controller's routes behind the hub's middleware, for
+/// `buildApplication` and for tests that drive it without a socket (`app.test(.router)`).
+/// `listener` is the pages' files (`/listen`, `/present`), nil when the hub serves none.
+///
+/// Routes come in three groups by the key they need, which each controller sets up with its
+/// `KeyChecker`: none (`eidparams`, the pages, joining by sight), any of the project's keys
+/// (`.read`: getforobserved, watches, following a show, reacting, sending a field check) and the
+/// secret key (`.manage`).
+public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
+    let router = Router(context: HubRequestContext.self)
+    // First, so it is outermost: every answer, refusals included, carries the security headers.
+    router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ClientGoneMiddleware())
+    router.add(middleware: UnexpectedErrorMiddleware(logger: hub.logger))
+    router.add(middleware: APICORSMiddleware())
+    router.add(middleware: AddressRateMiddleware(keys: hub.keys))
+    // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
+    let keys = hub.keys, storage = hub.repositories, present = hub.present, resolver = hub.resolver
+    let grant = BeaconReadGrant(presence: present.presence, clock: hub.clock)
+    let proof = RoomProof(resolver: resolver, presence: present.presence)
+    let controllers: [RouteCollection<HubRequestContext>] = [
+        BeaconController(beacons: storage.beacons, serviceKey: resolver.serviceKey, clock: hub.clock, logger: hub.logger,
+                         keys: keys).endpoints,
+        AttachmentController(attachments: storage.attachments, logger: hub.logger, keys: keys).endpoints,
+        ResolveController(resolver: resolver, grant: grant, limiter: hub.limiter, clock: hub.clock, keys: keys).endpoints,
+        FieldCheckController(fieldChecks: storage.fieldChecks, limiter: hub.limiter, keys: keys).endpoints,
+        WatchController(attachments: storage.attachments, feed: hub.feed, grant: grant, limiter: hub.limiter,
+                        logger: hub.logger, keys: keys).endpoints,
+        DeckController(decks: storage.decks, renderer: present.renderer, images: present.images, shows: storage.shows,
+                       logger: hub.logger, keys: keys).endpoints,
+        ShowController(shows: storage.shows, views: present.views, grant: grant, limiter: hub.limiter,
+                       logger: hub.logger, keys: keys).endpoints,
+        ReactionController(choices: storage.choices, showCache: present.showCache, reactionDesk: present.reactionDesk,
+                           phoneIDs: present.phoneIDs, proof: proof, clock: hub.clock, keys: keys).endpoints,
+        PhoneController(phoneIDs: present.phoneIDs, showCache: present.showCache, proof: proof, limiter: hub.limiter,
+                        clock: hub.clock, keys: keys).endpoints,
+        PresenceController(shows: storage.shows, showCache: present.showCache, presence: present.presence,
+                           codePasses: present.codePasses, proof: proof, limiter: hub.limiter, clock: hub.clock,
+                           keys: keys).endpoints,
+        StatusController(database: hub.database, feed: hub.feed, eidTable: resolver.cache,
+                         metricsRegistry: hub.metricsRegistry, logger: hub.logger).endpoints,
+        ListenerController(listener: listener).endpoints,
+    ]
+    for routes in controllers { router.addRoutes(routes) }
+    return router
+}

@@ -1,0 +1,17 @@
+/// A project's registered beacons as the beacon API sees them. `BeaconStore` keeps them in the
+/// database (where the resolvers read them too); `MemoryBeaconRepository` in memory, for router
+/// tests. Every call names the project: another project's beacon is a 404.
+protocol BeaconRepository: Sendable {
+    /// Registers one; 409 while an active beacon has its name.
+    func register(_ record: BeaconRecord) async throws -> BeaconRecord
+    /// The project's active beacons, oldest first.
+    func list(project: String) async throws -> [BeaconRecord]
+    func get(project: String, beaconName: String) async throws -> BeaconRecord
+    /// Deletes it and its attachments.
+    func delete(project: String, beaconName: String) async throws
+    /// Keeps what the box reported; for an EID with a clock value, re-anchors its clock.
+    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
+                         atMs: Int64) async throws
+}
+
+extension BeaconStore: BeaconRepository {}

@@ -8,7 +8,7 @@ import NearcastDrivers
 /// Why a child and not libcurl in the daemon: libcurl with its 31 libraries, loaded and
 /// initialised, costs 8.3 MB resident and more after HTTPS requests, and the release daemon grows
 /// from 11.2 to 15.3 MB with it merely preloaded, against a budget of 12 MB
-/// (`tools/bench-libcurl-rss`; docs/venue-operator.md). A curl process per call costs nothing
+/// (`research/libcurl-rss/bench-libcurl-rss`; docs/venue-operator.md). A curl process per call costs nothing
 /// between calls.
 final class CurlTransport: HubTransport {
     let settings: HubSettings

@@ -23,7 +23,7 @@ enum ListenerRoutes {
             router.get("/listen") { _, _ in
                 Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
                          body: .init(byteBuffer: ByteBuffer(string: "This hub serves no listener page: build it with "
-                             + "tools/setup/build-web, or start the hub with --listener DIR.\n")))
+                             + "tools/build-web, or start the hub with --listener DIR.\n")))
             }
             return
         }

@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // No library: the version string tools/release stamps in with -Xcc -DNEARCAST_VERSION.
+        // No library: the version string tools/package/release stamps in with -Xcc -DNEARCAST_VERSION.
         .systemLibrary(name: "CBuildStamp"),
 
         // Pure Swift: no Foundation, no C modules, no I/O, no clock reads.
@@ -96,8 +96,8 @@ let package = Package(
 )
 
 // The box's fuzz targets that need the composition around the parsers (fuzz/app, run by
-// tools/fuzz; the pure parsers' targets in fuzz/targets are built without SwiftPM): only when
-// tools/fuzz builds them, in their own scratch path (.build-fuzz) with NEARCAST_FUZZ=1.
+// tools/check/fuzz; the pure parsers' targets in fuzz/targets are built without SwiftPM): only when
+// tools/check/fuzz builds them, in their own scratch path (.build-fuzz) with NEARCAST_FUZZ=1.
 // NearcastApp and NearcastCore are then compiled with libFuzzer's coverage instrumentation and
 // AddressSanitizer, and each target links compiler-rt's libFuzzer without its main
 // (NEARCAST_FUZZ_RUNTIME), calling its driver from a main that sets the console up first.

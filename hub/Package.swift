@@ -32,7 +32,7 @@ let package = Package(
         // libqrencode (Debian's libqrencode-dev): the join address's QR code for Present.
         .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
-        // The release version, stamped by tools/package-hub (-Xcc -DNEARCAST_HUB_VERSION=...).
+        // The release version, stamped by tools/package/package-hub (-Xcc -DNEARCAST_HUB_VERSION=...).
         .systemLibrary(name: "CHubBuildStamp", path: "Sources/CHubBuildStamp"),
         // The hub: storage (one schema, SQLite or PostgreSQL), the Eddystone registration and
         // resolution, the HTTP API, watches and the operators' page.
@@ -84,7 +84,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The hub's fuzz targets (hub/Fuzz, run by tools/fuzz): only when tools/fuzz builds them, in
+// The hub's fuzz targets (hub/Fuzz, run by tools/check/fuzz): only when tools/check/fuzz builds them, in
 // their own scratch path (.build-fuzz) with NEARCAST_HUB_FUZZ=1. NearcastHub is then compiled
 // with libFuzzer's coverage instrumentation and AddressSanitizer (its dependencies are not: the
 // coverage that guides the fuzzer is the hub's own code), and each target links compiler-rt's

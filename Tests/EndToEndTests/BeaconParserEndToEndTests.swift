@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// `nearcast ble-frame` output read by an independently written Eddystone parser: PyPI's
-/// beacontools (installed by tools/install-deps).
+/// beacontools (installed by tools/setup/install-deps).
 final class BeaconParserEndToEndTests: XCTestCase {
     private func beacontools(_ hex: String) throws -> [String: String] {
         let script = """
@@ -29,7 +29,7 @@ final class BeaconParserEndToEndTests: XCTestCase {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw NSError(domain: "beacontools", code: 1, userInfo: [NSLocalizedDescriptionKey:
-                "python3 with beacontools failed (run tools/install-deps): \(errors)"])
+                "python3 with beacontools failed (run tools/setup/install-deps): \(errors)"])
         }
         var fields: [String: String] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {

@@ -12,7 +12,7 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         return url
     }()
 
-    /// A running tools/bumble-peer: its advertisement lines, collected as they come.
+    /// A running tools/run/bumble-peer: its advertisement lines, collected as they come.
     private final class Peer: @unchecked Sendable {             // buffer guarded by lock
         let process = Process()
         private let input = Pipe(), output = Pipe()
@@ -21,7 +21,7 @@ final class BumbleControllerEndToEndTests: XCTestCase {
 
         init(link: URL, advertising: String? = nil) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", BumbleControllerEndToEndTests.repository.appendingPathComponent("tools/bumble-peer").path,
+            process.arguments = ["python3", BumbleControllerEndToEndTests.repository.appendingPathComponent("tools/run/bumble-peer").path,
                                  "--link", link.path] + (advertising.map { ["--advertise", $0] } ?? [])
             process.standardInput = input
             process.standardOutput = output
@@ -94,7 +94,7 @@ final class BumbleControllerEndToEndTests: XCTestCase {
         let link = dir.appendingPathComponent("controller")
         let peer = try Peer(link: link)
         defer { peer.stop() }
-        XCTAssertTrue(peer.waitUntilScanning(), "bumble-peer did not start (tools/install-deps installs bumble): \(peer.lines)")
+        XCTAssertTrue(peer.waitUntilScanning(), "bumble-peer did not start (tools/setup/install-deps installs bumble): \(peer.lines)")
         let daemon = try NearcastProcess.run(["run", "--board", try board(in: dir, device: link).path, "--state-dir", dir.path,
                                               "--publish", "direct:c0ffee@ble", "--publish", "direct:beef@ble", "--duration", "3"])
         XCTAssertEqual(daemon.status, 0, daemon.stderr)

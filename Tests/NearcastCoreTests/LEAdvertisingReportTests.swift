@@ -131,7 +131,7 @@ json.dump(out, sys.stdout)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "python3 with bumble failed (run tools/install-deps): \(errorText)")
+        XCTAssertEqual(process.terminationStatus, 0, "python3 with bumble failed (run tools/setup/install-deps): \(errorText)")
         let events = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         XCTAssertEqual(events.count, 300)
         var eids = 0

@@ -19,7 +19,7 @@ final class StatusLEDOutputTests: XCTestCase {
     }
 
     /// The real libgpiod driver's errors name the chip (this machine has no GPIO chips; the
-    /// virtual board in qemu has one, see tools/vm-board).
+    /// virtual board in qemu has one, see tools/vm/vm-board).
     func testAMissingChipIsATypedErrorNamingIt() {
         let lines = [GPIOStatusLEDs.Line(led: .status, offset: 0, activeLow: false)]
         XCTAssertThrowsError(try GPIOStatusLEDs(chip: "no-such-chip-label", lines: lines)) { error in

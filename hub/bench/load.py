@@ -14,7 +14,7 @@ per-address request rate (200/s by default), and this measures raw throughput, n
 (hub/e2e/test_limits.py tests those).
 
 Uses the hub built in hub/.build/release (swift build -c release --package-path hub), or
-$NEARCAST_HUB_BIN; postgres needs $NEARCAST_HUB_POSTGRES_URL (tools/postgres-test-server).
+$NEARCAST_HUB_BIN; postgres needs $NEARCAST_HUB_POSTGRES_URL (tools/setup/postgres-test-server).
 """
 import argparse
 import concurrent.futures

@@ -59,9 +59,9 @@ than a release one.
 --hub defaults to $NEARCAST_HUB_BIN, else hub/.build/release/nearcast-hub if it exists, else
 hub/.build/debug/nearcast-hub. Without --postgres the hub runs on a SQLite file; with it, on a new
 database on that server (dropped at the end), e.g.
-  url=$(tools/postgres-test-server start /tmp/pg-bench)
+  url=$(tools/setup/postgres-test-server start /tmp/pg-bench)
   hub/bench/present_load.py --postgres "$url"
-  tools/postgres-test-server stop /tmp/pg-bench
+  tools/setup/postgres-test-server stop /tmp/pg-bench
 Needs poppler-utils (the hub renders the deck with pdftoppm) and PyPI's cryptography (hubtest).
 --json prints one JSON object instead of the text report; progress goes to stderr either way.
 A failing call (a PUT answering 500, a presenter stream that does not open) is reported, not

@@ -2,7 +2,7 @@
 independent Eddystone-EID implementation (PyPI's cryptography: X25519, HKDF-SHA256, AES-128) to
 register and observe beacons the way a box does.
 
-Environment (tools/test-hub sets it):
+Environment (tools/check/test-hub sets it):
   NEARCAST_HUB_BIN             the built nearcast-hub
   NEARCAST_HUB_POSTGRES_URL    a server URL (postgres://postgres@127.0.0.1:PORT/postgres); each test
                                gets a database of its own on it
@@ -34,13 +34,13 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 HUB = os.environ.get("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "nearcast-hub"))
 NEARCAST = os.environ.get("NEARCAST_BIN", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "nearcast"))
 POSTGRES = os.environ.get("NEARCAST_HUB_POSTGRES_URL")
-# Set by tools/sanitize when NEARCAST_HUB_BIN is a sanitized build: its allocator keeps freed
+# Set by tools/check/sanitize when NEARCAST_HUB_BIN is a sanitized build: its allocator keeps freed
 # memory in quarantine and pads every block, so the tests' memory bounds do not apply to it.
 SANITIZED = os.environ.get("NEARCAST_HUB_SANITIZER")
 
 
 def have_chromium() -> bool:
-    """Debian's chromium and chromedriver, and selenium (tools/install-deps installs them)."""
+    """Debian's chromium and chromedriver, and selenium (tools/setup/install-deps installs them)."""
     try:
         import selenium  # noqa: F401
     except ImportError:
@@ -154,7 +154,7 @@ class Database:
             self.url = "sqlite:" + os.path.join(self.folder, "hub.sqlite")
         else:
             if not POSTGRES:
-                raise unittest.SkipTest("NEARCAST_HUB_POSTGRES_URL is not set (tools/test-hub starts a server)")
+                raise unittest.SkipTest("NEARCAST_HUB_POSTGRES_URL is not set (tools/check/test-hub starts a server)")
             self.name = "hub_" + uuid.uuid4().hex[:12]
             psql(POSTGRES, f"CREATE DATABASE {self.name}")
             self.url = POSTGRES.rsplit("/", 1)[0] + "/" + self.name

@@ -17,7 +17,7 @@ from test_listener import WEB, fake_microphone, read_wav, wait_until, write_pcm1
 
 try:
     from selenium.webdriver.common.by import By
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 TOKEN = "c0ffee42"
@@ -45,7 +45,7 @@ def box_playing_the_check(work, name, phone_cutoff=None):
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "check.html")), "needs the pages: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "check.html")), "needs the pages: tools/setup/build-web")
 class CheckPageInChromium(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -1,5 +1,5 @@
 """PostgreSQL stopped under a running hub (a restart, a failover, maintenance), on a private
-server of the test's own (tools/postgres-test-server pause/resume): every request that needs the
+server of the test's own (tools/setup/postgres-test-server pause/resume): every request that needs the
 database is answered 503 UNAVAILABLE in the API's error shape with Retry-After, which clients
 retry, not a bare 500; the hub stays up, and once the server is back everything answers again
 with nothing stored lost. Resolving too: the API key is checked against the database at most a
@@ -12,13 +12,13 @@ import unittest
 
 from hubtest import Beacon, Hub, b64, create_project, unb64
 
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "postgres-test-server")
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "setup", "postgres-test-server")
 
 
 def server(command: str, folder: str) -> str:
     result = subprocess.run([TOOL, command, folder], capture_output=True, text=True, timeout=180)
     if result.returncode != 0:
-        raise AssertionError(f"tools/postgres-test-server {command} failed: {result.stderr}")
+        raise AssertionError(f"tools/setup/postgres-test-server {command} failed: {result.stderr}")
     return result.stdout.strip()
 
 

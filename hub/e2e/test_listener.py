@@ -1,4 +1,4 @@
-"""The listener page (web/, built by tools/build-web) in a real browser: Debian's Chromium,
+"""The listener page (web/, built by tools/setup/build-web) in a real browser: Debian's Chromium,
 headless, driven through WebDriver, with a fake microphone fed from a WAV file.
 
 A simulated box publishes a message through a real hub; its audio, passed through one of the
@@ -29,7 +29,7 @@ from hubtest import (NEARCAST, Database, Hub, b64, chromium, console, console_an
 
 try:
     from selenium.webdriver.common.by import By
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 WEB = os.environ.get("NEARCAST_WEB_DIR", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "web"))
@@ -166,7 +166,7 @@ def wait_until(condition, timeout, what, browser=None):
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
 class ListenerPageHearsTheBox(unittest.TestCase):
     """One hub and one box's recording for every test: the box publishes `demo/slide Slide 1`
     (an EID through the hub) and a direct token c0ffee, for 8 s."""
@@ -376,7 +376,7 @@ class ListenerPageHearsTheBox(unittest.TestCase):
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
 class ListenerPageSaysWhyItIsNotListening(unittest.TestCase):
     """Each reason the page cannot listen is said in words, and marked as a problem."""
 
@@ -414,7 +414,7 @@ class ListenerPageSaysWhyItIsNotListening(unittest.TestCase):
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
 class BrowserDecoderMatchesTheNativeOne(unittest.TestCase):
     """decode.html (the WebAssembly decoder in Chromium) against `nearcast decode` on the same
     files: single bursts through the bench's conditions, at 48 and 44.1 kHz, in the high band

@@ -1,4 +1,4 @@
-"""hub/openapi.yaml kept true: schemathesis (PyPI; tools/install-deps installs it) runs every
+"""hub/openapi.yaml kept true: schemathesis (PyPI; tools/setup/install-deps installs it) runs every
 operation of the document against a real `nearcast-hub serve --limits off`, on SQLite and on a real
 PostgreSQL (SQLiteOpenAPITests, PostgresOpenAPITests), with the checks not_a_server_error,
 status_code_conformance, content_type_conformance and response_schema_conformance:
@@ -16,7 +16,7 @@ status_code_conformance, content_type_conformance and response_schema_conformanc
   of schemathesis: requested directly, their first event's data checked against the document's
   schema, and their refusals against their documented statuses and the error schema;
 - the document served by the hub at /openapi.yaml when the listener directory holds it (as
-  tools/build-web puts it there).
+  tools/setup/build-web puts it there).
 
 Each schemathesis run is bounded by NEARCAST_OPENAPI_EXAMPLES test cases per operation (default
 25) and seeded with NEARCAST_OPENAPI_SEED (default 1; `random` for a fresh seed each run).
@@ -91,14 +91,14 @@ class OpenAPITests:
     @classmethod
     def setUpClass(cls):
         if not have_schemathesis():
-            raise unittest.SkipTest("schemathesis 4 is not installed (tools/install-deps installs it)")
+            raise unittest.SkipTest("schemathesis 4 is not installed (tools/setup/install-deps installs it)")
         cls.database = Database(cls.database_kind)
         cls.work = tempfile.mkdtemp(prefix="nearcast-openapi-")
         cls.hub = None
         try:
             cls.keys = create_project(cls.database.url, "demo")
             cls.secret, cls.public = cls.keys["secretKey"], cls.keys["apiKey"]
-            # A listener directory as tools/build-web leaves it, the document beside the pages.
+            # A listener directory as tools/setup/build-web leaves it, the document beside the pages.
             cls.listener = os.path.join(cls.work, "web")
             os.mkdir(cls.listener)
             for name, content in [("listen.html", b"<!doctype html><title>listen</title>\n"),

@@ -359,7 +359,7 @@ class PresentTests(ProjectOnAHub):
 
     def test_an_encrypted_pdf_is_refused(self):
         if not shutil.which("qpdf"):
-            self.skipTest("qpdf is not installed (tools/install-deps installs it)")
+            self.skipTest("qpdf is not installed (tools/setup/install-deps installs it)")
         plain = os.path.join(self.folder, "plain.pdf")
         with open(plain, "wb") as f:
             f.write(pdf_deck(2))

@@ -34,7 +34,7 @@ from test_present_browser import EMOJI, PresentTests, page_shown, shows, wait_fo
 
 try:
     from selenium.webdriver.common.by import By
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 SCREENSHOTS = os.environ.get("NEARCAST_PRESENT_SCREENSHOTS")
@@ -65,7 +65,7 @@ def viewport(browser):
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
 class TheAudiencesPhone(PresentTests, unittest.TestCase):
     hub_count = 1
     pages = 5

@@ -27,7 +27,7 @@ from test_listener import WEB, fake_microphone, read_wav, through_room, write_pc
 try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 SCREENSHOTS = os.environ.get("NEARCAST_PRESENT_SCREENSHOTS")
@@ -167,7 +167,7 @@ class PresentTests:
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")
 class PresentInTheBrowser(PresentTests, unittest.TestCase):
     hub_count = 1
 
@@ -324,8 +324,8 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/build-web")
-@unittest.skipUnless(POSTGRES, "needs NEARCAST_HUB_POSTGRES_URL (tools/test-hub starts a server)")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")
+@unittest.skipUnless(POSTGRES, "needs NEARCAST_HUB_POSTGRES_URL (tools/check/test-hub starts a server)")
 class PresentAcrossTwoHubs(PresentTests, unittest.TestCase):
     """The presenter on one hub, the audience on another, one PostgreSQL between them."""
 

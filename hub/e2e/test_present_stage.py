@@ -23,7 +23,7 @@ from test_present_browser import SCREENSHOTS, PresentTests, page_shown, shows, w
 try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 ROOM = "Room 101"
@@ -72,7 +72,7 @@ new MutationObserver(check).observe(document.body, { subtree: true, attributes: 
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")
 class PresentOnTheStage(PresentTests, unittest.TestCase):
     hub_count = 1
 

@@ -32,7 +32,7 @@ from test_listener import WEB
 
 try:
     from selenium.webdriver.common.by import By
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 # What the hub sends on every answer (hub/Sources/NearcastHub/api/SecurityHeaders.swift).
@@ -170,7 +170,7 @@ class SecurityHeadersOverHTTP(unittest.TestCase):
             if kind:
                 self.assertTrue(received.get("content-type", "").startswith(kind), f"{method} {path}: {received}")
             self.assertSecured(path, received, method)
-        self.assertTrue(listener, "the listener page's routes were checked (build it: tools/build-web)")
+        self.assertTrue(listener, "the listener page's routes were checked (build it: tools/setup/build-web)")
 
     def test_the_apis_cors_answers_are_unchanged(self):
         # A page of another origin may call the API: the preflight is answered, and so is the call.
@@ -255,7 +255,7 @@ class OtherOrigin:
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
 class SecurityHeadersInChromium(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -10,7 +10,7 @@ from test_fieldchecks import DOOR, DOOR_UID, PATH, result
 try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 

@@ -30,7 +30,7 @@ from tlsproxy import NAME, TestCA
 
 try:
     from selenium.webdriver.common.by import By
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 class HubOverHTTPS(unittest.TestCase):
@@ -166,7 +166,7 @@ class HubOverHTTPS(unittest.TestCase):
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
 @unittest.skipUnless(shutil.which("certutil"), "needs certutil (libnss3-tools)")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
 class ListenerPageOverHTTPS(unittest.TestCase):
     """What a phone at a venue meets: the page by a name, not 127.0.0.1."""
 

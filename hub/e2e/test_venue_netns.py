@@ -39,7 +39,7 @@ from tlsproxy import NAME, TestCA
 
 try:
     from selenium.webdriver.common.by import By
-except ImportError:  # tools/install-deps installs it
+except ImportError:  # tools/setup/install-deps installs it
     pass
 
 PID = os.getpid()
@@ -270,7 +270,7 @@ class HubAtAVenue(unittest.TestCase):
 
     @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
     @unittest.skipUnless(shutil.which("certutil"), "needs certutil (libnss3-tools)")
-    @unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/build-web")
+    @unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
     def test_a_phone_at_the_venue_opens_the_page_by_name_over_https_and_hears_the_box(self):
         # A box on the venue's network publishes its message through the hub over HTTPS, by the
         # venue's address (in the certificate too), trusting the test CA.

@@ -323,7 +323,7 @@ class SQLiteWatchGrantTests(WatchGrantTests, unittest.TestCase):
     database_kind = "sqlite"
 
 
-@unittest.skipUnless(POSTGRES, "NEARCAST_HUB_POSTGRES_URL is not set (tools/test-hub starts a server)")
+@unittest.skipUnless(POSTGRES, "NEARCAST_HUB_POSTGRES_URL is not set (tools/check/test-hub starts a server)")
 class PostgresWatchGrantTests(WatchGrantTests, unittest.TestCase):
     database_kind = "postgres"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The audio part of `tools/vm-board check`: a tone to play through snd-aloop, and the proof that
+"""The audio part of `tools/vm/vm-board check`: a tone to play through snd-aloop, and the proof that
 the capture holds every sample of it, bit-exact.
 
   loopback_tone.py write TONE.wav             one second of tone (mono, S16_LE, 48 kHz), then silence

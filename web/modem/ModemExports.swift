@@ -7,7 +7,7 @@ import NearcastCore
 // buffer and the results through the addresses these functions return.
 //
 // One decoder at a time (the page listens to one microphone): `nc_open` replaces it.
-// Built by tools/build-web with Embedded Swift for wasm32; RuntimeHooks.swift holds the libc
+// Built by tools/setup/build-web with Embedded Swift for wasm32; RuntimeHooks.swift holds the libc
 // functions the module defines itself so that it imports nothing.
 
 /// The largest number of samples one `nc_push` takes (a Worker drains its ring in blocks).

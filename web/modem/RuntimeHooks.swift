@@ -4,7 +4,7 @@ import NearcastCore
 // the two libc functions that would reach WASI are defined here instead, `putchar` (the Embedded
 // runtime writes a `fatalError` message with it) and `arc4random_buf` (the seed of Swift's
 // hashing), which draws on entropy the page hands over with `nc_seed` (from
-// `crypto.getRandomValues`). tools/build-web fails if the module imports anything.
+// `crypto.getRandomValues`). tools/setup/build-web fails if the module imports anything.
 
 /// The Embedded runtime's last words land here: after a trap the page reads them from memory and
 /// shows them, instead of a bare "unreachable". Only `fatalError` writes a message in this

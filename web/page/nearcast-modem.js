@@ -1,4 +1,4 @@
-// The box's modem decoder, compiled to WebAssembly from NearcastCore (tools/build-web), behind a
+// The box's modem decoder, compiled to WebAssembly from NearcastCore (tools/setup/build-web), behind a
 // small JavaScript class. Used by the listener's Worker and by decode.html.
 //
 //   const modem = await NearcastModem.load(new URL("nearcast-modem.wasm", import.meta.url));

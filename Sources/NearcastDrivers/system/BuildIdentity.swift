@@ -10,7 +10,7 @@ public enum BuildIdentity {
     /// The build ID in hex, or nil when the binary has none or cannot be read.
     public static let current: String? = read(path: "/proc/self/exe")
 
-    /// The version string stamped at build time (`tools/release`), or the source tree's
+    /// The version string stamped at build time (`tools/package/release`), or the source tree's
     /// development version.
     public static var version: String { String(cString: nearcast_build_version()) }
 

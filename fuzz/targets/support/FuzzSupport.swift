@@ -1,4 +1,4 @@
-// Shared by every fuzz target (tools/fuzz compiles it into each).
+// Shared by every fuzz target (tools/check/fuzz compiles it into each).
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 // libFuzzer's driver, for a fuzz target that has a main of its own (the hub's targets set up a
 // database and a router first). Linked from compiler-rt's libclang_rt.fuzzer_no_main, which
-// tools/fuzz names to the build (NEARCAST_HUB_FUZZ_RUNTIME).
+// tools/check/fuzz names to the build (NEARCAST_HUB_FUZZ_RUNTIME).
 #include <stddef.h>
 #include <stdint.h>
 

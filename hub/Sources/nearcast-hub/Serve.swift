@@ -15,7 +15,7 @@ struct Serve: AsyncParsableCommand {
     var listen: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "The listener page's directory (tools/build-web's output), served at /listen",
+        "The listener page's directory (tools/setup/build-web's output), served at /listen",
         discussion: "Default: ../share/nearcast-hub/listener beside the executable, or .build/web in the source checkout it runs from."))
     var listener: String?
 
@@ -148,7 +148,7 @@ struct Serve: AsyncParsableCommand {
         if let listenerFiles {
             logger.info("nearcast-hub: the listener page (/listen) from \(listenerFiles.directory)")
         } else {
-            logger.notice("nearcast-hub: no listener page to serve at /listen (build it with tools/build-web, or pass --listener DIR)")
+            logger.notice("nearcast-hub: no listener page to serve at /listen (build it with tools/setup/build-web, or pass --listener DIR)")
         }
         return listenerFiles
     }

@@ -37,7 +37,7 @@ final class ListenerFilesTests: XCTestCase {
         let page = root.appendingPathComponent("half")
         try write("listen.html", in: page)
         XCTAssertThrowsError(try ListenerFiles(directory: page.path)) {
-            XCTAssertEqual("\($0)", "\(page.path) lacks listener.js, nearcast-modem.wasm (build the page with tools/build-web)")
+            XCTAssertEqual("\($0)", "\(page.path) lacks listener.js, nearcast-modem.wasm (build the page with tools/setup/build-web)")
         }
         XCTAssertThrowsError(try ListenerFiles(directory: root.appendingPathComponent("absent").path)) {
             XCTAssertTrue("\($0)".hasSuffix("absent is not a directory"))

@@ -1,5 +1,5 @@
 """tools/vm/layout-gpio-sim on a made-up source tree: the module's files, its Makefile, the
-irq_to_desc patch, and the failures that must stop `tools/vm-board setup` with a reason."""
+irq_to_desc patch, and the failures that must stop `tools/vm/vm-board setup` with a reason."""
 import os
 import subprocess
 import tempfile

@@ -1,4 +1,4 @@
-"""tools/vm/loopback_tone.py: the audio part of `tools/vm-board check`, on captures made here
+"""tools/vm/loopback_tone.py: the audio part of `tools/vm/vm-board check`, on captures made here
 (what snd-aloop would return, and the ways it could go wrong) instead of a booted board."""
 import os
 import struct

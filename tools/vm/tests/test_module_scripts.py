@@ -1,6 +1,6 @@
 """tools/vm/build-modules and tools/vm/linux-source-files: what they say when they cannot work.
-Their real work needs a kernel's headers and Debian's linux-source; `tools/vm-board setup` does it
-on both boards (and tools/test-vm then boots with the result)."""
+Their real work needs a kernel's headers and Debian's linux-source; `tools/vm/vm-board setup` does it
+on both boards (and tools/check/test-vm then boots with the result)."""
 import os
 import subprocess
 import tempfile

@@ -1,9 +1,9 @@
-"""`tools/vm-board run` with tests/fake-qemu in place of qemu: the host's half of a run, tested
+"""`tools/vm/vm-board run` with tests/fake-qemu in place of qemu: the host's half of a run, tested
 without booting. The arm64 board is the one used, because its root and cache can both be made
-here (NEARCAST_CACHE holds the root tools/debian13-root names, NEARCAST_VM_CACHE the kernel's
+here (NEARCAST_CACHE holds the root tools/setup/debian13-root names, NEARCAST_VM_CACHE the kernel's
 files; empty files do, since nothing boots); the amd64 board's root is this machine's own /, and
 everything past choosing the root is the same code. What a real boot adds (the guest's side of the
-console protocol in tools/vm/stage2) is what tools/test-vm covers."""
+console protocol in tools/vm/stage2) is what tools/check/test-vm covers."""
 import os
 import subprocess
 import tempfile
@@ -13,7 +13,7 @@ import unittest
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(TESTS)))
-VM_BOARD = os.path.join(REPO, "tools", "vm-board")
+VM_BOARD = os.path.join(REPO, "tools", "vm", "vm-board")
 KVER = "6.12.0-test-arm64"
 
 
@@ -21,7 +21,7 @@ class VmBoardRunTests(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         top = self.dir.name
-        # The arm64 root as tools/debian13-root would leave it, as far as vm-board looks.
+        # The arm64 root as tools/setup/debian13-root would leave it, as far as vm-board looks.
         root = os.path.join(top, "roots", "debian13-arm64")
         for d in ("var/lib/dpkg", "bin", "lib/modules/%s/kernel/sound" % KVER):
             os.makedirs(os.path.join(root, d))
@@ -155,7 +155,7 @@ class VmBoardRunTests(unittest.TestCase):
         os.remove(os.path.join(self.cache, KVER, "hci_vhci.ko"))
         run = self.run_board("--", "true")
         self.assertEqual(run.returncode, 125)
-        self.assertIn("vm-board: error: setup has not been done (%s/%s/hci_vhci.ko is missing): run tools/vm-board setup"
+        self.assertIn("vm-board: error: setup has not been done (%s/%s/hci_vhci.ko is missing): run tools/vm/vm-board setup"
                       % (self.cache, KVER), run.stderr)
 
     def test_usage_errors(self):

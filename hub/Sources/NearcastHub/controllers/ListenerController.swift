@@ -27,7 +27,7 @@ struct ListenerController: Sendable {
             router.get("/listen") { _, _ in
                 Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
                          body: .init(byteBuffer: ByteBuffer(string: "This hub serves no listener page: build it with "
-                             + "tools/build-web, or start the hub with --listener DIR.\n")))
+                             + "tools/setup/build-web, or start the hub with --listener DIR.\n")))
             }
             return router
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The listener page's files (`tools/build-web`'s output: listen.html, its scripts, the
+/// The listener page's files (`tools/setup/build-web`'s output: listen.html, its scripts, the
 /// WebAssembly decoder), read once at start so a request never touches the file system and
 /// only these names are ever served.
 public struct ListenerFiles: Sendable {
@@ -19,7 +19,7 @@ public struct ListenerFiles: Sendable {
     static let contentTypes = [
         "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
         "css": "text/css; charset=utf-8", "wasm": "application/wasm",
-        // The API's OpenAPI document (hub/openapi.yaml, copied beside the pages by tools/build-web).
+        // The API's OpenAPI document (hub/openapi.yaml, copied beside the pages by tools/setup/build-web).
         "yaml": "application/yaml; charset=utf-8",
     ]
     /// What the page cannot work without.
@@ -40,7 +40,7 @@ public struct ListenerFiles: Sendable {
         }
         let missing = Self.required.filter { files[$0] == nil }
         guard missing.isEmpty else {
-            throw ListenerFilesError("\(directory) lacks \(missing.joined(separator: ", ")) (build the page with tools/build-web)")
+            throw ListenerFilesError("\(directory) lacks \(missing.joined(separator: ", ")) (build the page with tools/setup/build-web)")
         }
         self.directory = directory
         self.files = files
@@ -56,7 +56,7 @@ public struct ListenerFiles: Sendable {
 
     /// The page installed beside the executable (`../share/nearcast-hub/listener`), or built in
     /// the Nearcast source checkout the executable runs from (`.build/web` at the repository's
-    /// top, which `tools/build-web` writes; a checkout is a directory with `hub/Package.swift`
+    /// top, which `tools/setup/build-web` writes; a checkout is a directory with `hub/Package.swift`
     /// and `Sources/NearcastCore`), if either holds the page.
     public static func find(fromExecutable executable: String) -> ListenerFiles? {
         var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()

@@ -27,27 +27,11 @@ public final class HubLimiter: Sendable {
     }
 
     public let settings: HubLimits
-    /// Per address, one bucket for each class of caller (`CallerClass`).
-    private let addressRate: TokenBuckets
-    private let audienceAddressRate: TokenBuckets
-    private let presenterAddressRate: TokenBuckets
-    /// Per phone id: a phone's own budget, which no other phone at its address can spend.
-    private let phoneRate: TokenBuckets
-    private let keyLookups: TokenBuckets
-    /// Codes that matched no screen, per address and (under the key "") for the whole hub.
-    private let failedCodesPerAddress: TokenBuckets
-    private let failedCodes: TokenBuckets
-    private let phoneIDs: TokenBuckets
-    private let keyRate: TokenBuckets
-    private let unknownTokens: TokenBuckets
-    /// The same per project, spent by every address that missed lately (`admitResolve`).
-    private let unknownTokensPerProject: TokenBuckets
-    /// Addresses that missed lately: one token each, spent by a miss, back after
-    /// `missMemorySeconds`. Not the address's own budget, which refills in seconds: a walker
-    /// waiting for that to fill again would be let past the project's budget every few seconds.
-    private let recentMissers: TokenBuckets
+    /// Request rates per address, per phone id and per key.
+    let rates: CallerRates
+    /// What guessing costs: codes, phone ids, unknown tokens, field checks.
+    let budgets: GuessBudgets
     static let missMemorySeconds = 600.0
-    private let fieldChecks: TokenBuckets
     /// Connections the hub keeps open at most: `limits.connections`, or fewer when the process's
     /// descriptors would not hold them (`DescriptorBudget`).
     public var connectionCap: Int { connections.totalCap }
@@ -58,23 +42,8 @@ public final class HubLimiter: Sendable {
     /// `descriptorLimit`: the process's (`DescriptorBudget`); the connections' cap stays under it.
     public init(_ settings: HubLimits, descriptorLimit: Int = DescriptorBudget.current()) {
         self.settings = settings
-        addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
-        audienceAddressRate = TokenBuckets(rate: settings.audienceRequestsPerSecondPerAddress, burst: settings.audienceBurstPerAddress)
-        presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
-                                            burst: settings.presenterBurstPerAddress)
-        phoneRate = TokenBuckets(rate: settings.phoneRequestsPerSecond, burst: settings.phoneBurst)
-        keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
-        failedCodesPerAddress = TokenBuckets(rate: settings.failedCodesPerMinutePerAddress / 60, burst: settings.failedCodesPerMinutePerAddress)
-        failedCodes = TokenBuckets(rate: settings.failedCodesPerMinute / 60, burst: settings.failedCodesPerMinute)
-        phoneIDs = TokenBuckets(rate: settings.phoneIdsPerMinutePerAddress / 60, burst: settings.phoneIdsPerMinutePerAddress)
-        keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
-        unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
-                                     burst: settings.unknownTokensPerMinutePerAddress)
-        unknownTokensPerProject = TokenBuckets(rate: settings.unknownTokensPerMinutePerProject / 60,
-                                               burst: settings.unknownTokensPerMinutePerProject)
-        recentMissers = TokenBuckets(rate: 1 / Self.missMemorySeconds, burst: 1)
-        fieldChecks = TokenBuckets(rate: settings.fieldChecksPerMinutePerProject / 60,
-                                   burst: settings.fieldChecksPerMinutePerProject)
+        rates = CallerRates(settings)
+        budgets = GuessBudgets(settings)
         streams = StreamQuota(perAddress: settings.watchesPerAddress, perKey: settings.watchesPerKey)
         connections = ConnectionCounter(total: min(settings.connections, DescriptorBudget.connections(under: descriptorLimit)),
                                         perAddress: settings.connectionsPerAddress)
@@ -98,16 +67,16 @@ public final class HubLimiter: Sendable {
         let (buckets, bucket, limit, rate, who): (TokenBuckets, String, Limit, Double, String)
         switch caller {
         case .phone(let id):
-            (buckets, bucket, limit, rate, who) = (phoneRate, id, .phoneRate, settings.phoneRequestsPerSecond, "with this phone id")
+            (buckets, bucket, limit, rate, who) = (rates.phoneRate, id, .phoneRate, settings.phoneRequestsPerSecond, "with this phone id")
         case .keyless, .audience, .presenter:
             guard let address else { return }
             switch caller {
-            case .audience: (buckets, bucket, limit, rate, who) = (audienceAddressRate, address, .audienceAddressRate,
+            case .audience: (buckets, bucket, limit, rate, who) = (rates.audienceAddressRate, address, .audienceAddressRate,
                                                                    settings.audienceRequestsPerSecondPerAddress,
                                                                    "from your address with the public key or a pass and no phone id")
-            case .presenter: (buckets, bucket, limit, rate, who) = (presenterAddressRate, address, .presenterAddressRate,
+            case .presenter: (buckets, bucket, limit, rate, who) = (rates.presenterAddressRate, address, .presenterAddressRate,
                                                                     settings.presenterRequestsPerSecondPerAddress, "from your address with the secret key")
-            default: (buckets, bucket, limit, rate, who) = (addressRate, address, .addressRate, settings.requestsPerSecondPerAddress,
+            default: (buckets, bucket, limit, rate, who) = (rates.addressRate, address, .addressRate, settings.requestsPerSecondPerAddress,
                                                             "from your address without a key")
             }
         }
@@ -124,8 +93,8 @@ public final class HubLimiter: Sendable {
     func admitCodeAttempt(from address: String?) throws(APIError) {
         guard settings.enabled else { return }
         let now = Self.nowNs()
-        let perAddress = address.flatMap { failedCodesPerAddress.wait($0, tokens: 1, nowNs: now) }
-        if let wait = perAddress ?? failedCodes.wait("", tokens: 1, nowNs: now) {
+        let perAddress = address.flatMap { budgets.failedCodesPerAddress.wait($0, tokens: 1, nowNs: now) }
+        if let wait = perAddress ?? budgets.failedCodes.wait("", tokens: 1, nowNs: now) {
             count(.failedCodes)
             throw APIError.tooMany("too many codes that are on no screen were tried \(perAddress != nil ? "from your address" : "on this hub"); "
                                    + "try again in \(wait) s (a phone that hears the room's box needs no code)", retryAfter: wait)
@@ -135,7 +104,7 @@ public final class HubLimiter: Sendable {
     /// A phone id asked for from `address`: 429 past the address's ids a minute.
     func admitPhoneID(from address: String?) throws(APIError) {
         guard settings.enabled, let address else { return }
-        if let wait = phoneIDs.take(address, nowNs: Self.nowNs()) {
+        if let wait = budgets.phoneIDs.take(address, nowNs: Self.nowNs()) {
             count(.phoneIDs)
             throw APIError.tooMany("too many phone ids asked for from your address: at most \(Self.format(settings.phoneIdsPerMinutePerAddress)) a minute; "
                                    + "try again in \(wait) s", retryAfter: wait)
@@ -146,15 +115,15 @@ public final class HubLimiter: Sendable {
     func spendFailedCode(from address: String?) {
         guard settings.enabled else { return }
         let now = Self.nowNs()
-        if let address { failedCodesPerAddress.charge(address, cost: 1, nowNs: now) }
-        failedCodes.charge("", cost: 1, nowNs: now)
+        if let address { budgets.failedCodesPerAddress.charge(address, cost: 1, nowNs: now) }
+        budgets.failedCodes.charge("", cost: 1, nowNs: now)
     }
 
     /// Whether `address` may have one more key it sent looked up in the database now (keys are
     /// cached for a second once read; made-up ones are what this bounds).
     func admitKeyLookup(from address: String?) -> Bool {
         guard settings.enabled, let address else { return true }
-        guard keyLookups.take(address, nowNs: Self.nowNs()) == nil else {
+        guard rates.keyLookups.take(address, nowNs: Self.nowNs()) == nil else {
             count(.keyLookups)
             return false
         }
@@ -164,7 +133,7 @@ public final class HubLimiter: Sendable {
     /// A request with `access`'s key: 429 past the key's rate.
     func admitRequest(_ access: ProjectStore.Access) throws(APIError) {
         guard settings.enabled else { return }
-        if let wait = keyRate.take(access.limitKey, nowNs: Self.nowNs()) {
+        if let wait = rates.keyRate.take(access.limitKey, nowNs: Self.nowNs()) {
             count(.keyRate)
             throw APIError.tooMany("too many requests with this project's \(access.kindName) key: at most "
                                    + "\(Self.format(settings.requestsPerSecondPerKey)) a second; try again in \(wait) s", retryAfter: wait)
@@ -179,14 +148,14 @@ public final class HubLimiter: Sendable {
     func admitResolve(from address: String?, project: String) throws(APIError) {
         guard settings.enabled, let address else { return }
         let now = Self.nowNs()
-        if let wait = unknownTokens.wait(address, tokens: 1, nowNs: now) {
+        if let wait = budgets.unknownTokens.wait(address, tokens: 1, nowNs: now) {
             count(.unknownTokens)
             throw APIError.tooMany("too many unknown tokens observed from your address (at most "
                                    + "\(Self.format(settings.unknownTokensPerMinutePerAddress)) a minute); try again in \(wait) s",
                                    retryAfter: wait)
         }
-        guard !recentMissers.isFull(address, nowNs: now),
-              let wait = unknownTokensPerProject.wait(project, tokens: 1, nowNs: now) else { return }
+        guard !budgets.recentMissers.isFull(address, nowNs: now),
+              let wait = budgets.unknownTokensPerProject.wait(project, tokens: 1, nowNs: now) else { return }
         count(.unknownTokens)
         throw APIError.tooMany("too many unknown tokens observed with this project's keys from addresses that missed lately (at most "
                                + "\(Self.format(settings.unknownTokensPerMinutePerProject)) a minute); try again in \(wait) s",
@@ -197,16 +166,16 @@ public final class HubLimiter: Sendable {
     func spendUnknownTokens(_ misses: Int, from address: String?, project: String) {
         guard settings.enabled, let address, misses > 0 else { return }
         let now = Self.nowNs()
-        unknownTokens.charge(address, cost: Double(misses), nowNs: now)
-        unknownTokensPerProject.charge(project, cost: Double(misses), nowNs: now)
-        recentMissers.charge(address, cost: 1, nowNs: now)
+        budgets.unknownTokens.charge(address, cost: Double(misses), nowNs: now)
+        budgets.unknownTokensPerProject.charge(project, cost: Double(misses), nowNs: now)
+        budgets.recentMissers.charge(address, cost: 1, nowNs: now)
     }
 
     /// A field check result for `project`, about to be stored: 429 past the project's rate
     /// (every key and address of the project together: it bounds the rows written).
     func admitFieldCheck(project: String) throws(APIError) {
         guard settings.enabled else { return }
-        if let wait = fieldChecks.take(project, nowNs: Self.nowNs()) {
+        if let wait = budgets.fieldChecks.take(project, nowNs: Self.nowNs()) {
             count(.fieldChecks)
             throw APIError.tooMany("too many field check results for this project: at most "
                                    + "\(Self.format(settings.fieldChecksPerMinutePerProject)) a minute; try again in \(wait) s",
@@ -235,5 +204,56 @@ public final class HubLimiter: Sendable {
 
     private static func format(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// The request rates: per address, one bucket for each class of caller (`CallerClass`); per
+/// phone id a phone's own, which no other phone at its address can spend; per key; and the key
+/// lookups an address may cause.
+struct CallerRates: Sendable {
+    let addressRate: TokenBuckets
+    let audienceAddressRate: TokenBuckets
+    let presenterAddressRate: TokenBuckets
+    let phoneRate: TokenBuckets
+    let keyRate: TokenBuckets
+    let keyLookups: TokenBuckets
+
+    init(_ settings: HubLimits) {
+            addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
+            audienceAddressRate = TokenBuckets(rate: settings.audienceRequestsPerSecondPerAddress, burst: settings.audienceBurstPerAddress)
+            presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
+                                                burst: settings.presenterBurstPerAddress)
+            phoneRate = TokenBuckets(rate: settings.phoneRequestsPerSecond, burst: settings.phoneBurst)
+            keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
+            keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
+    }
+}
+
+/// What guessing costs: codes that matched no screen (per address, and under the key "" for
+/// the whole hub), phone ids, unknown tokens (per address, and per project for every address
+/// that missed lately), and field checks per project.
+struct GuessBudgets: Sendable {
+    let failedCodesPerAddress: TokenBuckets
+    let failedCodes: TokenBuckets
+    let phoneIDs: TokenBuckets
+    let unknownTokens: TokenBuckets
+    let unknownTokensPerProject: TokenBuckets
+    /// Addresses that missed lately: one token each, spent by a miss, back after
+    /// `missMemorySeconds`. Not the address's own budget, which refills in seconds: a walker
+    /// waiting for that to fill again would be let past the project's budget every few seconds.
+    let recentMissers: TokenBuckets
+    let fieldChecks: TokenBuckets
+
+    init(_ settings: HubLimits) {
+            failedCodesPerAddress = TokenBuckets(rate: settings.failedCodesPerMinutePerAddress / 60, burst: settings.failedCodesPerMinutePerAddress)
+            failedCodes = TokenBuckets(rate: settings.failedCodesPerMinute / 60, burst: settings.failedCodesPerMinute)
+            phoneIDs = TokenBuckets(rate: settings.phoneIdsPerMinutePerAddress / 60, burst: settings.phoneIdsPerMinutePerAddress)
+            unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
+                                         burst: settings.unknownTokensPerMinutePerAddress)
+            unknownTokensPerProject = TokenBuckets(rate: settings.unknownTokensPerMinutePerProject / 60,
+                                                   burst: settings.unknownTokensPerMinutePerProject)
+            recentMissers = TokenBuckets(rate: 1 / HubLimiter.missMemorySeconds, burst: 1)
+            fieldChecks = TokenBuckets(rate: settings.fieldChecksPerMinutePerProject / 60,
+                                       burst: settings.fieldChecksPerMinutePerProject)
     }
 }

@@ -71,10 +71,4 @@ struct KeyChecker: Sendable {
               phone.project == project else { return .audience }
         return .phone(text)
     }
-
-    /// Routes behind the key check: `.read` takes any of the project's keys or a pass,
-    /// `.manage` the secret key.
-    func group(_ routes: RouteCollection<HubRequestContext>, _ need: KeyMiddleware.Need) -> RouterGroup<HubRequestContext> {
-        routes.group().add(middleware: KeyMiddleware(keys: self, need: need))
-    }
 }

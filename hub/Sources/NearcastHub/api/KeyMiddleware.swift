@@ -26,3 +26,11 @@ struct KeyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 }
+
+extension KeyChecker {
+    /// Routes behind the key check: `.read` takes any of the project's keys or a pass,
+    /// `.manage` the secret key.
+    func group(_ routes: RouteCollection<HubRequestContext>, _ need: KeyMiddleware.Need) -> RouterGroup<HubRequestContext> {
+        routes.group().add(middleware: KeyMiddleware(keys: self, need: need))
+    }
+}

@@ -32,7 +32,6 @@ import unittest
 # Seconds each class took, one class after another, on the CI machine (2 cores): for the order.
 EXPECTED_SECONDS = {
     "test_present_browser.PresentInTheBrowser": 129,
-    "test_openapi.SQLiteOpenAPITests": 97,
     "test_openapi.PostgresOpenAPITests": 84,
     "test_limits.HubLimitsTests": 56,
     "test_present_audience.TheAudiencesPhone": 55,
@@ -45,7 +44,6 @@ EXPECTED_SECONDS = {
     "test_check_page.CheckPageInChromium": 22,
     "test_present_stage.PresentOnTheStage": 21,
     "test_api.SQLiteAPITests": 19,
-    "test_present.SQLitePresentTests": 18,
     "test_security_headers.SecurityHeadersInChromium": 18,
     "test_venue_netns.HubAtAVenue": 18,
     "test_present_browser.PresentAcrossTwoHubs": 17,
@@ -60,7 +58,6 @@ EXPECTED_SECONDS = {
     "test_listener.ListenerPageSaysWhyItIsNotListening": 5,
     "test_database_outage.DatabaseOutage": 5,
     "test_fieldchecks.PostgresFieldCheckTests": 5,
-    "test_fieldchecks.SQLiteFieldCheckTests": 3,
     "test_demo.TheDemo": 12,
     "test_service.ServiceManagerContract": 1,
     "test_security_headers.SecurityHeadersOverHTTP": 1,

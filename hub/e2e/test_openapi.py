@@ -1,6 +1,7 @@
 """hub/openapi.yaml kept true: schemathesis (PyPI; tools/setup/install-deps installs it) runs every
-operation of the document against a real `nearcast-hub serve --limits off`, on SQLite and on a real
-PostgreSQL (SQLiteOpenAPITests, PostgresOpenAPITests), with the checks not_a_server_error,
+operation of the document against a real `nearcast-hub serve --limits off` on a real PostgreSQL
+(PostgresOpenAPITests; one database is enough to hold the document true, and each route's answers
+on SQLite and in memory are hub/Tests' router tests), with the checks not_a_server_error,
 status_code_conformance, content_type_conformance and response_schema_conformance:
 
 - a project with data to reach: a UID beacon (the document's example name) and an EID beacon with
@@ -460,10 +461,6 @@ class OpenAPITests:
                      "/v1/reactions/images/{name}", "/v1/reactions", "/v1/presence", "/j/{code}", "/", "/healthz",
                      "/metrics", "/listen", "/present", "/listener-hub.json", "/openapi.yaml"]:
             self.assertIn(path, served["paths"])
-
-
-class SQLiteOpenAPITests(OpenAPITests, unittest.TestCase):
-    database_kind = "sqlite"
 
 
 class PostgresOpenAPITests(OpenAPITests, unittest.TestCase):

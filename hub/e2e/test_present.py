@@ -1,5 +1,6 @@
-"""Present (docs/present-api.md) through real HTTP against real `nearcast-hub serve` processes, on
-SQLite and on a real PostgreSQL (SQLitePresentTests, PostgresPresentTests):
+"""Present (docs/present-api.md) through real HTTP against real `nearcast-hub serve` processes on a
+real PostgreSQL (PostgresPresentTests; the routes' contract on SQLite is hub/Tests'
+PresentAPIRouterTests and PresentRouterTests, through the router):
 
 - decks: a PDF made here (one big page number per page, Helvetica) uploaded with the secret key,
   listed, its pages served as JPEG (1600 px full, 320 px thumbnails, ETag, immutable), deleted;
@@ -781,10 +782,6 @@ class PresentTests(ProjectOnAHub):
                               {"observations": [{"advertisedId": {"type": "EDDYSTONE_EID", "id": b64(beacon.eid())},
                                                  "timestampMs": stamp}]}, key=self.public)
                 self.assertError(answer, 400, "observations[0].timestampMs")
-
-
-class SQLitePresentTests(PresentTests, unittest.TestCase):
-    database_kind = "sqlite"
 
 
 class PostgresPresentTests(PresentTests, unittest.TestCase):

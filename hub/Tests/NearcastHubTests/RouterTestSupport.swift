@@ -19,12 +19,12 @@ struct RouterWorld: Sendable {
     let other: CreatedProject
     let directory: URL
 
-    static func make(_ storage: Storage, limits: HubLimits = .off) async throws -> RouterWorld {
+    static func make(_ storage: Storage, limits: HubLimits = .off, clock: HubClock = .system) async throws -> RouterWorld {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-router-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
                                                   logger: Logger(label: "test"))
-        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), limits: limits,
+        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock, limits: limits,
                                              projectsInMemory: storage == .memory)
         let demo = try await hub.repositories.projects.create(name: "demo")
         let other = try await hub.repositories.projects.create(name: "other")
@@ -32,10 +32,10 @@ struct RouterWorld: Sendable {
     }
 
     /// Runs `body` against each storage's world with a test client, removing the world after.
-    static func each(limits: HubLimits = .off, _ storages: [Storage] = Storage.allCases,
+    static func each(limits: HubLimits = .off, clock: HubClock = .system, _ storages: [Storage] = Storage.allCases,
                      _ body: @Sendable (RouterWorld, any TestClientProtocol, Storage) async throws -> Void) async throws {
         for storage in storages {
-            let world = try await make(storage, limits: limits)
+            let world = try await make(storage, limits: limits, clock: clock)
             defer { try? FileManager.default.removeItem(at: world.directory) }
             let app = Application(router: buildRouter(world.hub))
             try await app.test(.router) { client in try await body(world, client, storage) }
@@ -47,8 +47,10 @@ struct RouterWorld: Sendable {
 /// An answer: its status, its body as JSON (an empty object when it is not) and as text.
 struct Answer: Sendable {
     let status: HTTPResponse.Status
-    let text: String
+    let bytes: [UInt8]
     let headers: HTTPFields
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
     var error: [String: Any] { json["error"] as? [String: Any] ?? [:] }
@@ -57,19 +59,19 @@ struct Answer: Sendable {
 extension TestClientProtocol {
     /// `method uri` with `key` in X-Api-Key and `json` (any JSON value) or `raw` as the body.
     func call(_ method: HTTPRequest.Method, _ uri: String, key: String? = nil, json: Any? = nil,
-              raw: [UInt8]? = nil) async throws -> Answer {
-        var headers: HTTPFields = [:]
+              raw: [UInt8]? = nil, contentType: String = "application/json", headers given: HTTPFields = [:]) async throws -> Answer {
+        var headers = given
         if let key { headers[HTTPField.Name("X-Api-Key")!] = key }
         var body: ByteBuffer?
         if let json {
             headers[.contentType] = "application/json"
             body = ByteBuffer(data: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
         } else if let raw {
-            headers[.contentType] = "application/json"
+            headers[.contentType] = contentType
             body = ByteBuffer(bytes: raw)
         }
         return try await execute(uri: uri, method: method, headers: headers, body: body) { response in
-            Answer(status: response.status, text: String(buffer: response.body), headers: response.headers)
+            Answer(status: response.status, bytes: Array(response.body.readableBytesView), headers: response.headers)
         }
     }
 }

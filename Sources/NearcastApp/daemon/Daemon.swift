@@ -70,7 +70,7 @@ public final class Daemon {
         log("state directory \(settings.state.path); beacon time starts at \(reservation.clock.start)")
 
         var config = SchedulerConfiguration(ticksPerSecond: fs, audioBurstLength: Int64(encoder.rate.burstSamples))
-        config.audioInterval = Int64((resolved.interval * Double(fs)).rounded())
+        config.audioInterval = Int64((resolved.audioInterval * Double(fs)).rounded())
         config.bleAdvertisingSets = devices.radio.setCount
         let seed: UInt64
         do { seed = try FileSystem.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } } catch {
@@ -82,16 +82,16 @@ public final class Daemon {
         // The box's strategy: each publication is made within it, on the mediums it asks for.
         var strategy = resolved.strategy
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
-        let hub = resolved.hub.map { hub in
+        let hub = resolved.values.hub.map { hub in
             let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
-                               description: resolved.name ?? "nearcast \(board.name) (\(board.description))", log: log)
-            link.boxName = resolved.name
+                               description: resolved.values.name ?? "nearcast \(board.name) (\(board.description))", log: log)
+            link.boxName = resolved.values.name
             return link
         }
         let box = Box(board: board, stateDirectory: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
                       strategy: strategy, listenMediums: (settings.subscribe ?? .both).intersection(board.listenableMediums),
                       advertising: AdvertisingSettings(txPower: Int8(clamping: resolved.txPower),
-                                                       intervalMilliseconds: resolved.bleIntervalMilliseconds),
+                                                       intervalMilliseconds: resolved.bleInterval),
                       faults: devices.faults, hub: hub, log: log)
         if case .failed(let why) = firstSave { box.problems.state = why }
         if let link = box.hub {
@@ -124,7 +124,7 @@ public final class Daemon {
                           display: LEDDisplay(leds: devices.leds),
                           reloader: ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: board),
                           systemd: SystemdReporter(log: log), reservation: reservation)
-        if let every = resolved.audioSweepEvery {
+        if let every = resolved.values.audioSweepEvery {
             parts.performer.repeatSweep(everySeconds: every)
             log("field check: the sweep plays every \(every) s (from the \(resolved.sources["audioSweepEvery"] ?? "command line"); "
                 + "'audio sweep off' on the console stops it)")
@@ -138,7 +138,7 @@ public final class Daemon {
     /// The settings in effect at start: defaults, config file, command line, saved settings.
     private func resolveSettings() -> ResolvedSettings {
         let saved = SavedSettings.load(from: settings.state, log: log)
-        let resolved = SettingsResolver.resolve(board: settings.board, config: settings.config.layer,
+        let resolved = SettingsResolver.resolve(board: settings.board, config: settings.config,
                                                 commandLine: settings.commandLine, saved: saved?.layer)
         if let saved {
             let file = settings.state.file(SavedSettings.fileName)
@@ -263,7 +263,7 @@ public final class Daemon {
         let source = origin == "saved settings" ? settings.state.file(SavedSettings.fileName)
             : origin == "config file" ? (settings.configPath ?? "the config file") : "--publish"
         for spec in resolved.publications {
-            if spec.isMessage && resolved.hub == nil {
+            if spec.isMessage && resolved.values.hub == nil {
                 let why = "a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)"
                 guard origin != "command line" else { throw CommandFailure(why) }
                 log("error: \(source): publication '\(spec.text)' skipped: \(why)")

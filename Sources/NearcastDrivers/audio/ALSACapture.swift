@@ -9,27 +9,17 @@ import NearcastCore
 /// recovered with `snd_pcm_recover` and counted; samples the loop did not take in time are
 /// dropped and counted. A lost or missing device is retried with a growing backoff, as for
 /// ``ALSAPlayback``.
-public final class ALSACapture: AudioInput {
-    private let stream: ALSAStreamThread
-
-    /// Starts the capture thread and waits (up to 5 s) for its first attempt to open `device`.
+public final class ALSACapture: ALSAStream, AudioInput {
+    /// Starts the capture thread ("nearcast-capture") on `device` (see ``ALSAStream``).
     public init(device: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4,
                 ringPeriods: Int = 16) throws(AudioDeviceError) {
-        stream = try ALSAStreamThread(ALSAStreamConfiguration(.capture, device: device, sampleRate: sampleRate,
-                                                              periodFrames: periodFrames, bufferPeriods: bufferPeriods),
-                                      ringPeriods: ringPeriods) { Self.capture(ring: $0, report: $1, configuration: $2) }
+        try super.init(ALSAStreamConfiguration(.capture, device: device, sampleRate: sampleRate, periodFrames: periodFrames,
+                                               bufferPeriods: bufferPeriods),
+                       ringPeriods: ringPeriods) { ALSACapture.capture(ring: $0, report: $1, configuration: $2) }
     }
-
-    public var device: String { stream.configuration.device }
-    public var sampleRate: Int { stream.configuration.sampleRate }
-    public var periodFrames: Int { stream.configuration.periodFrames }
-    public var status: AudioDeviceStatus { stream.status }
 
     /// Samples captured but dropped because the loop did not take them in time.
     public var dropped: Int { stream.report.snapshot.dropped }
-
-    /// The capture thread, for tests that count its allocations.
-    public var threadHandle: pthread_t? { stream.handle }
 
     public func read(into output: UnsafeMutableBufferPointer<Float>) -> Int { stream.ring.read(into: output) }
 

@@ -129,6 +129,14 @@ struct SavedSettings: Equatable {
     }
 }
 
+extension SavedSettings {
+    /// What a technician saved, as a settings layer (it says every tunable it holds).
+    var layer: SettingsLayer {
+        SettingsLayer(mediums: strategy.mediums, mode: strategy.mode, audioLevel: audioLevel, audioBand: audioBand,
+                      bleInterval: bleIntervalMilliseconds, txPower: txPower, debug: debug, publications: publications)
+    }
+}
+
 extension ConfigError {
     /// The same place with another message.
     func with(_ message: String) -> ConfigError {

@@ -56,11 +56,3 @@ enum SettingsResolver {
         return resolved
     }
 }
-
-extension SavedSettings {
-    /// What a technician saved, as a settings layer (it says every tunable it holds).
-    var layer: SettingsLayer {
-        SettingsLayer(mediums: strategy.mediums, mode: strategy.mode, audioLevel: audioLevel, audioBand: audioBand,
-                      bleInterval: bleIntervalMilliseconds, txPower: txPower, debug: debug, publications: publications)
-    }
-}

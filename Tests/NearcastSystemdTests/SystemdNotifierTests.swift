@@ -63,12 +63,13 @@ final class SystemdNotifierTests: XCTestCase {
 /// A bound datagram socket in a fresh directory, for the notifier to send to.
 private final class DatagramListener {
     let path: String
+    private let directory: String
     private let descriptor: Int32
 
     init() throws {
         var template = Array("/tmp/nearcast-notify-XXXXXX".utf8CString)
-        let directory = try XCTUnwrap(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
-        path = String(cString: directory) + "/notify"
+        directory = String(cString: try XCTUnwrap(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        path = directory + "/notify"
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -84,6 +85,7 @@ private final class DatagramListener {
     deinit {
         close(descriptor)
         unlink(path)
+        rmdir(directory)
     }
 
     /// The next datagram's text (waiting up to a second), or nil.

@@ -82,8 +82,8 @@ final class BoxSettingsTests: XCTestCase {
     /// `config show` has a line for each setting `config save` keeps, and the saved settings
     /// hold each of them.
     func testConfigShowAndTheSavedSettingsCoverWhatConfigSaveKeeps() {
-        let saved = SavedSettings(strategy: Strategy(mediums: .ble, mode: .both), audioLevel: 70, bleIntervalMilliseconds: 500,
-                                  txPower: -12, debug: false, publications: [])
+        let saved = SavedSettings(SettingsLayer(mediums: .ble, mode: .both, audioLevel: 70, bleInterval: 500,
+                                  txPower: -12, debug: false, publications: []))
         let kept = BoxSettings.all.filter(\.keptByConfigSave)
         XCTAssertEqual(kept.compactMap { $0.consoleLine(saved.layer) },
                        ["strategy mediums ble", "strategy mode both", "audio level 70 %", "audio band high", "ble interval 500 ms",

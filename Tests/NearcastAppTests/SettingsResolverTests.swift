@@ -57,8 +57,8 @@ final class SettingsResolverTests: XCTestCase {
         XCTAssertEqual(resolved.sources["mediums"], "command line")
         XCTAssertEqual(resolved.sources["txPower"], "config file")
 
-        let saved = SavedSettings(strategy: Strategy(mediums: .ble, mode: .both), audioLevel: 70, bleIntervalMilliseconds: 500,
-                                  txPower: 0, debug: false, publications: ["direct:c0ffee@ble"])
+        let saved = SavedSettings(SettingsLayer(mediums: .ble, mode: .both, audioLevel: 70, bleInterval: 500,
+                                  txPower: 0, debug: false, publications: ["direct:c0ffee@ble"]))
         resolved = SettingsResolver.resolve(board: board, config: config, commandLine: commandLine, saved: saved.layer)
         XCTAssertEqual(resolved.strategy, Strategy(mediums: .ble, mode: .both), "what a technician saved wins")
         XCTAssertEqual(resolved.audioLevel, 70)
@@ -70,8 +70,8 @@ final class SettingsResolverTests: XCTestCase {
     }
 
     func testCommandLinePublicationsReplaceTheSavedOnesAndDebugIsOnWhenAnyLayerSaysSo() {
-        let saved = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 50, bleIntervalMilliseconds: 100,
-                                  txPower: -12, debug: false, publications: ["direct:c0ffee@ble"])
+        let saved = SavedSettings(SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: 50, bleInterval: 100,
+                                  txPower: -12, debug: false, publications: ["direct:c0ffee@ble"]))
         let commandLine = SettingsLayer(debug: true, publications: ["eid:4@both"])
         let resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(debug: false), commandLine: commandLine,
                                                 saved: saved.layer)
@@ -89,8 +89,8 @@ final class SettingsResolverTests: XCTestCase {
         resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: fromFile), commandLine: SettingsLayer(), saved: nil)
         XCTAssertEqual(resolved.values.hub, fromFile)
         XCTAssertEqual(resolved.sources["hub"], "config file")
-        let saved = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 50, bleIntervalMilliseconds: 100,
-                                  txPower: -12, debug: false, publications: ["message:demo/slide:Slide 1@both"])
+        let saved = SavedSettings(SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: 50, bleInterval: 100,
+                                  txPower: -12, debug: false, publications: ["message:demo/slide:Slide 1@both"]))
         resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: fromFile), commandLine: SettingsLayer(hub: fromFlags),
                                             saved: saved.layer)
         XCTAssertEqual(resolved.values.hub, fromFlags, "--hub over the config file's, and the saved settings (which hold no hub) leave it")

@@ -121,7 +121,7 @@ public final class Daemon {
         if let saved {
             let file = settings.state.file(SavedSettings.fileName)
             log("saved settings from \(file): \(saved.strategy), audio level \(saved.audioLevel), band \(saved.audioBand.name),"
-                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
+                + " ble interval \(saved.bleInterval) ms, txpower \(saved.txPower) dBm")
             if resolved.sources["publications"] == "command line" && saved.publications != resolved.publications {
                 log("the command line's publications replace the \(saved.publications.count) saved in \(file)")
             }

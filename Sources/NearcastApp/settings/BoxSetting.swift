@@ -6,7 +6,7 @@ import NearcastCore
 /// sources, the SIGHUP reload, the console's `config show` and docs/settings.md are read from
 /// these rows, never written per setting.
 ///
-/// A row is made with ``make(_:_:type:unit:range:default:sources:help:onReload:keptByConfigSave:console:consoleLabel:flags:config:flag:show:consoleValue:defaultValue:)``,
+/// A row is made with ``make(_:_:type:unit:range:default:sources:help:onReload:saved:console:consoleLabel:flags:config:flag:show:consoleValue:defaultValue:)``,
 /// which turns the typed pieces (a key path into the layer, a config reader, a flag reader)
 /// into the type-free closures below.
 struct BoxSetting {
@@ -41,7 +41,10 @@ struct BoxSetting {
     let help: String
     let onReload: OnReload
     /// Whether the console's `config save` keeps it in the saved settings.
-    let keptByConfigSave: Bool
+    var keptByConfigSave: Bool { savedGroup != nil }
+    /// For a setting `config save` keeps: the object it sits in, in the saved file ("" for the
+    /// top level); nil for one it does not keep.
+    let savedGroup: String?
     /// The console command that shows or sets it, if any ("audio level [0-100]").
     let console: String?
     /// How `config show` names it ("audio level"), when `config save` keeps it.
@@ -65,13 +68,19 @@ struct BoxSetting {
     let isSame: (SettingsLayer, SettingsLayer) -> Bool
     /// The layer's value as the console shows it ("on" for true), nil when unsaid.
     let consoleShown: (SettingsLayer) -> String?
+    /// Reads the saved file's key into the layer (the value for an older file's missing key).
+    let readSaved: (inout ObjectReader, inout SettingsLayer) throws(ConfigError) -> Void
+    /// The saved file's `key: value`, nil when the layer does not say it.
+    let writeSaved: (SettingsLayer) -> String?
+    /// Fills the value an older saved file would be read with, when the layer does not say it.
+    let fillAbsent: (inout SettingsLayer) -> Void
 
     /// A row for the field at `path`. `config` reads the key (nil: not in the config file),
     /// `flag` reads the flags (nil: none, or read elsewhere), `show` writes a value for the log.
     static func make<Value: Equatable>(
         _ key: String, _ path: WritableKeyPath<SettingsLayer, Value?>,
         type: String, unit: String = "", range: String = "", default defaultText: String, sources: [Source], help: String,
-        onReload: OnReload, keptByConfigSave: Bool, console: String? = nil, consoleLabel: String? = nil,
+        onReload: OnReload, saved: SavedForm<Value>? = nil, console: String? = nil, consoleLabel: String? = nil,
         flags: [ArgumentSpec] = [],
         config: ((inout ObjectReader, String) throws(ConfigError) -> Value?)?,
         flag: ((ParsedArguments) throws(UsageError) -> Value?)? = nil,
@@ -81,7 +90,7 @@ struct BoxSetting {
     ) -> BoxSetting {
         BoxSetting(
             key: key, type: type, range: range, defaultText: defaultText, sources: sources, help: help, onReload: onReload,
-            keptByConfigSave: keptByConfigSave, console: console, consoleLabel: consoleLabel, unit: unit, flags: flags,
+            savedGroup: saved.map { $0.group ?? "" }, console: console, consoleLabel: consoleLabel, unit: unit, flags: flags,
             readConfig: { (reader: inout ObjectReader, layer: inout SettingsLayer) throws(ConfigError) in
                 guard let config else { return }
                 if let value = try config(&reader, key) { layer[keyPath: path] = value }
@@ -98,11 +107,36 @@ struct BoxSetting {
             },
             putDefault: { board, layer in layer[keyPath: path] = defaultValue(board) },
             isSame: { $0[keyPath: path] == $1[keyPath: path] },
-            consoleShown: { layer in layer[keyPath: path].map(consoleValue ?? show) })
+            consoleShown: { layer in layer[keyPath: path].map(consoleValue ?? show) },
+            readSaved: { (reader: inout ObjectReader, layer: inout SettingsLayer) throws(ConfigError) in
+                guard let saved else { return }
+                layer[keyPath: path] = try saved.read(&reader, key) ?? saved.absent
+            },
+            writeSaved: { layer in
+                guard let saved, let value = layer[keyPath: path] else { return nil }
+                return "\(key): \(saved.write(value))"
+            },
+            fillAbsent: { layer in
+                if layer[keyPath: path] == nil { layer[keyPath: path] = saved?.absent }
+            })
     }
 
     /// Whether the config file may set it.
     var isInConfigFile: Bool { onReload != .notInConfigFile }
+
+    /// How `config save`'s file (``SavedSettings``) holds a setting's value: the object it sits in
+    /// (the strategy's two), how it is read (stricter than the config file: most are required),
+    /// the value used when a file from an older build lacks it, and how it is written.
+    struct SavedForm<Value> {
+        /// The object the key sits in (`strategy`), nil for the top level.
+        var group: String?
+        /// Reads the key; nil when absent and not required.
+        var read: (inout ObjectReader, String) throws(ConfigError) -> Value?
+        /// The value when the file does not say it (nil: the file must).
+        var absent: Value?
+        /// The value as the file writes it: `50`, `"high"`.
+        var write: (Value) -> String
+    }
 
     /// Its line in the console's `config show` ("ble txpower -12 dBm"), for a setting
     /// `config save` keeps.

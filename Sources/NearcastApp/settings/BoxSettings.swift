@@ -14,7 +14,7 @@ enum BoxSettings {
     static var all: [BoxSetting] { [
         .make("name", \.name, type: "text", range: "1 to 100 characters", default: "none",
               sources: [.configFile, .commandLine], help: "The venue's name for the box, e.g. \"Room 101\": the hub lists the box by it",
-              onReload: .applied, keptByConfigSave: false,
+              onReload: .applied,
               flags: [.option("name", value: "text", help: "The venue's name for the box, e.g. \"Room 101\": the hub lists the box by it, and the presenter picks the room's box by it.")],
               config: { (reader, key) throws(ConfigError) in
                   let name = try reader.string(key)
@@ -27,13 +27,17 @@ enum BoxSettings {
                   return name
               }),
         .make("board", \.board, type: "board name or file", default: "sim", sources: [.configFile, .commandLine],
-              help: "A name from /usr/share/nearcast/boards or a board file's path", onReload: .needsRestart, keptByConfigSave: false,
+              help: "A name from /usr/share/nearcast/boards or a board file's path", onReload: .needsRestart,
               flags: [.option("board", value: "name-or-file", help: "Board name or board file path (default: the config file's board, else sim).")],
               config: { (reader, key) throws(ConfigError) in try reader.string(key) },
               flag: { arguments throws(UsageError) in try arguments.value("board") }),
         .make("mediums", \.mediums, type: "audio, ble or both", default: "both",
               sources: [.configFile, .commandLine, .console, .savedSettings], help: "The mediums the box broadcasts on",
-              onReload: .applied, keptByConfigSave: true, console: "strategy mediums audio|ble|both", consoleLabel: "strategy mediums",
+              onReload: .applied,
+              saved: .init(group: "strategy", read: { (reader, key) throws(ConfigError) in
+                  try reader.choice(key, ["audio", "ble", "both"]).flatMap { DiscoveryMediums(name: $0) }
+              }, absent: .both, write: { "\"\($0)\"" }),
+              console: "strategy mediums audio|ble|both", consoleLabel: "strategy mediums",
               flags: [.option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both).")],
               config: { (reader, key) throws(ConfigError) in
                   try reader.choice(key, ["audio", "ble", "both"]).flatMap { DiscoveryMediums(name: $0) }
@@ -45,11 +49,14 @@ enum BoxSettings {
               },
               defaultValue: { _ in .both }),
         .make("mode", \.mode, type: "broadcast, scan or both", default: "broadcast", sources: [.console, .savedSettings],
-              help: "Whether the box broadcasts, scans or both", onReload: .notInConfigFile, keptByConfigSave: true,
+              help: "Whether the box broadcasts, scans or both", onReload: .notInConfigFile,
+              saved: .init(group: "strategy", read: { (reader, key) throws(ConfigError) in
+                  try reader.choice(key, ["broadcast", "scan", "both"]).flatMap { DiscoveryMode(name: $0) }
+              }, absent: .broadcast, write: { "\"\($0)\"" }),
               console: "strategy mode broadcast|scan|both", consoleLabel: "strategy mode", config: nil, defaultValue: { _ in .broadcast }),
         .make("audioInterval", \.audioInterval, type: "number", unit: "s", range: "0.5 to 3600", default: "1",
               sources: [.configFile, .commandLine], help: "Seconds between one publication's bursts (the 50 % duty cap stretches it to at least 1.44 s)",
-              onReload: .needsRestart, keptByConfigSave: false,
+              onReload: .needsRestart,
               flags: [.option("interval", value: "seconds", help: "Seconds between one publication's bursts (0.5 to 3600, default 1; bursts last 0.72 s, so the default 50 % duty cap stretches it to at least 1.44 s).")],
               config: { (reader, key) throws(ConfigError) in try reader.number(key, in: 0.5...3600) },
               flag: { arguments throws(UsageError) in
@@ -62,13 +69,20 @@ enum BoxSettings {
               defaultValue: { _ in SettingsDefaults.interval }),
         .make("audioLevel", \.audioLevel, type: "whole number", unit: "%", range: "1 to 100 (console: 0 to 100)", default: "50",
               sources: [.configFile, .console, .savedSettings], help: "The bursts' peak level",
-              onReload: .applied, keptByConfigSave: true, console: "audio level [0-100]", consoleLabel: "audio level",
+              onReload: .applied,
+              saved: .init(read: { (reader, key) throws(ConfigError) in try reader.requiredInt(key, in: 0...100) }, write: { "\($0)" }),
+              console: "audio level [0-100]", consoleLabel: "audio level",
               config: { (reader, key) throws(ConfigError) in try reader.int(key, in: 1...100) },
               defaultValue: { _ in SettingsDefaults.audioLevel }),
         .make("audioBand", \.audioBand, type: "high, low or both", default: "the board's (high)",
               sources: [.board, .configFile, .commandLine, .console, .savedSettings],
               help: "high (18.5-20 kHz), low (15-16.5 kHz) or both (alternating bursts)",
-              onReload: .applied, keptByConfigSave: true, console: "audio band [high|low|both]", consoleLabel: "audio band",
+              onReload: .applied,
+              // Files saved before there were two bands have none: high.
+              saved: .init(read: { (reader, key) throws(ConfigError) in
+                  try reader.choice(key, ["high", "low", "both"]).flatMap { BandSelection(name: $0) }
+              }, absent: .high, write: { "\"\($0.name)\"" }),
+              console: "audio band [high|low|both]", consoleLabel: "audio band",
               flags: [.option("band", value: "high|low|both", help: "The audio band: high (18.5-20 kHz, the default), low (15-16.5 kHz, for phones that do not hear the high one) or both (alternating bursts).")],
               config: { (reader, key) throws(ConfigError) in
                   try reader.choice(key, ["high", "low", "both"]).flatMap { BandSelection(name: $0) }
@@ -78,7 +92,7 @@ enum BoxSettings {
         .make("audioSweepEvery", \.audioSweepEvery, type: "whole number", unit: "s",
               range: "\(SettingsDefaults.sweepIntervals.lowerBound) to \(SettingsDefaults.sweepIntervals.upperBound)", default: "none (no sweeps)",
               sources: [.configFile, .commandLine, .console], help: "Play the field check's sweep every N seconds from the start",
-              onReload: .applied, keptByConfigSave: false, console: "audio sweep every SECONDS|off",
+              onReload: .applied, console: "audio sweep every SECONDS|off",
               flags: [.option("sweep-every", value: "seconds", help: "Play the field check's sweep every SECONDS (5 to 3600) from the start, for phones at the hub's /check page (as the console's 'audio sweep every'; never saved).")],
               config: { (reader, key) throws(ConfigError) in try reader.int(key, in: SettingsDefaults.sweepIntervals) },
               flag: { arguments throws(UsageError) in
@@ -91,17 +105,21 @@ enum BoxSettings {
               }),
         .make("bleInterval", \.bleInterval, type: "whole number", unit: "ms", range: "20 to 10240", default: "100",
               sources: [.configFile, .console, .savedSettings], help: "The BLE advertising interval",
-              onReload: .applied, keptByConfigSave: true, console: "ble interval [MS]", consoleLabel: "ble interval",
+              onReload: .applied,
+              saved: .init(read: { (reader, key) throws(ConfigError) in try reader.requiredInt(key, in: 20...10_240) }, write: { "\($0)" }),
+              console: "ble interval [MS]", consoleLabel: "ble interval",
               config: { (reader, key) throws(ConfigError) in try reader.int(key, in: 20...10_240) },
               defaultValue: { _ in SettingsDefaults.bleIntervalMilliseconds }),
         .make("txPower", \.txPower, type: "whole number", unit: "dBm", range: "-100 to 20", default: "the board's",
               sources: [.board, .configFile, .console, .savedSettings], help: "The calibrated TX power at 0 m written into the frames",
-              onReload: .applied, keptByConfigSave: true, console: "ble txpower [DBM]", consoleLabel: "ble txpower",
+              onReload: .applied,
+              saved: .init(read: { (reader, key) throws(ConfigError) in try reader.requiredInt(key, in: -100...20) }, write: { "\($0)" }),
+              console: "ble txpower [DBM]", consoleLabel: "ble txpower",
               config: { (reader, key) throws(ConfigError) in try reader.int(key, in: -100...20) },
               defaultValue: { $0.bluetooth.txPower }),
         .make("console", \.console, type: "stdio, none or a serial device", default: "stdio",
               sources: [.configFile, .commandLine], help: "The technician console",
-              onReload: .needsRestart, keptByConfigSave: false,
+              onReload: .needsRestart,
               flags: [.option("console", value: "stdio|none|device", help: "Technician console: stdio (the default), none (log only), or a serial device (e.g. /dev/ttyAMA0; the board's baud).")],
               config: { (reader, key) throws(ConfigError) in
                   let console = try reader.string(key)
@@ -121,7 +139,9 @@ enum BoxSettings {
         .make("debug", \.debug, type: "true or false", default: "false",
               sources: [.configFile, .commandLine, .console, .savedSettings],
               help: "Log every scheduling decision (on when any source turns it on)",
-              onReload: .applied, keptByConfigSave: true, console: "debug on|off", consoleLabel: "debug",
+              onReload: .applied,
+              saved: .init(read: { (reader, key) throws(ConfigError) in try reader.bool(key) }, absent: false, write: { "\($0)" }),
+              console: "debug on|off", consoleLabel: "debug",
               flags: [.flag("debug", help: "Log every scheduling decision (Nearby's debug logging).")],
               config: { (reader, key) throws(ConfigError) in try reader.bool(key) },
               flag: { arguments throws(UsageError) in arguments.flag("debug") ? true : nil },
@@ -131,7 +151,10 @@ enum BoxSettings {
               default: "the direct token \"nearcast\" (with a hub: the hub identity's EID)",
               sources: [.configFile, .commandLine, .console, .savedSettings],
               help: "What the box publishes, as --publish writes them; the command line's replace the saved ones for that run",
-              onReload: .notCompared, keptByConfigSave: true, console: "publish ... | unpublish ID", consoleLabel: "publications:",
+              onReload: .notCompared,
+              saved: .init(read: { (reader, key) throws(ConfigError) in try readSavedPublications(&reader, key) },
+                           write: { "[\n" + $0.map { "    \(Formatting.jsonString($0.text)),\n" }.joined() + "  ]" }),
+              console: "publish ... | unpublish ID", consoleLabel: "publications:",
               // Read by RunCommand with --payload, --kind and --exponent, which shape it.
               flags: [.repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT (through --hub), optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10, message:demo/slide:Slide 3).")],
               config: { (reader, key) throws(ConfigError) in try readPublications(&reader, key) },
@@ -139,7 +162,7 @@ enum BoxSettings {
               consoleValue: { $0.isEmpty ? "none" : $0.map(\.text).joined(separator: " ") }),
         .make("hub", \.hub, type: "{ url, key, ca }", default: "none",
               sources: [.configFile, .commandLine], help: "The nearcast-hub that message publications go through",
-              onReload: .notCompared, keptByConfigSave: false,
+              onReload: .notCompared,
               flags: [.option("hub", value: "url", help: "A nearcast-hub (http(s)://HOST[:PORT]) to publish message: publications through: the box registers its EID identity there and keeps each message attached to it."),
                       .option("hub-key", value: "secret", help: "The hub project's secret key (nearcast-hub project create); better kept in the config file's hub.key."),
                       .option("hub-ca", value: "file", help: "A PEM CA bundle for a hub behind a TLS proxy with a private certificate (default: the system's).")],
@@ -166,6 +189,29 @@ enum BoxSettings {
         for (index, text) in publications.enumerated() {
             do { specs.append(try PublicationSpec.parse(text, defaultExponent: SettingsDefaults.exponent)) } catch {
                 throw reader.error(key, "item \(index + 1): \(text): \(error)")
+            }
+        }
+        return specs
+    }
+
+    /// The saved file's publications: required, each item a string `--publish` reads, errors
+    /// naming the item (`publications[1]`).
+    private static func readSavedPublications(_ reader: inout ObjectReader, _ key: String) throws(ConfigError) -> [PublicationSpec] {
+        let list = try reader.required(key)
+        guard case .array(let items) = list.value else {
+            throw reader.error(key, "expected an array of publications, found \(list.value.typeName)")
+        }
+        guard items.count <= SchedulerConfiguration.maximumPublications else {
+            throw reader.error(key, "\(items.count) publications; at most \(SchedulerConfiguration.maximumPublications)")
+        }
+        var specs: [PublicationSpec] = []
+        for (index, item) in items.enumerated() {
+            let place = ConfigError(file: reader.file, line: item.line, column: item.column, key: "\(key)[\(index)]", message: "")
+            guard case .string(let spec) = item.value else {
+                throw place.with("expected a string such as \"direct:c0ffee@both\", found \(item.value.typeName)")
+            }
+            do { specs.append(try PublicationSpec.parse(spec, defaultExponent: SettingsDefaults.exponent)) } catch {
+                throw place.with("'\(spec)' is not a publication (\(error)): direct:HEX, eid:K or message:NAMESPACE/TYPE:TEXT, then @audio, @ble or @both")
             }
         }
         return specs

@@ -72,9 +72,9 @@ final class BoxSettingsTests: XCTestCase {
         let changed = try StaticConfig.parse(text + " }", file: "c.json5")
         let compared = BoxSettings.all.filter { $0.onReload == .applied || $0.onReload == .needsRestart }
         XCTAssertEqual(changed.changes(from: StaticConfig()).map(\.key), compared.map(\.key))
-        let board = try BoardLoader.load("sim")
+        let effective = SettingsResolver.resolve(board: try BoardLoader.load("sim"), config: changed, commandLine: SettingsLayer(), saved: nil)
         for setting in BoxSettings.all {
-            let applies = ConfigReloader.apply(setting.key, changed, into: nil, board: board) != nil
+            let applies = ConfigReloader.apply(setting.key, effective, into: nil) != nil
             XCTAssertEqual(applies, setting.onReload == .applied, "\(setting.key): the reload and the table disagree")
         }
     }

@@ -2,12 +2,14 @@ import NearcastCore
 
 /// The box's settings, each described once: its name (the config file's key), type, range,
 /// default, the places it may come from, what a SIGHUP does with it and whether `config save`
-/// keeps it. Everything else is read from this table: the config file's keys
-/// (``StaticConfig/parse(_:file:)``), `nearcast run`'s flags (``RunCommand``), the layering of
-/// defaults, config file, command line and saved settings (``SettingsResolver``), the SIGHUP
-/// reload's comparisons (``StaticConfig/changes(from:)``, ``ConfigReloader``), the console's
-/// `config show`, and docs/settings.md (`nearcast settings` prints it). Adding a setting is a
-/// row here and the code that uses the value; docs/settings.md shows it with one real setting.
+/// keeps it (its `saved:` form: how the saved file holds it). Everything else is read from this
+/// table: the config file's keys (``StaticConfig/parse(_:file:)``), `nearcast run`'s flags
+/// (``RunCommand``), the layering of defaults, config file, command line and saved settings
+/// (``SettingsResolver``), the SIGHUP reload's comparisons (``StaticConfig/changes(from:)``,
+/// ``ConfigReloader``), the saved settings' file (``SavedSettings``), the console's
+/// `config show`, and docs/settings.md's table (``markdownTable``). Adding a setting is a row
+/// here, its field in ``SettingsLayer``, and the code that uses the value; docs/settings.md
+/// shows it with one real setting.
 ///
 /// The rows are in the config file's order, which is also the order of reload messages.
 enum BoxSettings {

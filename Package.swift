@@ -30,6 +30,9 @@ let package = Package(
         // The Nearby-style API (MessageManager, Publication, Subscription, Permission, Message)
         // for Swift programs on the box; `Examples/NearbyHello` shows it in use.
         .library(name: "NearcastNearby", targets: ["NearcastNearby"]),
+        // systemd's notify protocol (READY, STATUS, RELOADING, STOPPING, WATCHDOG) for the box
+        // and the hub alike: Glibc only, no Foundation, nothing else of the box's.
+        .library(name: "NearcastSystemd", targets: ["NearcastSystemd"]),
     ],
     dependencies: [
         // Tests only: counts heap allocations to prove the hot paths allocate nothing.
@@ -53,13 +56,15 @@ let package = Package(
             dependencies: ["NearcastCore", "CALSA", "CGPIOD", "CBluetooth", "CCrypto", "CBuildStamp"],
             swiftSettings: gpiodSettings
         ),
+        // sd_notify for both programs; depends on nothing, so the hub takes it without the drivers.
+        .target(name: "NearcastSystemd"),
         // Nearby Messages' shape over the pure scheduler: no I/O, no Foundation.
         .target(name: "NearcastNearby", dependencies: ["NearcastCore"]),
         // Composition: boards, devices, daemon loop, consoles, commands.
         .target(
             name: "NearcastApp",
             dependencies: [
-                "NearcastCore", "NearcastNearby", "NearcastDrivers", "NearcastBench",
+                "NearcastCore", "NearcastNearby", "NearcastDrivers", "NearcastBench", "NearcastSystemd",
             ]
         ),
         // A program on the box using the Nearby-style API on the simulated board's devices
@@ -85,6 +90,7 @@ let package = Package(
                            .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
+        .testTarget(name: "NearcastSystemdTests", dependencies: ["NearcastSystemd"]),
         // The modem through the simulated channel, and the simulator itself.
         .testTarget(name: "ModemChannelTests", dependencies: ["NearcastCore", "NearcastBench"]),
         .testTarget(name: "NearcastNearbyTests", dependencies: ["NearcastNearby", "NearcastDrivers"]),

@@ -22,9 +22,11 @@ final class ConsoleCommandTests: XCTestCase {
         let encoder = try MultiBandEncoder(sampleRate: 48_000)
         let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
         let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
-        box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
+        let devices = try Devices.open(board, state: stateDirectory, log: { _ in })
+        box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, devices: devices,
                   strategy: Strategy(mediums: .both, mode: .broadcast), listenMediums: .both,
-                  advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), faults: SimulatedFaults(), hub: nil,
+                  advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), hub: nil,
+                  reservation: BeaconClockReservation(saved: 500), configPath: nil, config: StaticConfig(),
                   log: { [unowned self] in self.logged.append($0) })
         transport = MemoryConsoleTransport(name: "test console")
         let interpreter = ConsoleInterpreter(box: box)

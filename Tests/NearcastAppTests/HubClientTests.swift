@@ -70,7 +70,7 @@ final class HubClientTests: XCTestCase {
             """, file: "n.json5")
         XCTAssertEqual(config.publications, ["message:demo/slide:Slide 1", "direct:c0ffee@ble"])
         XCTAssertEqual(config.hub, try HubSettings(url: "https://hub.example.org", key: "ncsec_x", certificateAuthority: "/etc/nearcast/ca.pem"))
-        XCTAssertEqual(config.layer.publications, config.publications)
+        XCTAssertEqual(config.publications, config.publications)
         for (text, key) in [("{ hub: { url: \"x\", key: \"k\" } }", "hub.url"), ("{ hub: { url: \"http://h\" } }", "hub.key"),
                             ("{ hub: { url: \"http://h\", key: \"k\", port: 1 } }", "hub.port"),
                             ("{ publications: [\"message:slide\"] }", "publications"), ("{ publications: \"direct:00\" }", "publications")] {

@@ -3,9 +3,9 @@ import NearcastCore
 @testable import NearcastApp
 
 final class SavedSettingsTests: XCTestCase {
-    private let example = SavedSettings(strategy: Strategy(mediums: .ble, mode: .both), audioLevel: 30,
-                                        bleIntervalMilliseconds: 250, txPower: -4, debug: true,
-                                        publications: ["direct:c0ffee@ble", "eid:12@both"])
+    private let example = SavedSettings(SettingsLayer(mediums: .ble, mode: .both, audioLevel: 30,
+                                        bleInterval: 250, txPower: -4, debug: true,
+                                        publications: ["direct:c0ffee@ble", "eid:12@both"]))
 
     func testWhatIsSavedReadsBackTheSame() throws {
         let text = example.text(savedAtBeaconTime: 1234)

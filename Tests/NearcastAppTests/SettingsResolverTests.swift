@@ -12,9 +12,9 @@ final class SettingsResolverTests: XCTestCase {
         let resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
         XCTAssertEqual(resolved.strategy, Strategy(mediums: .both, mode: .broadcast))
         XCTAssertEqual(resolved.audioLevel, SettingsDefaults.audioLevel)
-        XCTAssertEqual(resolved.bleIntervalMilliseconds, 100)
+        XCTAssertEqual(resolved.bleInterval, 100)
         XCTAssertEqual(resolved.txPower, board.bluetooth.txPower)
-        XCTAssertEqual(resolved.interval, 1)
+        XCTAssertEqual(resolved.audioInterval, 1)
         XCTAssertEqual(resolved.console, "stdio")
         XCTAssertFalse(resolved.debug)
         XCTAssertEqual(resolved.publications, ["direct:6e65617263617374@both"])
@@ -38,40 +38,40 @@ final class SettingsResolverTests: XCTestCase {
 
     func testTheSweepIntervalHasNoDefaultAndIsNeverSaved() {
         var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
-        XCTAssertNil(resolved.audioSweepEvery)
+        XCTAssertNil(resolved.values.audioSweepEvery)
         resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(audioSweepEvery: 30),
                                             commandLine: SettingsLayer(audioSweepEvery: 10), saved: nil)
-        XCTAssertEqual(resolved.audioSweepEvery, 10, "the command line over the config file")
+        XCTAssertEqual(resolved.values.audioSweepEvery, 10, "the command line over the config file")
         XCTAssertEqual(resolved.sources["audioSweepEvery"], "command line")
     }
 
     func testEachLayerOverridesTheOnesBeforeItWhereItSaysSomething() {
-        let config = SettingsLayer(mediums: .ble, audioLevel: 40, bleIntervalMilliseconds: 200, txPower: -8, interval: 2, console: "/dev/serial0")
-        let commandLine = SettingsLayer(mediums: .audio, interval: 3, console: "none")
+        let config = SettingsLayer(mediums: .ble, audioInterval: 2, audioLevel: 40, bleInterval: 200, txPower: -8, console: "/dev/serial0")
+        let commandLine = SettingsLayer(mediums: .audio, audioInterval: 3, console: "none")
         var resolved = SettingsResolver.resolve(board: board, config: config, commandLine: commandLine, saved: nil)
         XCTAssertEqual(resolved.strategy.mediums, .audio, "the command line over the config file")
         XCTAssertEqual(resolved.audioLevel, 40, "the config file over the defaults")
-        XCTAssertEqual(resolved.interval, 3)
+        XCTAssertEqual(resolved.audioInterval, 3)
         XCTAssertEqual(resolved.console, "none")
         XCTAssertEqual(resolved.publications, ["direct:6e65617263617374@audio"], "the default publication on the box's mediums")
         XCTAssertEqual(resolved.sources["mediums"], "command line")
         XCTAssertEqual(resolved.sources["txPower"], "config file")
 
-        let saved = SavedSettings(strategy: Strategy(mediums: .ble, mode: .both), audioLevel: 70, bleIntervalMilliseconds: 500,
-                                  txPower: 0, debug: false, publications: ["direct:c0ffee@ble"])
+        let saved = SavedSettings(SettingsLayer(mediums: .ble, mode: .both, audioLevel: 70, bleInterval: 500,
+                                  txPower: 0, debug: false, publications: ["direct:c0ffee@ble"]))
         resolved = SettingsResolver.resolve(board: board, config: config, commandLine: commandLine, saved: saved.layer)
         XCTAssertEqual(resolved.strategy, Strategy(mediums: .ble, mode: .both), "what a technician saved wins")
         XCTAssertEqual(resolved.audioLevel, 70)
-        XCTAssertEqual(resolved.bleIntervalMilliseconds, 500)
+        XCTAssertEqual(resolved.bleInterval, 500)
         XCTAssertEqual(resolved.txPower, 0)
-        XCTAssertEqual(resolved.interval, 3, "the saved settings say nothing of the interval")
+        XCTAssertEqual(resolved.audioInterval, 3, "the saved settings say nothing of the interval")
         XCTAssertEqual(resolved.publications, ["direct:c0ffee@ble"])
         XCTAssertEqual(resolved.sources["audioLevel"], "saved settings")
     }
 
     func testCommandLinePublicationsReplaceTheSavedOnesAndDebugIsOnWhenAnyLayerSaysSo() {
-        let saved = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 50, bleIntervalMilliseconds: 100,
-                                  txPower: -12, debug: false, publications: ["direct:c0ffee@ble"])
+        let saved = SavedSettings(SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: 50, bleInterval: 100,
+                                  txPower: -12, debug: false, publications: ["direct:c0ffee@ble"]))
         let commandLine = SettingsLayer(debug: true, publications: ["eid:4@both"])
         let resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(debug: false), commandLine: commandLine,
                                                 saved: saved.layer)
@@ -84,16 +84,16 @@ final class SettingsResolverTests: XCTestCase {
         let fromFile = try HubSettings(url: "https://hub.example.org", key: "ncsec_file", certificateAuthority: "/etc/nearcast/hub-ca.pem")
         let fromFlags = try HubSettings(url: "http://127.0.0.1:8080", key: "ncsec_flag", certificateAuthority: nil)
         var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
-        XCTAssertNil(resolved.hub, "no hub unless one is named")
+        XCTAssertNil(resolved.values.hub, "no hub unless one is named")
         XCTAssertNil(resolved.sources["hub"])
         resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: fromFile), commandLine: SettingsLayer(), saved: nil)
-        XCTAssertEqual(resolved.hub, fromFile)
+        XCTAssertEqual(resolved.values.hub, fromFile)
         XCTAssertEqual(resolved.sources["hub"], "config file")
-        let saved = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 50, bleIntervalMilliseconds: 100,
-                                  txPower: -12, debug: false, publications: ["message:demo/slide:Slide 1@both"])
+        let saved = SavedSettings(SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: 50, bleInterval: 100,
+                                  txPower: -12, debug: false, publications: ["message:demo/slide:Slide 1@both"]))
         resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(hub: fromFile), commandLine: SettingsLayer(hub: fromFlags),
                                             saved: saved.layer)
-        XCTAssertEqual(resolved.hub, fromFlags, "--hub over the config file's, and the saved settings (which hold no hub) leave it")
+        XCTAssertEqual(resolved.values.hub, fromFlags, "--hub over the config file's, and the saved settings (which hold no hub) leave it")
         XCTAssertEqual(resolved.sources["hub"], "command line")
     }
     /// A box given a hub and no publication is there to be found through the hub: it broadcasts
@@ -113,9 +113,9 @@ final class SettingsResolverTests: XCTestCase {
 
     func testTheBoxsNameComesFromTheCommandLineOverTheConfigFile() {
         var resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(), commandLine: SettingsLayer(), saved: nil)
-        XCTAssertNil(resolved.name, "no default name")
+        XCTAssertNil(resolved.values.name, "no default name")
         resolved = SettingsResolver.resolve(board: board, config: SettingsLayer(name: "Hall"), commandLine: SettingsLayer(name: "Room 101"), saved: nil)
-        XCTAssertEqual(resolved.name, "Room 101")
+        XCTAssertEqual(resolved.values.name, "Room 101")
         XCTAssertNil(SettingsDefaults.nameProblem("Salle Émile-Zola"))
         XCTAssertNotNil(SettingsDefaults.nameProblem(""))
         XCTAssertNotNil(SettingsDefaults.nameProblem(String(repeating: "x", count: 101)))

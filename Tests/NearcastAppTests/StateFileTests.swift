@@ -162,8 +162,8 @@ final class StateFileTests: XCTestCase {
     /// The settings file has its own JSON5 format (with a version key); damaged or cut short,
     /// it is kept aside and the previous copy used.
     func testSettings() throws {
-        let settings = SavedSettings(strategy: Strategy(mediums: .both, mode: .broadcast), audioLevel: 40, bleIntervalMilliseconds: 100,
-                                     txPower: -12, debug: false, publications: ["direct:c0ffee@both"])
+        let settings = SavedSettings(SettingsLayer(mediums: .both, mode: .broadcast, audioLevel: 40, bleInterval: 100,
+                                     txPower: -12, debug: false, publications: ["direct:c0ffee@both"]))
         for how in Damage.allCases {
             try settings.save(to: state, beaconTime: 1)
             var changed = settings

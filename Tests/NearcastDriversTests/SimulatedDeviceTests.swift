@@ -39,7 +39,7 @@ final class SimulatedDeviceTests: XCTestCase {
         let faults = SimulatedFaults()
         let log = try SimulatedLogFile(path: directory.file("ble.log"))
         var lines: [String] = []
-        let radio = RecoveringAdvertiser(intervalMilliseconds: 100, log: { lines.append($0) }) { () throws(BluetoothError) -> any BLEController in
+        let radio = RecoveringAdvertiser(intervalMilliseconds: 100, log: { lines.append($0) }) { () throws(BluetoothError) -> any BLEDevice in
             try SimulatedBLEController(log: log, setCount: 1, clock: clock, faults: faults)
         }
         try radio.advertise(set: 0, data: try frame("0102"), address: BLEAddress(value: 0x0000_4605_0403_0201)!)

@@ -11,97 +11,51 @@ struct RunCommand: RunnableCommand {
             With --board sim no hardware is needed: the audio goes to <state-dir>/audio.wav, paced \
             like a sound card, and the LEDs and BLE are shown on the console.
             """,
+        // The daemon's own options, then every setting's flags from the table of settings.
         arguments: [
-            .option("board", value: "name-or-file", help: "Board name or board file path (default: the config file's board, else sim)."),
             .option("config", value: "file", help: "Static config file (JSON5; /etc/nearcast/nearcast.json5 on an installed box), read again on SIGHUP."),
             .option("state-dir", value: "dir", help: "State directory. Default: $STATE_DIRECTORY, else ./NAME-state on a board without GPIO (sim-state, pc-state), else /var/lib/nearcast."),
-            .option("console", value: "stdio|none|device", help: "Technician console: stdio (the default), none (log only), or a serial device (e.g. /dev/ttyAMA0; the board's baud)."),
             .option("duration", value: "seconds", help: "Stop after this many seconds (default: run until SIGINT or SIGTERM)."),
             .option("payload", value: "hex", help: "Payload to publish, in hex (default: 6e65617263617374, \"nearcast\")."),
             .option("kind", value: "direct|eid", help: "Token kind to publish: direct (the default) or eid."),
             .option("exponent", value: "K", help: "EID rotation exponent K (0-15): a new EID every 2^K seconds (default 10)."),
-            .option("interval", value: "seconds", help: "Seconds between one publication's bursts (0.5 to 3600, default 1; bursts last 0.72 s, so the default 50 % duty cap stretches it to at least 1.44 s)."),
-            .option("band", value: "high|low|both", help: "The audio band: high (18.5-20 kHz, the default), low (15-16.5 kHz, for phones that do not hear the high one) or both (alternating bursts)."),
-            .option("sweep-every", value: "seconds", help: "Play the field check's sweep every SECONDS (5 to 3600) from the start, for phones at the hub's /check page (as the console's 'audio sweep every'; never saved)."),
-            .option("mediums", value: "audio|ble|both", help: "The box's mediums: audio, ble or both (default: the config file's, else both)."),
-            .repeated("publish", value: "spec", help: "A publication, instead of --payload/--kind; up to 8: direct:HEX, eid[:K] or message:NAMESPACE/TYPE:TEXT (through --hub), optionally @audio, @ble or @both (e.g. direct:c0ffee@ble, eid:10, message:demo/slide:Slide 3)."),
-            .option("hub", value: "url", help: "A nearcast-hub (http(s)://HOST[:PORT]) to publish message: publications through: the box registers its EID identity there and keeps each message attached to it."),
-            .option("name", value: "text", help: "The venue's name for the box, e.g. \"Room 101\": the hub lists the box by it, and the presenter picks the room's box by it."),
-            .option("hub-key", value: "secret", help: "The hub project's secret key (nearcast-hub project create); better kept in the config file's hub.key."),
-            .option("hub-ca", value: "file", help: "A PEM CA bundle for a hub behind a TLS proxy with a private certificate (default: the system's)."),
-            .flag("debug", help: "Log every scheduling decision (Nearby's debug logging)."),
             .option("subscribe", value: "audio|ble|both", help: "Also listen on audio, ble or both and log found/lost tokens (ble through the board's controller; audio through the board's microphone)."),
             .option("lost-after", value: "seconds", help: "With --subscribe: seconds a token may go unheard before it is reported lost (default 10)."),
-        ],
+        ] + BoxSettings.flags,
         make: RunCommand.init)
 
-    let board: String?
     let config: String?
     let stateDir: String?
-    let console: String?
     let duration: Double?
     let payload: String?
     let kind: TokenKind?
     let exponent: Int
-    let interval: Double?
-    let mediums: String?
-    let band: BandSelection?
-    let sweepEvery: Int?
     let publish: [String]
-    let debug: Bool
     let subscribe: String?
     let lostAfter: Double
-    let hub: HubSettings?
-    /// The venue's name for the box (`--name`).
-    let name: String?
+    /// What the command line says of the box's settings (every flag of ``BoxSettings`` but
+    /// --publish, which is read with --payload, --kind and --exponent in ``run()``).
+    let commandLine: SettingsLayer
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        board = try arguments.value("board")
         config = try arguments.value("config")
         stateDir = try arguments.value("state-dir")
-        console = try arguments.value("console")
         duration = try arguments.value("duration")
         payload = try arguments.value("payload")
         kind = try arguments.value("kind")
         exponent = try arguments.value("exponent", default: SettingsDefaults.exponent)
-        interval = try arguments.value("interval")
-        mediums = try arguments.value("mediums")
-        band = try arguments.value("band")
-        sweepEvery = try arguments.value("sweep-every")
-        if let sweepEvery, !SettingsDefaults.sweepIntervals.contains(sweepEvery) {
-            throw UsageError("--sweep-every \(sweepEvery): use \(SettingsDefaults.sweepIntervals.lowerBound) to \(SettingsDefaults.sweepIntervals.upperBound) seconds")
-        }
         publish = try arguments.values("publish")
-        debug = arguments.flag("debug")
         subscribe = try arguments.value("subscribe")
         lostAfter = try arguments.value("lost-after", default: SettingsDefaults.lostAfter)
-        name = try arguments.value("name")
-        if let name, let problem = SettingsDefaults.nameProblem(name) { throw UsageError("--name \(problem)") }
-        let hubURL: String? = try arguments.value("hub"), hubKey: String? = try arguments.value("hub-key")
-        let hubCA: String? = try arguments.value("hub-ca")
-        switch (hubURL, hubKey) {
-        case (nil, nil):
-            guard hubCA == nil else { throw UsageError("--hub-ca is for --hub") }
-            hub = nil
-        case (let url?, let key?):
-            do { hub = try HubSettings(url: url, key: key, certificateAuthority: hubCA) } catch {
-                throw UsageError("--hub: \(error.message)")
-            }
-        case (_?, nil): throw UsageError("--hub needs --hub-key SECRET (the project's secret key)")
-        case (nil, _?): throw UsageError("--hub-key needs --hub URL")
-        }
+        var commandLine = SettingsLayer()
+        for setting in BoxSettings.all { try setting.readFlags(arguments, &commandLine) }
+        self.commandLine = commandLine
 
         if let duration, !(duration > 0 && duration.isFinite) {
             throw UsageError("--duration \(duration): use a positive number of seconds")
         }
-        if let interval, !(interval.isFinite && interval >= 0.5 && interval <= 3600) {
-            throw UsageError("--interval \(interval): use 0.5 to 3600 seconds (a burst lasts 0.72 s; the duty cap stretches a short interval)")
-        }
         guard (0...EphemeralIdentifier.maximumExponent).contains(exponent) else {
             throw UsageError("--exponent \(exponent): use 0 to 15")
-        }
-        if let console, !(console == "stdio" || console == "none" || console.hasPrefix("/")) {
-            throw UsageError("--console \(console): use stdio, none or a serial device path such as /dev/ttyAMA0")
         }
         if kind == .eid && payload != nil {
             throw UsageError("--payload is for direct tokens; an EID comes from the identity key in the state directory")
@@ -111,9 +65,6 @@ struct RunCommand: RunnableCommand {
         }
         if let subscribe, DiscoveryMediums(name: subscribe) == nil {
             throw UsageError("--subscribe \(subscribe): use audio, ble or both")
-        }
-        if let mediums, DiscoveryMediums(name: mediums) == nil {
-            throw UsageError("--mediums \(mediums): use audio, ble or both")
         }
         if !publish.isEmpty && (payload != nil || kind != nil) {
             throw UsageError("--publish replaces --payload and --kind: use one or the other")
@@ -135,13 +86,13 @@ struct RunCommand: RunnableCommand {
         var staticConfig = fromFile?.config ?? StaticConfig()
         let loaded: Board
         do {
-            loaded = try BoardLoader.load(board ?? staticConfig.board ?? "sim")
+            loaded = try BoardLoader.load(commandLine.board ?? staticConfig.board ?? "sim")
             if let text = fromFile?.text, let earlyStateDirectory {
                 StaticConfig.rememberLastGood(text, in: earlyStateDirectory, log: log)
             }
         } catch {
             // A board misnamed in an edited config file: start from the last good config's.
-            guard board == nil, fromFile?.text != nil, let earlyStateDirectory,
+            guard commandLine.board == nil, fromFile?.text != nil, let earlyStateDirectory,
                   let copy = StaticConfig.lastGood(in: earlyStateDirectory),
                   let fallback = try? BoardLoader.load(copy.board ?? "sim") else { throw CommandFailure("\(error)") }
             log("error: \(config ?? ""): \(error); starting from the last good configuration, "
@@ -155,15 +106,7 @@ struct RunCommand: RunnableCommand {
 
         // What the command line says; SettingsResolver lays it over the config file and under
         // the console's saved settings when the daemon starts.
-        var commandLine = SettingsLayer()
-        commandLine.mediums = self.mediums.flatMap { DiscoveryMediums(name: $0) }
-        commandLine.interval = interval
-        commandLine.audioBand = band
-        commandLine.audioSweepEvery = sweepEvery
-        commandLine.console = console
-        commandLine.debug = debug ? true : nil
-        commandLine.hub = hub
-        commandLine.name = name
+        var commandLine = self.commandLine
         if !publish.isEmpty {
             commandLine.publications = try publish.map { text throws(UsageError) in try Self.publication(text, exponent: exponent) }
         } else if payload != nil || kind != nil {
@@ -186,7 +129,7 @@ struct RunCommand: RunnableCommand {
         settings.lostAfter = lostAfter
         // Only a console named on the command line must open; one from the config file is
         // logged and skipped when it cannot, so the box still broadcasts.
-        settings.consoleIsRequired = self.console != nil
+        settings.consoleIsRequired = commandLine.console != nil
         if let mediums = settings.subscribe, mediums.contains(.audio) && !loaded.canListenOverAudio {
             throw CommandFailure("--subscribe \(subscribe ?? ""): board \(loaded.name) has no microphone (audio.input in \(loaded.source)); --subscribe ble works on every board")
         }

@@ -9,7 +9,7 @@ import NearcastNearby
 /// device (formatting allocates; the rendering does not).
 final class ActionPerformer {
     private let encoder: MultiBandEncoder
-    private let radio: any BLERadio
+    private let radio: RecoveringAdvertiser
     private let clock: StreamClock
     private let manager: MessageManager
     private let progress: LoopProgress

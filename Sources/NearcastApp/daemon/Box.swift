@@ -2,10 +2,13 @@ import NearcastCore
 import NearcastDrivers
 import NearcastNearby
 
-/// The running box's parts, each the one owner of its state: made once by ``Daemon`` at start
-/// and handed out piece by piece (a console subsystem's commands get only the parts they act
-/// on; `status`, which reports on everything, and the config reload, which sets the tunables
-/// from several owners, get the whole). It holds no state and makes no decision of its own.
+/// Everything the running box is made of, each part the one owner of its state: its devices,
+/// the state owners, and the workers the daemon's loop drives once a period (the listener, the
+/// action performer, the health reporter, the LED display, the config reloader, the systemd
+/// reporter). Made once by ``Daemon`` at start and handed out piece by piece (a console
+/// subsystem's commands get only the parts they act on; `status`, which reports on everything,
+/// and the config reload, which sets the tunables from several owners, get the whole). It makes
+/// no decision of its own. The consoles are made from it and so are not in it.
 final class Box {
     let board: Board
     let stateDirectory: StateDirectory
@@ -24,24 +27,43 @@ final class Box {
     let pin: TechnicianPIN
     let logRing = LogRing()
     let log: LogSink
-    /// The simulated board's fault switches (nil on a real board).
-    let faults: SimulatedFaults?
     /// The hub client, when the box publishes messages through a hub.
     let hub: HubLink?
 
-    init(board: Board, stateDirectory: StateDirectory, manager: MessageManager, encoder: MultiBandEncoder, sampleRate: Int,
-         strategy: Strategy, listenMediums: DiscoveryMediums, advertising: AdvertisingSettings, faults: SimulatedFaults?,
-         hub: HubLink?, log: @escaping (String) -> Void) {
+    /// The board's devices, opened at start.
+    let devices: Devices
+    /// What was heard, decoded once a period.
+    let listener: Listener
+    /// Renders each period: the scheduler's bursts and advertising changes.
+    let performer: ActionPerformer
+    let health = DeviceHealthReporter()
+    let display: LEDDisplay
+    /// SIGHUP's reload of the config file.
+    let reloader: ConfigReloader
+    let systemd: SystemdReporter
+    /// The beacon clock's stretch reserved on disk, renewed by the loop.
+    var reservation: BeaconClockReservation
+
+    /// The simulated board's fault switches (nil on a real board).
+    var faults: SimulatedFaults? { devices.faults }
+    /// The stream's samples per second (the speaker's rate).
+    var sampleRate: Int { progress.sampleRate }
+
+    /// `config` is the config file's settings at start (read again from `configPath` on SIGHUP).
+    init(board: Board, stateDirectory: StateDirectory, manager: MessageManager, encoder: MultiBandEncoder, devices: Devices,
+         strategy: Strategy, listenMediums: DiscoveryMediums, advertising: AdvertisingSettings, hub: HubLink?,
+         reservation: BeaconClockReservation, configPath: String?, config: StaticConfig, log: @escaping (String) -> Void) {
         self.board = board
         self.stateDirectory = stateDirectory
         self.manager = manager
         self.encoder = encoder
-        self.faults = faults
+        self.devices = devices
         self.hub = hub
         self.advertising = advertising
+        self.reservation = reservation
         let sink = LogSink(log)
         self.log = sink
-        progress = LoopProgress(sampleRate: sampleRate)
+        progress = LoopProgress(sampleRate: devices.output.sampleRate)
         publications = Publications(manager: manager, progress: progress, strategy: strategy, listenMediums: listenMediums,
                                     throughHub: hub != nil, log: sink)
         lights = StatusLights(manager: manager, publications: publications, problems: problems)
@@ -49,6 +71,11 @@ final class Box {
         settings = SettingsKeeper(stateDirectory: stateDirectory, manager: manager, publications: publications, encoder: encoder,
                                   advertising: advertising, progress: progress, log: sink)
         pin = TechnicianPIN(state: stateDirectory, now: 0, log: { sink($0) })
+        listener = Listener(devices: devices, manager: manager, progress: progress, heard: heard)
+        performer = ActionPerformer(encoder: encoder, devices: devices, manager: manager, progress: progress, advertising: advertising)
+        display = LEDDisplay(leds: devices.leds)
+        reloader = ConfigReloader(path: configPath, loaded: config, state: stateDirectory, board: board)
+        systemd = SystemdReporter(log: log)
     }
 
     /// Beacon time now.

@@ -22,33 +22,18 @@ public final class Daemon {
         self.log = log
     }
 
-    /// Everything a running daemon is made of, built by ``start()``.
-    private struct Parts {
-        let devices: Devices
-        let box: Box
-        let consoles: Consoles
-        let listener: Listener
-        let performer: ActionPerformer
-        let health = DeviceHealthReporter()
-        let display: LEDDisplay
-        let reloader: ConfigReloader
-        let systemd: SystemdReporter
-        var reservation: BeaconClockReservation
-        var sampleRate: Int { box.progress.sampleRate }
-    }
-
     /// Runs until the duration is reached or a stop signal arrives.
     public func run() throws(CommandFailure) {
         let signals = SignalWatcher()
-        var parts = try start()
+        let (box, consoles) = try start()
         var position = 0
-        let reason = try loop(&parts, signals: signals, position: &position)
-        stop(&parts, at: position, reason: reason)
+        let reason = try loop(box, consoles, signals: signals, position: &position)
+        stop(box, consoles, at: position, reason: reason)
     }
 
     /// Opens the devices, resolves the settings, restores the beacon clock, makes the manager
-    /// and the state, publishes, and opens the consoles.
-    private func start() throws(CommandFailure) -> Parts {
+    /// and the state, publishes, and opens the consoles (made from the box, so not in it).
+    private func start() throws(CommandFailure) -> (Box, Consoles) {
         let board = settings.board
         log("nearcast \(BuildInfo.version): board \(board.name) (\(board.description)) from \(board.source)")
         let devices = try Devices.open(board, state: settings.state, log: log)
@@ -70,7 +55,7 @@ public final class Daemon {
         log("state directory \(settings.state.path); beacon time starts at \(reservation.clock.start)")
 
         var config = SchedulerConfiguration(ticksPerSecond: fs, audioBurstLength: Int64(encoder.rate.burstSamples))
-        config.audioInterval = Int64((resolved.interval * Double(fs)).rounded())
+        config.audioInterval = Int64((resolved.audioInterval * Double(fs)).rounded())
         config.bleAdvertisingSets = devices.radio.setCount
         let seed: UInt64
         do { seed = try FileSystem.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } } catch {
@@ -82,17 +67,17 @@ public final class Daemon {
         // The box's strategy: each publication is made within it, on the mediums it asks for.
         var strategy = resolved.strategy
         if settings.subscribe != nil { strategy.mode.insert(.scan) }
-        let hub = resolved.hub.map { hub in
+        let hub = resolved.values.hub.map { hub in
             let link = HubLink(settings: hub, state: settings.state, exponent: settings.exponent,
-                               description: resolved.name ?? "nearcast \(board.name) (\(board.description))", log: log)
-            link.boxName = resolved.name
+                               description: resolved.values.name ?? "nearcast \(board.name) (\(board.description))", log: log)
+            link.boxName = resolved.values.name
             return link
         }
-        let box = Box(board: board, stateDirectory: settings.state, manager: manager, encoder: encoder, sampleRate: fs,
+        let box = Box(board: board, stateDirectory: settings.state, manager: manager, encoder: encoder, devices: devices,
                       strategy: strategy, listenMediums: (settings.subscribe ?? .both).intersection(board.listenableMediums),
                       advertising: AdvertisingSettings(txPower: Int8(clamping: resolved.txPower),
-                                                       intervalMilliseconds: resolved.bleIntervalMilliseconds),
-                      faults: devices.faults, hub: hub, log: log)
+                                                       intervalMilliseconds: resolved.bleInterval),
+                      hub: hub, reservation: reservation, configPath: settings.configPath, config: settings.config, log: log)
         if case .failed(let why) = firstSave { box.problems.state = why }
         if let link = box.hub {
             // A known identity puts the messages on air at once; the hub is told when it answers.
@@ -117,33 +102,26 @@ public final class Daemon {
             + " duty cycle at most \(Int(config.audioDutyCycle * 100)) %); BLE: \(sets) advertising set\(sets == 1 ? "" : "s")")
         log(consent ? "consent granted: broadcasting" :
             "consent not granted: broadcasting nothing until a technician grants consent on the console")
-        let parts = Parts(devices: devices, box: box, consoles: consoles,
-                          listener: Listener(devices: devices, manager: manager, progress: box.progress, heard: box.heard),
-                          performer: ActionPerformer(encoder: encoder, devices: devices, manager: manager, progress: box.progress,
-                                                     advertising: box.advertising),
-                          display: LEDDisplay(leds: devices.leds),
-                          reloader: ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: board),
-                          systemd: SystemdReporter(log: log), reservation: reservation)
-        if let every = resolved.audioSweepEvery {
-            parts.performer.repeatSweep(everySeconds: every)
+        if let every = resolved.values.audioSweepEvery {
+            box.performer.repeatSweep(everySeconds: every)
             log("field check: the sweep plays every \(every) s (from the \(resolved.sources["audioSweepEvery"] ?? "command line"); "
                 + "'audio sweep off' on the console stops it)")
         }
-        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: 0, manager: manager,
-                            problems: box.problems, log: consoles.log)
-        parts.display.update(box.lights, atMilliseconds: 0, log: consoles.log)
-        return parts
+        box.health.update(devices, microphone: box.listener.microphone, atMilliseconds: 0, manager: manager,
+                          problems: box.problems, log: consoles.log)
+        box.display.update(box.lights, atMilliseconds: 0, log: consoles.log)
+        return (box, consoles)
     }
 
     /// The settings in effect at start: defaults, config file, command line, saved settings.
     private func resolveSettings() -> ResolvedSettings {
         let saved = SavedSettings.load(from: settings.state, log: log)
-        let resolved = SettingsResolver.resolve(board: settings.board, config: settings.config.layer,
+        let resolved = SettingsResolver.resolve(board: settings.board, config: settings.config,
                                                 commandLine: settings.commandLine, saved: saved?.layer)
         if let saved {
             let file = settings.state.file(SavedSettings.fileName)
             log("saved settings from \(file): \(saved.strategy), audio level \(saved.audioLevel), band \(saved.audioBand.name),"
-                + " ble interval \(saved.bleIntervalMilliseconds) ms, txpower \(saved.txPower) dBm")
+                + " ble interval \(saved.bleInterval) ms, txpower \(saved.txPower) dBm")
             if resolved.sources["publications"] == "command line" && saved.publications != resolved.publications {
                 log("the command line's publications replace the \(saved.publications.count) saved in \(file)")
             }
@@ -153,9 +131,9 @@ public final class Daemon {
 
     /// One audio period at a time until the duration, a stop signal or a restart; returns why
     /// it stopped. `position` is the stream position reached.
-    private func loop(_ parts: inout Parts, signals: SignalWatcher, position: inout Int) throws(CommandFailure) -> String {
-        let box = parts.box, output = parts.devices.output, fs = parts.sampleRate
-        let performer = parts.performer, listener = parts.listener, consoles = parts.consoles
+    private func loop(_ box: Box, _ consoles: Consoles, signals: SignalWatcher, position: inout Int) throws(CommandFailure) -> String {
+        let output = box.devices.output, fs = box.sampleRate
+        let performer = box.performer, listener = box.listener
         let limit = settings.duration.map { Int(($0 * Double(fs)).rounded()) }
         // The hand-over to the driver: the period is rendered in place in the ring and the
         // driver writes it to the device straight from there (4 periods: regions never wrap).
@@ -163,8 +141,7 @@ public final class Daemon {
         while true {
             if let signal = signals.poll() {
                 guard signal == .hangUp else { return signal == .interrupt ? "SIGINT" : "SIGTERM" }
-                let reloader = parts.reloader
-                parts.systemd.reloading { reloader.reload(into: box, log: consoles.log) }
+                box.systemd.reloading { box.reloader.reload(into: box, log: consoles.log) }
             }
             // The daemon's own subscription follows the strategy (the console's `strategy mode scan`).
             do { try listener.follow(box.publications.listeningMediums, log: consoles.log) } catch {
@@ -177,12 +154,12 @@ public final class Daemon {
                 performer.render(into: span, at: start)
                 return span.count
             }
-            let restart = servicePeriod(parts, at: position)
+            let restart = servicePeriod(box, consoles, at: position)
             do { try output.write(from: ring, frames: count) } catch { throw CommandFailure("\(error)") }
             position += count
             box.progress.position = position
-            parts.systemd.periodPlayed(box.lights, publications: box.publications, problems: box.problems)
-            switch saveReservation(&parts.reservation, at: box.manager.schedule.beaconTime(at: Int64(position))) {
+            box.systemd.periodPlayed(box.lights, publications: box.publications, problems: box.problems)
+            switch saveReservation(&box.reservation, at: box.manager.schedule.beaconTime(at: Int64(position))) {
             case .notDue: break
             case .saved:
                 if box.problems.state != nil { log("state directory writable again: beacon clock reservation saved") }
@@ -199,32 +176,32 @@ public final class Daemon {
     /// Everything but the audio, once per period before it is played: what was heard, the
     /// log lines, the radio, the devices' health, the consoles, the hub, the LEDs, and what the
     /// consoles asked of the loop. Returns whether a restart was asked for.
-    private func servicePeriod(_ parts: Parts, at position: Int) -> Bool {
-        let box = parts.box, devices = parts.devices, consoles = parts.consoles, fs = parts.sampleRate
-        parts.listener.service(at: position)
+    private func servicePeriod(_ box: Box, _ consoles: Consoles, at position: Int) -> Bool {
+        let devices = box.devices, fs = box.sampleRate
+        box.listener.service(at: position)
         // Log outside the period's rendering (formatting allocates; the audio path does not).
-        parts.performer.flush(consoles.log)
-        parts.listener.flush(stamp: ActionPerformer.stamp(Double(position) / Double(fs)), consoles.log)
+        box.performer.flush(consoles.log)
+        box.listener.flush(stamp: ActionPerformer.stamp(Double(position) / Double(fs)), consoles.log)
         devices.radio.intervalMilliseconds = box.advertising.intervalMilliseconds
         devices.clock.seconds = Double(position) / Double(fs)
         devices.radio.maintain(now: devices.clock.seconds)
         let now = Int64(position) * 1000 / Int64(fs)
-        parts.health.update(devices, microphone: parts.listener.microphone, atMilliseconds: now, manager: box.manager,
-                            problems: box.problems, log: consoles.log)
+        box.health.update(devices, microphone: box.listener.microphone, atMilliseconds: now, manager: box.manager,
+                          problems: box.problems, log: consoles.log)
         consoles.service()
         if let hub = box.hub {
             let publications = box.publications
             hub.service(now: devices.clock.seconds, beaconTime: box.beaconTime, manager: box.manager,
                         heartbeat: { box.hubHeartbeat }, identityChanged: publications.hubIdentityChanged, log: consoles.log)
         }
-        parts.display.update(box.lights, atMilliseconds: now, log: consoles.log)
+        box.display.update(box.lights, atMilliseconds: now, log: consoles.log)
         var restart = false
         while let request = box.requests.next() {
             switch request {
             case .restart: restart = true
-            case .testBurst: parts.performer.requestTestBurst()
-            case .sweep: parts.performer.requestSweep()
-            case .sweepEvery(let seconds): parts.performer.repeatSweep(everySeconds: seconds)
+            case .testBurst: box.performer.requestTestBurst()
+            case .sweep: box.performer.requestSweep()
+            case .sweepEvery(let seconds): box.performer.repeatSweep(everySeconds: seconds)
             case .stall(let seconds):
                 // Deliberately blocks the loop, watchdog pings included (see `debug stall`).
                 log("warning: the loop stalls for \(seconds) s on the console's request (debug stall): no audio, no watchdog ping")
@@ -236,20 +213,19 @@ public final class Daemon {
     }
 
     /// A clean stop: the device drained, advertising off, the exact beacon time saved.
-    private func stop(_ parts: inout Parts, at position: Int, reason: String) {
-        let box = parts.box, consoles = parts.consoles
-        parts.systemd.stopping(reason)
-        do { try parts.devices.output.drain() } catch { log("warning: \(error)") }
-        parts.performer.stopAdvertising(at: position, log: log)
+    private func stop(_ box: Box, _ consoles: Consoles, at position: Int, reason: String) {
+        box.systemd.stopping(reason)
+        do { try box.devices.output.drain() } catch { log("warning: \(error)") }
+        box.performer.stopAdvertising(at: position, log: log)
         box.hub?.cancel()
         box.publications.unpublishAll()
-        parts.listener.stop()
+        box.listener.stop()
         // A clean stop saves the exact time: the next start continues from here.
         let final = box.manager.schedule.beaconTime(at: Int64(position))
         saveClock(final)
-        consoles.log("stopped (\(reason)) after \(Formatting.fixed(Double(position) / Double(parts.sampleRate), decimals: 2)) s: "
+        consoles.log("stopped (\(reason)) after \(Formatting.fixed(Double(position) / Double(box.sampleRate), decimals: 2)) s: "
                      + "\(box.progress.bursts) burst\(box.progress.bursts == 1 ? "" : "s"); beacon time \(final)")
-        parts.display.release(log: consoles.log)
+        box.display.release(log: consoles.log)
         consoles.service()
     }
 
@@ -263,7 +239,7 @@ public final class Daemon {
         let source = origin == "saved settings" ? settings.state.file(SavedSettings.fileName)
             : origin == "config file" ? (settings.configPath ?? "the config file") : "--publish"
         for spec in resolved.publications {
-            if spec.isMessage && resolved.hub == nil {
+            if spec.isMessage && resolved.values.hub == nil {
                 let why = "a message is published through a hub: add --hub URL --hub-key SECRET (or hub in the config file)"
                 guard origin != "command line" else { throw CommandFailure(why) }
                 log("error: \(source): publication '\(spec.text)' skipped: \(why)")

@@ -1,5 +1,6 @@
 import NearcastCore
 import NearcastDrivers
+import NearcastSystemd
 
 /// Speaks systemd's notify protocol for the daemon: READY once the first period is played and
 /// every driver's state is known, a one-line STATUS that follows the LEDs' states, watchdog
@@ -7,9 +8,16 @@ import NearcastDrivers
 final class SystemdReporter {
     private let notifier: SystemdNotifier?
     private var announced: (states: DeviceStates, publications: Int)?
+    /// When the last watchdog ping went (monotonic seconds).
+    private var lastPing = -Double.infinity
 
     init(log: (String) -> Void) {
-        notifier = SystemdNotifier.fromEnvironment()
+        do {
+            notifier = try SystemdNotifier.fromEnvironment()
+        } catch {
+            notifier = nil
+            log("warning: systemd: \(error); not notifying")
+        }
         if let notifier {
             log("systemd: notifying readiness"
                 + (notifier.watchdogInterval.map { ", watchdog ping every \(Formatting.fixed($0, decimals: 1)) s" } ?? ""))
@@ -22,21 +30,27 @@ final class SystemdReporter {
         let states = lights.deviceStates
         let count = publications.entries.count
         if announced == nil || announced!.states != states || announced!.publications != count {
-            notifier.send((announced == nil ? "READY=1\n" : "") + "STATUS=" + Self.status(states, publications: count, problems))
+            let status = SystemdNotification.status(Self.status(states, publications: count, problems))
+            notifier.send(announced == nil ? [.ready, status] : [status])
             announced = (states, count)
         }
-        notifier.pingWatchdogIfDue(now: MonotonicClock.seconds())
+        // Half the watchdog timeout between pings, as sd_watchdog_enabled(3) advises.
+        let now = MonotonicClock.seconds()
+        if let interval = notifier.watchdogInterval, now - lastPing >= interval {
+            lastPing = now
+            notifier.send(.watchdog)
+        }
     }
 
     /// Around a configuration reload.
     func reloading(_ body: () -> Void) {
-        notifier?.send("RELOADING=1")
+        notifier?.send(.reloading())
         body()
-        notifier?.send("READY=1")
+        notifier?.send(.ready)
     }
 
     func stopping(_ reason: String) {
-        notifier?.send("STOPPING=1\nSTATUS=stopping (\(reason))")
+        notifier?.send(.stopping, .status("stopping (\(reason))"))
     }
 
     /// The one-line state `systemctl status` shows.

@@ -3,9 +3,8 @@ import NearcastDrivers
 
 /// A board's devices, opened in one place from its description, each behind its protocol: the
 /// speaker (``AudioOutput``), the microphone (``AudioInput``, opened while listening), the
-/// Bluetooth radio (``BLERadio``: a ``RecoveringAdvertiser`` over the board's controller, real
-/// or simulated),
-/// and the status LEDs. The daemon and `selftest` take their devices from here; nothing past
+/// Bluetooth radio (a ``RecoveringAdvertiser`` over the board's ``BLEDevice``, real or
+/// simulated), and the status LEDs. The daemon and `selftest` take their devices from here; nothing past
 /// this file knows which driver is behind a protocol.
 ///
 /// On the simulated board every device is a twin that runs on ``clock`` (stream time, moved by
@@ -22,7 +21,7 @@ final class Devices {
 
     let board: Board
     let output: AudioOutput
-    let radio: any BLERadio
+    let radio: RecoveringAdvertiser
     /// The status LEDs (nil when they could not be had; ``ledsProblem`` says why).
     let leds: StatusLEDOutput?
     let ledsProblem: CommandFailure?
@@ -37,7 +36,7 @@ final class Devices {
     private let notes: ControllerNotes
     private let microphoneOpener: (() throws(AudioDeviceError) -> AudioInput)?
 
-    private init(board: Board, output: AudioOutput, radio: any BLERadio, leds: StatusLEDOutput?,
+    private init(board: Board, output: AudioOutput, radio: RecoveringAdvertiser, leds: StatusLEDOutput?,
                  ledsProblem: CommandFailure?, clock: StreamClock, faults: SimulatedFaults?, descriptions: [String],
                  microphoneOpener: (() throws(AudioDeviceError) -> AudioInput)?, notes: ControllerNotes) {
         self.notes = notes
@@ -118,20 +117,20 @@ final class Devices {
 
         // The radio: the same recovery over either controller.
         let bluetooth = board.bluetooth
-        let radio: any BLERadio
+        let radio: RecoveringAdvertiser
         switch bluetooth.driver {
         case .sim:
             let path = state.file(purpose.bluetoothLog)
             let controllerLog: SimulatedLogFile
             do { controllerLog = try SimulatedLogFile(path: path) } catch { throw CommandFailure("\(path): \(error)") }
             let switches = faults ?? SimulatedFaults()
-            radio = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> any BLEController in
+            radio = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> any BLEDevice in
                 try SimulatedBLEController(log: controllerLog, setCount: bluetooth.advertisingSets, clock: clock, faults: switches)
             }
             descriptions.append("bluetooth: simulated controller, \(bluetooth.advertisingSets) advertising set"
                                 + (bluetooth.advertisingSets == 1 ? " (legacy)" : "s") + "; advertising recorded in \(path)")
         case .hci, .h4:
-            radio = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> any BLEController in
+            radio = RecoveringAdvertiser(intervalMilliseconds: 100, log: log) { () throws(BluetoothError) -> any BLEDevice in
                 try openController(bluetooth) { line in
                     notes.found = line
                     log(line)

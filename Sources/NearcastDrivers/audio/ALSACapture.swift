@@ -9,39 +9,24 @@ import NearcastCore
 /// recovered with `snd_pcm_recover` and counted; samples the loop did not take in time are
 /// dropped and counted. A lost or missing device is retried with a growing backoff, as for
 /// ``ALSAPlayback``.
-public final class ALSACapture: AudioInput {
-    public let device: String
-    public let sampleRate: Int
-    public let periodFrames: Int
-    private let stream: ALSAStreamThread
-
-    /// Starts the capture thread and waits (up to 5 s) for its first attempt to open `device`.
+public final class ALSACapture: ALSAStream, AudioInput {
+    /// Starts the capture thread ("nearcast-capture") on `device` (see ``ALSAStream``).
     public init(device: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4,
                 ringPeriods: Int = 16) throws(AudioDeviceError) {
-        self.device = device
-        self.sampleRate = sampleRate
-        self.periodFrames = periodFrames
-        let configuration = ALSADeviceKeeper.Configuration(device: device, capture: true, sampleRate: sampleRate,
-                                                           periodFrames: periodFrames, bufferPeriods: bufferPeriods)
-        stream = try ALSAStreamThread(name: "nearcast-capture", configuration: configuration, ringPeriods: ringPeriods) {
-            Self.capture(ring: $0, report: $1, configuration: $2)
-        }
+        try super.init(ALSAStreamConfiguration(.capture, device: device, sampleRate: sampleRate, periodFrames: periodFrames,
+                                               bufferPeriods: bufferPeriods),
+                       ringPeriods: ringPeriods) { ALSACapture.capture(ring: $0, report: $1, configuration: $2) }
     }
-
-    public var status: AudioDeviceStatus { stream.report.status(device: device) }
 
     /// Samples captured but dropped because the loop did not take them in time.
     public var dropped: Int { stream.report.snapshot.dropped }
-
-    /// The capture thread, for tests that count its allocations.
-    public var threadHandle: pthread_t? { stream.handle }
 
     public func read(into output: UnsafeMutableBufferPointer<Float>) -> Int { stream.ring.read(into: output) }
 
     public func stop() { stream.stop() }
 
     /// The thread's loop.
-    private static func capture(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSADeviceKeeper.Configuration) {
+    private static func capture(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSAStreamConfiguration) {
         let period = configuration.periodFrames
         let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: period)
         let samples = UnsafeMutablePointer<Int16>.allocate(capacity: period)

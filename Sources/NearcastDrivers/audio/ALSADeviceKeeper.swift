@@ -45,15 +45,7 @@ final class ALSAStreamReport: Sendable {
 /// with a growing backoff (1 s to 30 s) while it is missing, a USB card unplugged for instance,
 /// so that the box plays again by itself when it comes back. Lives on the audio thread.
 struct ALSADeviceKeeper {
-    struct Configuration: Sendable {
-        var device: String
-        var capture: Bool
-        var sampleRate: Int
-        var periodFrames: Int
-        var bufferPeriods: Int
-    }
-
-    let configuration: Configuration
+    let configuration: ALSAStreamConfiguration
     let report: ALSAStreamReport
     /// The device while it is open.
     private(set) var pcm: ALSAPCM?
@@ -62,7 +54,7 @@ struct ALSADeviceKeeper {
     private var devicePacer: RealTimePacer
     private var missingPacer: RealTimePacer
 
-    init(configuration: Configuration, report: ALSAStreamReport) {
+    init(configuration: ALSAStreamConfiguration, report: ALSAStreamReport) {
         self.configuration = configuration
         self.report = report
         let rate = configuration.sampleRate
@@ -103,9 +95,7 @@ struct ALSADeviceKeeper {
     private mutating func attemptOpen() {
         let wasLost = report.snapshot.attempts > 0
         do {
-            let opened = try ALSAPCM(device: configuration.device, capture: configuration.capture,
-                                     sampleRate: configuration.sampleRate, periodFrames: configuration.periodFrames,
-                                     bufferPeriods: configuration.bufferPeriods)
+            let opened = try ALSAPCM(configuration)
             pcm = opened
             retry.succeeded()
             devicePacer.restart()
@@ -125,26 +115,32 @@ struct ALSADeviceKeeper {
     }
 }
 
-/// What both audio drivers share: the hand-over ring, the report and the thread, started and
-/// stopped the same way.
+/// What both audio drivers share, the one opening path for either direction: the device's
+/// configuration, the hand-over ring, the report and the thread, started and stopped the same
+/// way. ``ALSAPlayback`` and ``ALSACapture`` differ only in the loop they run on it.
 final class ALSAStreamThread {
+    let configuration: ALSAStreamConfiguration
     let ring: SharedSampleRing
     let report = ALSAStreamReport()
     private var thread: DriverThread?
 
-    /// Starts `loop` on a thread called `name` and waits (up to 5 s) for its first attempt to
-    /// open the device, so the owner can say at once whether it is there.
-    init(name: String, configuration: ALSADeviceKeeper.Configuration, ringPeriods: Int,
-         loop: @escaping @Sendable (SharedSampleRing, ALSAStreamReport, ALSADeviceKeeper.Configuration) -> Void) throws(AudioDeviceError) {
+    /// Starts `loop` on a thread named for the direction and waits (up to 5 s) for its first
+    /// attempt to open the device, so the owner can say at once whether it is there.
+    init(_ configuration: ALSAStreamConfiguration, ringPeriods: Int,
+         loop: @escaping @Sendable (SharedSampleRing, ALSAStreamReport, ALSAStreamConfiguration) -> Void) throws(AudioDeviceError) {
+        self.configuration = configuration
         ring = SharedSampleRing(capacity: configuration.periodFrames * ringPeriods)
         let ring = self.ring, report = self.report
         do {
-            thread = try DriverThread(name: name) { loop(ring, report, configuration) }
+            thread = try DriverThread(name: configuration.direction.threadName) { loop(ring, report, configuration) }
         } catch {
             throw .failed(device: configuration.device, reason: "\(error)")
         }
         report.waitForFirstAttempt(seconds: 5)
     }
+
+    /// The device's state in the terms of the status model.
+    var status: AudioDeviceStatus { report.status(device: configuration.device) }
 
     deinit { stop() }
 

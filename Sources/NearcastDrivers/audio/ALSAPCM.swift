@@ -48,16 +48,18 @@ final class ALSAPCM {
     private(set) var xruns = 0
     private let handle: OpaquePointer
 
-    /// Opens and configures `device` for playback or capture.
-    init(device: String, capture: Bool, sampleRate: Int, periodFrames: Int, bufferPeriods: Int) throws(ALSAFailure) {
+    /// Opens and configures the device for playback or capture, as `configuration` says.
+    init(_ configuration: ALSAStreamConfiguration) throws(ALSAFailure) {
         _ = nearcast_alsa_silence_errors()
         var opened: OpaquePointer?
-        try Self.check(snd_pcm_open(&opened, device, capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, 0), .open)
+        let stream = configuration.direction == .capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK
+        try Self.check(snd_pcm_open(&opened, configuration.device, stream, 0), .open)
         guard let opened else { throw ALSAFailure(.open, -ENODEV) }
         handle = opened
         do {
-            (self.periodFrames, self.bufferFrames) = try Self.configure(opened, sampleRate: sampleRate, periodFrames: periodFrames,
-                                                                        bufferPeriods: bufferPeriods)
+            (self.periodFrames, self.bufferFrames) = try Self.configure(opened, sampleRate: configuration.sampleRate,
+                                                                        periodFrames: configuration.periodFrames,
+                                                                        bufferPeriods: configuration.bufferPeriods)
         } catch {
             snd_pcm_close(opened)
             throw error

@@ -11,30 +11,14 @@ import NearcastCore
 /// opened (a USB card unplugged, a wrong name, no permission) the thread discards samples at
 /// real time, so broadcasting on BLE goes on, and reopens the device with a growing backoff;
 /// `status` says which state it is in.
-public final class ALSAPlayback: AudioOutput {
-    public let device: String
-    public let sampleRate: Int
-    public let periodFrames: Int
-    private let stream: ALSAStreamThread
-
-    /// Starts the playback thread and waits (up to 5 s) for its first attempt to open `device`.
-    /// A device that is not there is not an error here: `status` reports it and the thread retries.
+public final class ALSAPlayback: ALSAStream, AudioOutput {
+    /// Starts the playback thread ("nearcast-play") on `device` (see ``ALSAStream``).
     public init(device: String, sampleRate: Int, periodFrames: Int, bufferPeriods: Int = 4,
                 ringPeriods: Int = 4) throws(AudioDeviceError) {
-        self.device = device
-        self.sampleRate = sampleRate
-        self.periodFrames = periodFrames
-        let configuration = ALSADeviceKeeper.Configuration(device: device, capture: false, sampleRate: sampleRate,
-                                                           periodFrames: periodFrames, bufferPeriods: bufferPeriods)
-        stream = try ALSAStreamThread(name: "nearcast-play", configuration: configuration, ringPeriods: ringPeriods) {
-            Self.play(ring: $0, report: $1, configuration: $2)
-        }
+        try super.init(ALSAStreamConfiguration(.playback, device: device, sampleRate: sampleRate, periodFrames: periodFrames,
+                                               bufferPeriods: bufferPeriods),
+                       ringPeriods: ringPeriods) { ALSAPlayback.play(ring: $0, report: $1, configuration: $2) }
     }
-
-    public var status: AudioDeviceStatus { stream.report.status(device: device) }
-
-    /// The playback thread, for tests that count its allocations.
-    public var threadHandle: pthread_t? { stream.handle }
 
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioDeviceError) {
         var index = 0
@@ -50,7 +34,7 @@ public final class ALSAPlayback: AudioOutput {
     public func drain() throws(AudioDeviceError) { stream.stop() }
 
     /// The thread's loop.
-    private static func play(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSADeviceKeeper.Configuration) {
+    private static func play(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSAStreamConfiguration) {
         let period = configuration.periodFrames
         let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: period)
         let samples = UnsafeMutablePointer<Int16>.allocate(capacity: period)

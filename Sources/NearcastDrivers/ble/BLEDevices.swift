@@ -1,57 +1,33 @@
 import Glibc
 import NearcastCore
 
-// The BLE device class's protocols, in one place: what the scheduler asks of an advertiser
-// (BLEAdvertiser), what the recovery drives (BLEController: the HCI driver and its simulated
-// twin), what the daemon uses (BLERadio: RecoveringAdvertiser over a controller), and the way to
-// a controller's HCI (HCITransport: the BlueZ socket or an H4 UART).
+// The BLE device class in one place: the device (BLEDevice: the HCI driver, its simulated twin,
+// and the recovery that wraps either) and the way to a controller's HCI (HCITransport: the BlueZ
+// socket or an H4 UART).
 
-/// What a BLE advertiser does for the scheduler: show data on an advertising set from a random
-/// address, or take a set off the air. The HCI driver runs the Core spec's command sequence;
-/// the simulated twin records the same calls.
-public protocol BLEAdvertiser: AnyObject {
+/// A Bluetooth LE device as Nearcast drives it: advertising sets shown from a random address,
+/// passive scanning with reports, and a call per loop that keeps it in order. The HCI driver
+/// (``HCIAdvertiser``) runs the Core spec's command sequence; the simulated board's
+/// ``SimulatedBLEController`` is its twin, recording the same calls and failing the way a real
+/// controller does. ``RecoveringAdvertiser`` wraps either and is one too: it never throws (a
+/// non-throwing method meets each requirement), saying instead in its `health` and `problem`
+/// what went wrong, and bringing the device back when it can; the daemon holds that one.
+public protocol BLEDevice: AnyObject {
     /// Advertising sets the controller offers (1 when it has legacy advertising only).
     var setCount: Int { get }
-    /// Puts `data` on set `set`, advertised from `address`, and enables the set.
-    func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError)
-    /// Disables set `set`.
-    func stop(set: Int) throws(BluetoothError)
-}
-
-/// A Bluetooth controller as ``RecoveringAdvertiser`` drives it: advertising sets, passive
-/// scanning with reports, and a call per loop that keeps it in order. The HCI driver
-/// (``HCIAdvertiser``) is one; the simulated board's ``SimulatedBLEController`` is its twin,
-/// which fails the way a real one does, so both go through the same recovery.
-public protocol BLEController: BLEAdvertiser {
     /// The advertising interval in milliseconds.
     var intervalMilliseconds: Int { get set }
     /// Called with each LE advertising report event (the HCI event's bytes) while scanning.
     var onReport: ((UnsafeRawBufferPointer) -> Void)? { get set }
+    /// Puts `data` on set `set`, advertised from `address`, and enables the set.
+    func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError)
+    /// Disables set `set`.
+    func stop(set: Int) throws(BluetoothError)
     /// Starts or stops passive scanning.
     func setScanning(_ on: Bool) throws(BluetoothError)
     /// Call once per loop with the stream time in seconds: reads events, keeps sets on; throws
     /// when the controller has gone.
     func maintain(now: Double) throws(BluetoothError)
-}
-
-/// The box's Bluetooth radio as the daemon uses it: advertising sets, passive scanning with
-/// reports, and its health. It never throws for a controller that has gone away: it says so in
-/// ``health`` and ``problem``, and ``maintain(now:)`` brings the controller back when it can.
-/// ``RecoveringAdvertiser`` is the one implementation, over the HCI driver or the simulated
-/// controller; tests and programs can put their own behind it.
-public protocol BLERadio: BLEAdvertiser {
-    /// What the ble LED shows.
-    var health: BluetoothHealth { get }
-    /// The controller's failure in its own words, while there is one.
-    var problem: String? { get }
-    /// The advertising interval in milliseconds.
-    var intervalMilliseconds: Int { get set }
-    /// Called with each LE advertising report event while scanning.
-    var onReport: ((UnsafeRawBufferPointer) -> Void)? { get set }
-    /// Scans (or stops) now, and whenever the controller comes back.
-    func setScanning(_ on: Bool)
-    /// Call once per loop with the stream time in seconds.
-    func maintain(now: Double)
 }
 
 /// A way to a Bluetooth controller: HCI packets out (H4 framing, packet type first) and

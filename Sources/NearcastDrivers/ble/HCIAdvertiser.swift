@@ -9,7 +9,7 @@ import NearcastCore
 /// every phone scans for), up to ``maximumSets``; without it there is one legacy set. Sets the
 /// controller stopped by itself (LE Advertising Set Terminated) and, every ``refreshSeconds``,
 /// every set that should be on, are enabled again.
-public final class HCIAdvertiser: BLEAdvertiser {
+public final class HCIAdvertiser: BLEDevice {
     /// At most this many sets are used (one per publication).
     public static let maximumSets = 8
     /// How often sets that should be on are enabled again, in case the controller lost them.
@@ -152,4 +152,3 @@ public final class HCIAdvertiser: BLEAdvertiser {
     }
 }
 
-extension HCIAdvertiser: BLEController {}

@@ -16,9 +16,13 @@ public final class HCISocketTransport: HCITransport {
     public init(index: Int) throws(BluetoothError) {
         self.index = index
         name = "hci\(index)"
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), BTPROTO_HCI)
-        guard fd >= 0 else {
-            throw BluetoothError(SystemError(code: errno, operation: "open a Bluetooth HCI socket", subject: "hci\(index)"))
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try retryingInterrupts("open a Bluetooth HCI socket", name) {
+                socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), BTPROTO_HCI)
+            }
+        } catch {
+            throw BluetoothError(error)
         }
         self.fd = fd
         do throws(BluetoothError) {
@@ -27,13 +31,16 @@ public final class HCISocketTransport: HCITransport {
             address.hci_family = sa_family_t(AF_BLUETOOTH)
             address.hci_dev = UInt16(index)
             address.hci_channel = UInt16(HCI_CHANNEL_RAW)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
-            }
-            guard bound == 0 else { throw BluetoothError(SystemError(code: errno, operation: "bind", subject: name)) }
-            // A new raw socket receives nothing until it has a filter: take every event.
-            guard nearcast_hci_set_event_filter(fd) == 0 else {
-                throw BluetoothError(SystemError(code: errno, operation: "set the HCI event filter", subject: name))
+            do throws(SystemError) {
+                _ = try retryingInterrupts("bind", name) {
+                    withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
+                    }
+                }
+                // A new raw socket receives nothing until it has a filter: take every event.
+                _ = try retryingInterrupts("set the HCI event filter", name) { nearcast_hci_set_event_filter(fd) }
+            } catch {
+                throw BluetoothError(error)
             }
         } catch {
             close(fd)
@@ -47,16 +54,14 @@ public final class HCISocketTransport: HCITransport {
     private func bringUpIfDown() throws(BluetoothError) {
         var info = hci_dev_info()
         info.dev_id = UInt16(index)
-        guard ioctl(fd, nearcast_hcigetdevinfo(), &info) == 0 else {
-            throw BluetoothError(SystemError(code: errno, operation: "read device info", subject: name))
-        }
-        guard info.flags & 1 == 0 else { return }                   // HCI_UP is bit 0
-        if ioctl(fd, nearcast_hcidevup(), Int32(index)) != 0 && errno != EALREADY {
-            let code = errno
-            if code == EPERM || code == EACCES {
-                throw BluetoothError(.poweredOff, "\(name) is down and bringing it up needs CAP_NET_ADMIN (or: hciconfig \(name) up)")
-            }
-            throw BluetoothError(SystemError(code: code, operation: "bring up", subject: name))
+        do throws(SystemError) {
+            _ = try retryingInterrupts("read device info", name) { ioctl(fd, nearcast_hcigetdevinfo(), &info) }
+            guard info.flags & 1 == 0 else { return }               // HCI_UP is bit 0
+            _ = try retryingInterrupts("bring up", name, alreadyDoneWhen: EALREADY) { ioctl(fd, nearcast_hcidevup(), Int32(index)) }
+        } catch where error.operation == "bring up" && (error.code == EPERM || error.code == EACCES) {
+            throw BluetoothError(.poweredOff, "\(name) is down and bringing it up needs CAP_NET_ADMIN (or: hciconfig \(name) up)")
+        } catch {
+            throw BluetoothError(error)
         }
     }
 

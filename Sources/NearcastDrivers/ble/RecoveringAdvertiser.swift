@@ -6,7 +6,7 @@ import NearcastCore
 /// the daemon: while the controller is unusable the scheduler's requests are remembered, the
 /// LED state says why, opening is retried with a growing backoff (1 s to 30 s), and when the
 /// controller is back every set is put on the air again as the scheduler last asked.
-public final class RecoveringAdvertiser: BLEAdvertiser {
+public final class RecoveringAdvertiser: BLEDevice {
     public static let longestBackoff = 30.0
 
     public let setCount: Int
@@ -20,8 +20,8 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
     }
     /// Times the controller was lost and found again.
     public private(set) var recoveries = 0
-    private var inner: (any BLEController)?
-    private let open: () throws(BluetoothError) -> any BLEController
+    private var inner: (any BLEDevice)?
+    private let open: () throws(BluetoothError) -> any BLEDevice
     private let log: (String) -> Void
     private var wanted: [(data: AdvertisingData, address: BLEAddress)?]
     private var wantsScanning = false
@@ -34,7 +34,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
 
     /// Opens the controller now if it can; `open` is called again for each retry.
     public init(intervalMilliseconds: Int, log: @escaping (String) -> Void,
-                open: @escaping () throws(BluetoothError) -> any BLEController) {
+                open: @escaping () throws(BluetoothError) -> any BLEDevice) {
         self.intervalMilliseconds = intervalMilliseconds
         self.open = open
         self.log = log
@@ -56,7 +56,7 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
     }
 
     /// The controller in use, while there is one.
-    public var controller: (any BLEController)? { inner }
+    public var controller: (any BLEDevice)? { inner }
 
     public func advertise(set: Int, data: AdvertisingData, address: BLEAddress) throws(BluetoothError) {
         wanted[set] = (data, address)
@@ -125,4 +125,3 @@ public final class RecoveringAdvertiser: BLEAdvertiser {
     }
 }
 
-extension RecoveringAdvertiser: BLERadio {}

@@ -10,7 +10,7 @@ import NearcastCore
 /// call throws the errno the HCI socket gives (ERFKILL, EPERM, ENODEV), opening fails until the
 /// fault is off, and ``RecoveringAdvertiser`` retries and restores the sets exactly as it does
 /// for hardware.
-public final class SimulatedBLEController: BLEController {
+public final class SimulatedBLEController: BLEDevice {
     public let setCount: Int
     public var intervalMilliseconds: Int
     public var onReport: ((UnsafeRawBufferPointer) -> Void)?

@@ -12,19 +12,18 @@ public final class ConsoleSocketServer {
         unlink(path)
         descriptor = try retryingInterrupts("socket", path) { Glibc.socket(AF_UNIX, SocketType.stream | SocketType.nonBlocking | SocketType.closeOnExec, 0) }
         var address = try Self.address(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if bound != 0 {
-            let code = errno
+        let descriptor = self.descriptor
+        do throws(SystemError) {
+            _ = try retryingInterrupts("bind", path) {
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+            }
+            chmod(path, 0o600)
+            _ = try retryingInterrupts("listen", path) { listen(descriptor, 4) }
+        } catch {
             Glibc.close(descriptor)
-            throw SystemError(code: code, operation: "bind", subject: path)
-        }
-        chmod(path, 0o600)
-        if listen(descriptor, 4) != 0 {
-            let code = errno
-            Glibc.close(descriptor)
-            throw SystemError(code: code, operation: "listen", subject: path)
+            throw error
         }
     }
 
@@ -49,9 +48,9 @@ public final class ConsoleSocketServer {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         if result != 0 {
-            let code = errno
+            let error = SystemError.lastError("connect", path)     // not retried: see lastError
             Glibc.close(fd)
-            throw SystemError(code: code, operation: "connect", subject: path)
+            throw error
         }
         return fd
     }

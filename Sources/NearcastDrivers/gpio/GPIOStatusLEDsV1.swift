@@ -22,21 +22,21 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
     /// `gpio` group), EINVAL (line beyond the chip), EBUSY (another program holds the line).
     public init(chip: String, lines: [Line]) throws(SystemError) {
         guard let handle = gpiod_chip_open_lookup(chip) else {
-            throw SystemError(code: errno, operation: "open GPIO chip", subject: chip)
+            throw SystemError.lastError("open GPIO chip", chip)
         }
         self.chip = handle
         self.chipName = chip
         for line in lines {
             guard let lineHandle = gpiod_chip_get_line(handle, UInt32(line.offset)) else {
-                let code = errno
+                let error = SystemError.lastError("get GPIO line", line.subject(onChip: chip))
                 gpiod_chip_close(handle)
-                throw SystemError(code: code, operation: "get GPIO line", subject: line.subject(onChip: chip))
+                throw error
             }
             let flags = line.activeLow ? nearcast_gpiod_flag_active_low() : 0
             guard gpiod_line_request_output_flags(lineHandle, Self.consumer, flags, 0) == 0 else {
-                let code = errno
+                let error = SystemError.lastError("request GPIO line as output", line.subject(onChip: chip))
                 gpiod_chip_close(handle)                          // releases the lines requested so far
-                throw SystemError(code: code, operation: "request GPIO line as output", subject: line.subject(onChip: chip))
+                throw error
             }
             handles[line.led.index] = lineHandle
         }
@@ -46,9 +46,7 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
 
     public func set(_ led: StatusLED, lit: Bool) throws(SystemError) {
         guard !released, let line = handles[led.index] else { return }
-        if gpiod_line_set_value(line, lit ? 1 : 0) != 0 {
-            throw SystemError(code: errno, operation: "set GPIO line", subject: "\(chipName) (\(led.rawValue) LED)")
-        }
+        _ = try retryingInterrupts("set GPIO line", "\(chipName) (\(led.rawValue) LED)") { gpiod_line_set_value(line, lit ? 1 : 0) }
     }
 
     /// Drives every LED off, then closes the chip, which releases the lines (a released line

@@ -47,8 +47,8 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
     public func set(_ led: StatusLED, lit: Bool) throws(SystemError) {
         guard !released, let line = requested[led.index] else { return }
         let value = lit ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE
-        if gpiod_line_request_set_value(line.request, line.offset, value) != 0 {
-            throw SystemError(code: errno, operation: "set GPIO line", subject: "\(chipName) (\(led.rawValue) LED)")
+        _ = try retryingInterrupts("set GPIO line", "\(chipName) (\(led.rawValue) LED)") {
+            gpiod_line_request_set_value(line.request, line.offset, value)
         }
     }
 
@@ -83,8 +83,9 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
         guard let handle = gpiod_chip_open(path) else {
             // 1.x reported a device that is not a GPIO chip as ENOTTY (its ioctl failed); 2.x
             // checks first and says ENODEV. One meaning, one errno on both.
-            let code = errno == ENODEV ? ENOTTY : errno
-            throw SystemError(code: code, operation: "open GPIO chip", subject: chip)
+            let error = SystemError.lastError("open GPIO chip", chip)
+            guard error.code == ENODEV else { throw error }
+            throw SystemError(code: ENOTTY, operation: error.operation, subject: chip)
         }
         return handle
     }
@@ -105,7 +106,7 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
 
     private static func lineCount(_ handle: OpaquePointer, chip: String) throws(SystemError) -> Int {
         guard let info = gpiod_chip_get_info(handle) else {
-            throw SystemError(code: errno, operation: "read GPIO chip info", subject: chip)
+            throw SystemError.lastError("read GPIO chip info", chip)
         }
         defer { gpiod_chip_info_free(info) }
         return gpiod_chip_info_get_num_lines(info)
@@ -115,27 +116,27 @@ public final class GPIOStatusLEDs: StatusLEDOutput {
     /// the request keeps what it needs).
     private static func requestOutput(_ chip: OpaquePointer, line: Line, subject: String) throws(SystemError) -> OpaquePointer {
         guard let settings = gpiod_line_settings_new() else {
-            throw SystemError(code: errno, operation: "request GPIO line as output", subject: subject)
+            throw SystemError.lastError("request GPIO line as output", subject)
         }
         defer { gpiod_line_settings_free(settings) }
         _ = gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT)
         gpiod_line_settings_set_active_low(settings, line.activeLow)
         _ = gpiod_line_settings_set_output_value(settings, GPIOD_LINE_VALUE_INACTIVE)
         guard let config = gpiod_line_config_new() else {
-            throw SystemError(code: errno, operation: "request GPIO line as output", subject: subject)
+            throw SystemError.lastError("request GPIO line as output", subject)
         }
         defer { gpiod_line_config_free(config) }
         var offset = UInt32(line.offset)
         guard gpiod_line_config_add_line_settings(config, &offset, 1, settings) == 0 else {
-            throw SystemError(code: errno, operation: "request GPIO line as output", subject: subject)
+            throw SystemError.lastError("request GPIO line as output", subject)
         }
         guard let requestConfig = gpiod_request_config_new() else {
-            throw SystemError(code: errno, operation: "request GPIO line as output", subject: subject)
+            throw SystemError.lastError("request GPIO line as output", subject)
         }
         defer { gpiod_request_config_free(requestConfig) }
         gpiod_request_config_set_consumer(requestConfig, consumer)
         guard let request = gpiod_chip_request_lines(chip, requestConfig, config) else {
-            throw SystemError(code: errno, operation: "request GPIO line as output", subject: subject)
+            throw SystemError.lastError("request GPIO line as output", subject)
         }
         return request
     }

@@ -217,8 +217,7 @@ public final class ChildProcess {
         // (pipe2 with O_CLOEXEC is not visible to Swift without _GNU_SOURCE; the daemon spawns
         // from its loop thread only, so no other spawn can inherit them in between.)
         var ends: [Int32] = [-1, -1]
-        let result = ends.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) }
-        guard result == 0 else { throw SystemError(code: errno, operation: "make a pipe for", subject: program) }
+        _ = try retryingInterrupts("make a pipe for", program) { ends.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) } }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return (ends[0], ends[1])
     }

@@ -109,8 +109,6 @@ public final class OpenFile {
         guard descriptor >= 0 else { return }
         let fd = descriptor
         descriptor = -1
-        if Glibc.close(fd) == -1 && errno != EINTR {
-            throw SystemError(code: errno, operation: "close", subject: path)
-        }
+        try closeDescriptor(fd, path)
     }
 }

@@ -44,11 +44,7 @@ public enum FileSystem {
     /// Removes the file at `path` (nothing to do when it is already gone) and flushes the
     /// directory, so the removal survives a power cut.
     public static func remove(_ path: String) throws(SystemError) {
-        if unlink(path) != 0 {
-            let code = errno
-            if code == ENOENT { return }
-            throw SystemError(code: code, operation: "unlink", subject: path)
-        }
+        guard try retryingInterrupts("unlink", path, alreadyDoneWhen: ENOENT, { unlink(path) }) != nil else { return }
         let directory = directoryName(of: path)
         let fd = try retryingInterrupts("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(fd) }
@@ -69,14 +65,12 @@ public enum FileSystem {
         if isDirectory(path) { return }
         let parent = directoryName(of: path)
         if parent != path && !isDirectory(parent) { try makeDirectories(parent, mode: mode) }
-        if mkdir(path, mode) == -1 && errno != EEXIST {
-            throw SystemError(code: errno, operation: "mkdir", subject: path)
-        }
+        _ = try retryingInterrupts("mkdir", path, alreadyDoneWhen: EEXIST) { mkdir(path, mode) }
     }
 
     /// Names in a directory (without `.` and `..`), sorted.
     public static func list(_ path: String) throws(SystemError) -> [String] {
-        guard let directory = opendir(path) else { throw SystemError(code: errno, operation: "opendir", subject: path) }
+        guard let directory = opendir(path) else { throw SystemError.lastError("opendir", path) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -130,6 +124,6 @@ public enum FileSystem {
         var arguments = CommandLine.arguments.map { strdup($0) }
         arguments.append(nil)
         execv(path, &arguments)
-        return SystemError(code: errno, operation: "execv", subject: path)
+        return SystemError.lastError("execv", path)
     }
 }

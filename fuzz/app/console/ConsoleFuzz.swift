@@ -52,10 +52,11 @@ final class Console {
         let encoder = try MultiBandEncoder(sampleRate: 48_000)
         let config = SchedulerConfiguration(ticksPerSecond: 48_000, audioBurstLength: Int64(encoder.rate.burstSamples))
         let manager = MessageManager(configuration: config, clock: BeaconClock(startingAt: 500), cipher: OpenSSLAES128(), seed: 3)
-        let box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, sampleRate: 48_000,
+        let devices = try Devices.open(board, state: stateDirectory, log: { _ in })
+        let box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, devices: devices,
                       strategy: Strategy(mediums: .both, mode: .broadcast), listenMediums: .both,
-                      advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), faults: SimulatedFaults(), hub: nil,
-                      log: { _ in })
+                      advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), hub: nil,
+                      reservation: BeaconClockReservation(saved: 500), configPath: nil, config: StaticConfig(), log: { _ in })
         let interpreter = ConsoleInterpreter(box: box)
         let console = Console(directory: directory, box: box) { transport in
             ConsoleSession(port: transport, table: interpreter.table, colour: false, canClose: false) { line, session in

@@ -40,13 +40,12 @@ enum MaintenanceCommands {
         switch args {
         case ["show"]:
             let saved = keeper.saved
-            return ["strategy \(settings.strategy)", "audio level \(settings.audioLevel), band \(settings.audioBand.name)",
-                    "ble interval \(settings.bleIntervalMilliseconds) ms, txpower \(settings.txPower) dBm",
-                    "debug \(settings.debug ? "on" : "off")",
-                    "publications: " + (settings.publications.isEmpty ? "none" : settings.publications.map(\.text).joined(separator: " ")),
-                    saved == settings ? "saved in \(path): the box starts with these"
-                        : saved != nil ? "changed since the last config save (\(path)): a restart goes back to the saved settings"
-                        : "not saved: the box starts from the board's defaults (config save keeps these)"]
+            // One line per setting that `config save` keeps, from the table of settings.
+            let layer = settings.layer
+            return BoxSettings.all.compactMap { $0.consoleLine(layer) } + [
+                saved == settings ? "saved in \(path): the box starts with these"
+                    : saved != nil ? "changed since the last config save (\(path)): a restart goes back to the saved settings"
+                    : "not saved: the box starts from the board's defaults (config save keeps these)"]
         case ["save"]:
             do { try keeper.save() } catch { throw ConsoleFailure("settings not saved: \(error)") }
             log("console: settings saved in \(path) (\(settings.publications.count) publications)")

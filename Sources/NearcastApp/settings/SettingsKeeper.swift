@@ -30,10 +30,10 @@ final class SettingsKeeper {
 
     /// The settings in effect.
     var inEffect: SavedSettings {
-        SavedSettings(strategy: publications.strategy, audioLevel: Int((encoder.amplitude * 100).rounded()),
-                      audioBand: encoder.selection,
-                      bleIntervalMilliseconds: advertising.intervalMilliseconds, txPower: Int(advertising.txPower),
-                      debug: manager.debugLogging, publications: publications.specs)
+        SavedSettings(SettingsLayer(mediums: publications.strategy.mediums, mode: publications.strategy.mode,
+                                    audioLevel: Int((encoder.amplitude * 100).rounded()), audioBand: encoder.selection,
+                                    bleInterval: advertising.intervalMilliseconds, txPower: Int(advertising.txPower),
+                                    debug: manager.debugLogging, publications: publications.specs))
     }
 
     /// What was saved last (nil: nothing), read without repairing anything.

@@ -9,41 +9,71 @@ import NearcastDrivers
 /// value out of range is an error naming file, line and key). Saving replaces it atomically
 /// and keeps the last good copy as `settings.json5.previous`, which is used when the main file
 /// is damaged.
+///
+/// Which settings it holds, where, and how each is read and written are the table's
+/// (``BoxSettings``, each row's `saved:` form); the values are a ``SettingsLayer`` that says
+/// every one of them, read as `saved.audioLevel`.
+@dynamicMemberLookup
 struct SavedSettings: Equatable {
     static let fileName = "settings.json5"
     static let formatVersion = 1
 
-    var strategy: Strategy
-    /// Burst level, % of full scale.
-    var audioLevel: Int
-    /// The band(s) the bursts are sent in (files saved before there were two bands: high).
-    var audioBand: BandSelection = .high
-    var bleIntervalMilliseconds: Int
-    var txPower: Int
-    var debug: Bool
-    /// The publications, written in the file as `--publish` writes them.
-    var publications: [PublicationSpec]
+    /// Every setting `config save` keeps, and nothing else.
+    private(set) var layer: SettingsLayer
 
-    /// The file's text.
+    /// The settings `layer` says that `config save` keeps; one it does not say takes the value
+    /// an older file without it is read with (a setting every file holds must be said).
+    init(_ layer: SettingsLayer) {
+        var kept = SettingsLayer()
+        for setting in BoxSettings.all where setting.keptByConfigSave {
+            _ = setting.layOver(layer, &kept)
+            setting.fillAbsent(&kept)
+        }
+        self.layer = kept
+    }
+
+    /// A kept setting's value (every kept setting has one).
+    subscript<Value>(dynamicMember path: WritableKeyPath<SettingsLayer, Value?>) -> Value {
+        get {
+            guard let value = layer[keyPath: path] else { preconditionFailure("a setting config save does not keep") }
+            return value
+        }
+        set { layer[keyPath: path] = newValue }
+    }
+
+    /// The box's strategy: its mediums and mode.
+    var strategy: Strategy { Strategy(mediums: self.mediums, mode: self.mode) }
+
+    /// The file's text: each kept setting in the table's order, those of one group (the
+    /// strategy's mediums and mode) in one object on one line.
     func text(savedAtBeaconTime time: UInt32) -> String {
-        let list = publications.map { "    \(Formatting.jsonString($0.text)),\n" }.joined()
+        var lines: [String] = []
+        var group: (name: String, members: [String])?
+        func closeGroup() {
+            if let open = group { lines.append("  \(open.name): { \(open.members.joined(separator: ", ")) },") }
+            group = nil
+        }
+        for setting in BoxSettings.all {
+            guard let name = setting.savedGroup, let line = setting.writeSaved(layer) else { continue }
+            if name.isEmpty {
+                closeGroup()
+                lines.append("  \(line),")
+            } else if group?.name == name {
+                group!.members.append(line)
+            } else {
+                closeGroup()
+                group = (name, [line])
+            }
+        }
+        closeGroup()
         return """
             // Saved by `config save` on the Nearcast console at beacon time \(time).
             // The daemon starts from these settings; `config save` replaces them. Remove this file
             // (and settings.json5.previous) to start from the board's defaults.
             {
               version: \(Self.formatVersion),
-              strategy: { mediums: "\(strategy.mediums)", mode: "\(strategy.mode)" },
-              audioLevel: \(audioLevel),
-              audioBand: "\(audioBand.name)",
-              bleInterval: \(bleIntervalMilliseconds),
-              txPower: \(txPower),
-              debug: \(debug),
-              publications: [
-            \(list)  ],
-            }
 
-            """
+            """ + lines.joined(separator: "\n") + "\n}\n"
     }
 
     /// Parses and validates the text of a settings file called `file`.
@@ -57,36 +87,24 @@ struct SavedSettings: Equatable {
         guard version == formatVersion else {
             throw reader.error("version", "version \(version) is not one this build reads (\(formatVersion))")
         }
-        var strategyReader = try reader.requiredObject("strategy")
-        let mediums = DiscoveryMediums(name: try strategyReader.choice("mediums", ["audio", "ble", "both"]) ?? "both") ?? .both
-        let mode = DiscoveryMode(name: try strategyReader.choice("mode", ["broadcast", "scan", "both"]) ?? "broadcast") ?? .broadcast
-        try strategyReader.finish()
-        var settings = SavedSettings(
-            strategy: Strategy(mediums: mediums, mode: mode),
-            audioLevel: try reader.requiredInt("audioLevel", in: 0...100),
-            audioBand: try reader.choice("audioBand", ["high", "low", "both"]).flatMap { BandSelection(name: $0) } ?? .high,
-            bleIntervalMilliseconds: try reader.requiredInt("bleInterval", in: 20...10_240),
-            txPower: try reader.requiredInt("txPower", in: -100...20),
-            debug: try reader.bool("debug") ?? false,
-            publications: [])
-        let list = try reader.required("publications")
-        guard case .array(let items) = list.value else {
-            throw reader.error("publications", "expected an array of publications, found \(list.value.typeName)")
-        }
-        guard items.count <= SchedulerConfiguration.maximumPublications else {
-            throw reader.error("publications", "\(items.count) publications; at most \(SchedulerConfiguration.maximumPublications)")
-        }
-        for (index, item) in items.enumerated() {
-            let place = ConfigError(file: file, line: item.line, column: item.column, key: "publications[\(index)]", message: "")
-            guard case .string(let spec) = item.value else {
-                throw place.with("expected a string such as \"direct:c0ffee@both\", found \(item.value.typeName)")
+        var layer = SettingsLayer()
+        var group: (name: String, reader: ObjectReader)?
+        for setting in BoxSettings.all {
+            guard let name = setting.savedGroup else { continue }
+            if let open = group, open.name != name {
+                try open.reader.finish()
+                group = nil
             }
-            do { settings.publications.append(try PublicationSpec.parse(spec, defaultExponent: SettingsDefaults.exponent)) } catch {
-                throw place.with("'\(spec)' is not a publication (\(error)): direct:HEX, eid:K or message:NAMESPACE/TYPE:TEXT, then @audio, @ble or @both")
+            if name.isEmpty {
+                try setting.readSaved(&reader, &layer)
+                continue
             }
+            if group == nil { group = (name, try reader.requiredObject(name)) }
+            try setting.readSaved(&group!.reader, &layer)
         }
+        try group?.reader.finish()
         try reader.finish()
-        return settings
+        return SavedSettings(layer)
     }
 
     /// The saved settings, or nil when none were saved. A damaged file (corrupt, truncated, a

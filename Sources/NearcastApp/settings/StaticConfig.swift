@@ -25,27 +25,16 @@ import NearcastDrivers
 ///
 /// SIGHUP reads the file again: the tunables change at once, without a gap in the broadcast;
 /// `board`, `console` and `audioInterval` are reported as needing a restart; a file with an
-/// error is reported (file:line:column key) and the running configuration kept.
-struct StaticConfig: Equatable {
+/// error is reported (file:line:column key) and the running configuration kept. The keys, their
+/// checks and what a reload does with each are the table's (``BoxSettings``); the file's values
+/// are a ``SettingsLayer``, the layer the resolver puts between the defaults and the command line.
+typealias StaticConfig = SettingsLayer
+
+extension StaticConfig {
     static let defaultPath = "/etc/nearcast/nearcast.json5"
 
-    /// The venue's name for the box (its room), sent to the hub with every heartbeat.
-    var name: String?
-    var board: String?
-    var mediums: DiscoveryMediums?
-    var audioInterval: Double?
-    var audioLevel: Int?
-    var audioBand: BandSelection?
-    /// Seconds between the field check's sweeps while the box runs (before a talk); never saved.
-    var audioSweepEvery: Int?
-    var bleInterval: Int?
-    var txPower: Int?
-    var console: String?
-    var debug: Bool?
-    var publications: [PublicationSpec]?
-    var hub: HubSettings?
-
-    /// Parses and validates the text of a config file called `file`.
+    /// Parses and validates the text of a config file called `file`: every key the table of
+    /// settings (``BoxSettings``) puts in the config file, in the table's order.
     static func parse(_ text: String, file: String) throws(ConfigError) -> StaticConfig {
         let root: JSON5Node
         do { root = try JSON5Parser.parse(text) } catch {
@@ -56,41 +45,7 @@ struct StaticConfig: Equatable {
             throw reader.error("version", "version \(version) is not one this build reads (1)")
         }
         var config = StaticConfig()
-        config.name = try reader.string("name")
-        if let name = config.name, let problem = SettingsDefaults.nameProblem(name) { throw reader.error("name", problem) }
-        config.board = try reader.string("board")
-        config.mediums = try reader.choice("mediums", ["audio", "ble", "both"]).flatMap { DiscoveryMediums(name: $0) }
-        config.audioInterval = try reader.number("audioInterval", in: 0.5...3600)
-        config.audioLevel = try reader.int("audioLevel", in: 1...100)
-        config.audioBand = try reader.choice("audioBand", ["high", "low", "both"]).flatMap { BandSelection(name: $0) }
-        config.audioSweepEvery = try reader.int("audioSweepEvery", in: SettingsDefaults.sweepIntervals)
-        config.bleInterval = try reader.int("bleInterval", in: 20...10_240)
-        config.txPower = try reader.int("txPower", in: -100...20)
-        config.console = try reader.string("console")
-        if let console = config.console, !(console == "stdio" || console == "none" || console.hasPrefix("/")) {
-            throw reader.error("console", "'\(console)': use stdio, none or a serial device path such as /dev/serial0")
-        }
-        config.debug = try reader.bool("debug")
-        if let publications = try reader.strings("publications") {
-            guard publications.count <= SchedulerConfiguration.maximumPublications else {
-                throw reader.error("publications", "\(publications.count) publications: at most \(SchedulerConfiguration.maximumPublications)")
-            }
-            var specs: [PublicationSpec] = []
-            for (index, text) in publications.enumerated() {
-                do { specs.append(try PublicationSpec.parse(text, defaultExponent: SettingsDefaults.exponent)) } catch {
-                    throw reader.error("publications", "item \(index + 1): \(text): \(error)")
-                }
-            }
-            config.publications = specs
-        }
-        if var hub = try reader.object("hub") {
-            let url = try hub.requiredString("url"), key = try hub.requiredString("key")
-            let ca = try hub.string("ca")
-            do { config.hub = try HubSettings(url: url, key: key, certificateAuthority: ca) } catch {
-                throw hub.error(error.field, error.message)
-            }
-            try hub.finish()
-        }
+        for setting in BoxSettings.all where setting.isInConfigFile { try setting.readConfig(&reader, &config) }
         try reader.finish()
         return config
     }
@@ -170,24 +125,12 @@ struct StaticConfig: Equatable {
         return config
     }
 
-    /// What differs from `old`, one phrase per key (`audioLevel 50 -> 40`).
+    /// What differs from `old`, one phrase per key (`audioLevel 50 -> 40`), for every setting
+    /// a reload compares (``BoxSetting/OnReload``), in the table's order.
     func changes(from old: StaticConfig) -> [(key: String, change: String)] {
-        func show<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "(default)" }
-        var list: [(String, String)] = []
-        func compare<T: Equatable>(_ key: String, _ a: T?, _ b: T?) {
-            if a != b { list.append((key, "\(key) \(show(a)) -> \(show(b))")) }
+        BoxSettings.all.filter { $0.onReload == .applied || $0.onReload == .needsRestart }.compactMap { setting in
+            guard !setting.isSame(old, self) else { return nil }
+            return (setting.key, "\(setting.key) \(setting.shown(old) ?? "(default)") -> \(setting.shown(self) ?? "(default)")")
         }
-        compare("name", old.name, name)
-        compare("board", old.board, board)
-        compare("mediums", old.mediums, mediums)
-        compare("audioInterval", old.audioInterval, audioInterval)
-        compare("audioLevel", old.audioLevel, audioLevel)
-        compare("audioBand", old.audioBand?.name, audioBand?.name)
-        compare("audioSweepEvery", old.audioSweepEvery, audioSweepEvery)
-        compare("bleInterval", old.bleInterval, bleInterval)
-        compare("txPower", old.txPower, txPower)
-        compare("console", old.console, console)
-        compare("debug", old.debug, debug)
-        return list
     }
 }

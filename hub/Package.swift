@@ -69,6 +69,8 @@ let package = Package(
             dependencies: [
                 "NearcastHub",
                 "CHubBuildStamp",
+                // sd_notify, shared with the box (Glibc only: nothing else of the box's).
+                .product(name: "NearcastSystemd", package: "nearcast"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

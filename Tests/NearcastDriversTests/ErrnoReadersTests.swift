@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Keeps "every errno read in one place" true: a source scan, like tools/check-core-purity's
+/// Keeps "every errno read in one place" true: a source scan, like tools/check/check-core-purity's
 /// for imports, that fails naming any file outside the allowed one that reads `errno` itself.
 /// (A read elsewhere would skip the EINTR retry and the readable message SystemError gives.)
 final class ErrnoReadersTests: XCTestCase {

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import NearcastHub
+import NearcastSystemd
 import Prometheus
 
 /// `nearcast-hub serve`: its options parsed into a `HubConfiguration`, the application built
@@ -120,14 +121,23 @@ struct Serve: AsyncParsableCommand {
         let configuration = HubConfiguration(
             host: host, port: port, database: try options.location(), listener: try listenerFiles(config, logger: logger),
             transport: transport, limits: limitSettings, decks: deckLimits, logger: logger, metricsRegistry: registry)
+        // Under systemd (Type=notify): told once the hub listens; a $NOTIFY_SOCKET that cannot be
+        // used is said, and the hub serves anyway (systemd then times the start out and says so).
+        let notifier: SystemdNotifier?
+        do {
+            notifier = try SystemdNotifier.fromEnvironment()
+        } catch {
+            logger.warning("nearcast-hub: systemd will not be told the hub started: \(error)")
+            notifier = nil
+        }
         do {
             let app = try await buildApplication(configuration: configuration) { bound in
                 // One line a script can wait for: the address really bound (port 0 picks one).
                 let shown = host.contains(":") ? "[\(host)]" : host
                 print("nearcast-hub: serving \(scheme)://\(shown):\(bound)")
                 fflush(nil)   // all streams: stdout may be a pipe a test reads
-                // Under systemd (Type=notify): started now, and what `systemctl status` shows.
-                SystemdNotifier().notify("READY=1\nSTATUS=serving \(scheme)://\(shown):\(bound)")
+                // Started now, and what `systemctl status` shows.
+                notifier?.send(.ready, .status("serving \(scheme)://\(shown):\(bound)"))
             }
             try await app.runService()
         } catch let error as HubConfigurationError {

@@ -26,7 +26,7 @@ final class ConsoleCommandTests: XCTestCase {
         box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, devices: devices,
                   strategy: Strategy(mediums: .both, mode: .broadcast), listenMediums: .both,
                   advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), hub: nil,
-                  reservation: BeaconClockReservation(saved: 500), configPath: nil, config: StaticConfig(),
+                  reservation: BeaconClockReservation(saved: 500),
                   log: { [unowned self] in self.logged.append($0) })
         transport = MemoryConsoleTransport(name: "test console")
         let interpreter = ConsoleInterpreter(box: box)

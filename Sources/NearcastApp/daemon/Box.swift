@@ -4,7 +4,7 @@ import NearcastNearby
 
 /// Everything the running box is made of, each part the one owner of its state: its devices,
 /// the state owners, and the workers the daemon's loop drives once a period (the listener, the
-/// action performer, the health reporter, the LED display, the config reloader, the systemd
+/// action performer, the health reporter, the LED display, the systemd
 /// reporter). Made once by ``Daemon`` at start and handed out piece by piece (a console
 /// subsystem's commands get only the parts they act on; `status`, which reports on everything,
 /// and the config reload, which sets the tunables from several owners, get the whole). It makes
@@ -38,8 +38,6 @@ final class Box {
     let performer: ActionPerformer
     let health = DeviceHealthReporter()
     let display: LEDDisplay
-    /// SIGHUP's reload of the config file.
-    let reloader: ConfigReloader
     let systemd: SystemdReporter
     /// The beacon clock's stretch reserved on disk, renewed by the loop.
     var reservation: BeaconClockReservation
@@ -49,10 +47,9 @@ final class Box {
     /// The stream's samples per second (the speaker's rate).
     var sampleRate: Int { progress.sampleRate }
 
-    /// `config` is the config file's settings at start (read again from `configPath` on SIGHUP).
     init(board: Board, stateDirectory: StateDirectory, manager: MessageManager, encoder: MultiBandEncoder, devices: Devices,
          strategy: Strategy, listenMediums: DiscoveryMediums, advertising: AdvertisingSettings, hub: HubLink?,
-         reservation: BeaconClockReservation, configPath: String?, config: StaticConfig, log: @escaping (String) -> Void) {
+         reservation: BeaconClockReservation, log: @escaping (String) -> Void) {
         self.board = board
         self.stateDirectory = stateDirectory
         self.manager = manager
@@ -74,7 +71,6 @@ final class Box {
         listener = Listener(devices: devices, manager: manager, progress: progress, heard: heard)
         performer = ActionPerformer(encoder: encoder, devices: devices, manager: manager, progress: progress, advertising: advertising)
         display = LEDDisplay(leds: devices.leds)
-        reloader = ConfigReloader(path: configPath, loaded: config, state: stateDirectory, board: board)
         systemd = SystemdReporter(log: log)
     }
 

@@ -16,10 +16,14 @@ public final class Daemon {
 
     private let settings: DaemonSettings
     private let log: (String) -> Void
+    /// SIGHUP's reload of the config file, beside the box rather than in it: it applies to the
+    /// box, which then need not know it.
+    private let reloader: ConfigReloader
 
     public init(settings: DaemonSettings, log: @escaping (String) -> Void) {
         self.settings = settings
         self.log = log
+        reloader = ConfigReloader(path: settings.configPath, loaded: settings.config, state: settings.state, board: settings.board)
     }
 
     /// Runs until the duration is reached or a stop signal arrives.
@@ -77,7 +81,7 @@ public final class Daemon {
                       strategy: strategy, listenMediums: (settings.subscribe ?? .both).intersection(board.listenableMediums),
                       advertising: AdvertisingSettings(txPower: Int8(clamping: resolved.txPower),
                                                        intervalMilliseconds: resolved.bleInterval),
-                      hub: hub, reservation: reservation, configPath: settings.configPath, config: settings.config, log: log)
+                      hub: hub, reservation: reservation, log: log)
         if case .failed(let why) = firstSave { box.problems.state = why }
         if let link = box.hub {
             // A known identity puts the messages on air at once; the hub is told when it answers.
@@ -141,7 +145,7 @@ public final class Daemon {
         while true {
             if let signal = signals.poll() {
                 guard signal == .hangUp else { return signal == .interrupt ? "SIGINT" : "SIGTERM" }
-                box.systemd.reloading { box.reloader.reload(into: box, log: consoles.log) }
+                box.systemd.reloading { reloader.reload(into: box, log: consoles.log) }
             }
             // The daemon's own subscription follows the strategy (the console's `strategy mode scan`).
             do { try listener.follow(box.publications.listeningMediums, log: consoles.log) } catch {

@@ -56,7 +56,7 @@ final class Console {
         let box = Box(board: board, stateDirectory: stateDirectory, manager: manager, encoder: encoder, devices: devices,
                       strategy: Strategy(mediums: .both, mode: .broadcast), listenMediums: .both,
                       advertising: AdvertisingSettings(txPower: -12, intervalMilliseconds: 100), hub: nil,
-                      reservation: BeaconClockReservation(saved: 500), configPath: nil, config: StaticConfig(), log: { _ in })
+                      reservation: BeaconClockReservation(saved: 500), log: { _ in })
         let interpreter = ConsoleInterpreter(box: box)
         let console = Console(directory: directory, box: box) { transport in
             ConsoleSession(port: transport, table: interpreter.table, colour: false, canClose: false) { line, session in

@@ -451,7 +451,7 @@ class OpenAPITests:
         import yaml
         served = yaml.safe_load(payload)
         self.assertTrue(served["openapi"].startswith("3.0."))
-        # Every route the hub registers is in it (HubServer.swift; the listener's files by name).
+        # Every route the hub registers is in it (the controllers in hub/Sources/NearcastHub/controllers; the listener's files by name).
         for path in ["/v1beta1/eidparams", "/v1beta1/beacons:register", "/v1beta1/beacons", "/v1beta1/beacons/{beacon}",
                      "/v1beta1/beacons/{beacon}/heartbeat", "/v1beta1/beacons/{beacon}/attachments",
                      "/v1beta1/beacons/{beacon}/attachments/{attachment}", "/v1beta1/beacons/{beacon}/attachments:batchDelete",

@@ -11,7 +11,7 @@ heard it"; hub/Sources/NearcastHub/api/BeaconReadGrant.swift), through real HTTP
   resolves), and a pass is not a watchToken;
 - an open watch outlives its token; a new one with the expired token is refused.
 
-The hub has no clock a test can move (no option or environment for it in HubCommand.swift), so the
+The hub has no clock a test can move (no option or environment for it in nearcast-hub serve), so the
 expired tokens are made here: signed as the hub signs them (Presence.swift), with the key derived
 from the service key in the test's database, after checking that a token made so with a future
 expiry is accepted."""

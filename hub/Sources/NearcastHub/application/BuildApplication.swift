@@ -43,7 +43,7 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
     // guard (`ConnectionGuard`), which closes connections past their timeouts.
-    // ClientGoneHandler: a render stops when its uploader leaves (DeckRoutes).
+    // ClientGoneHandler: a render stops when its uploader leaves (DeckController).
     let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: (guarded ? [RequestTracker()] : []) + [ClientGoneHandler()])
     @Sendable func guarding(_ channel: some ServerChildChannel) -> any ServerChildChannel {
         guarded ? GuardedChildChannel(inner: channel, limiter: limiter) : channel

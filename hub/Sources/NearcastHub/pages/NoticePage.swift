@@ -1,5 +1,5 @@
 /// The hub's small notice pages (`/j/CODE` when its code is not on a screen now, or cannot let a
-/// phone in): their stylesheet, served as a file (`StatusRoutes`) because the hub's
+/// phone in): their stylesheet, served as a file (`StatusController`) because the hub's
 /// Content-Security-Policy (`SecurityHeaders`) allows no inline style, `style=""` included.
 enum NoticePage {
     static let stylePath = "/hub-notice.css"

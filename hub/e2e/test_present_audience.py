@@ -23,13 +23,12 @@ NEARCAST_PRESENT_SCREENSHOTS=DIR saves present-audience-portrait.png and
 present-audience-landscape.png there (docs/presenter.md's are made so)."""
 import os
 import random
-import signal
 import statistics
 import time
 import unittest
 
-from hubtest import have_chromium, pdf_deck, start_sim_box, upload_deck
-from test_listener import WEB, fake_microphone, through_room, write_pcm16
+from hubtest import have_chromium, pdf_deck, upload_deck
+from test_listener import WEB, fake_microphone, write_pcm16
 from test_present_browser import EMOJI, PresentTests, page_shown, shows, wait_for
 
 try:
@@ -83,27 +82,9 @@ class TheAudiencesPhone(PresentTests, unittest.TestCase):
     def room_microphone(self):
         """The box's audio through room A, with an EID the hub takes as proof for the rest of the test."""
         if self.recorded_at is None or time.monotonic() - self.recorded_at > RECORDING_FRESH_S:
-            type(self).room, type(self).beacon = self.record_once()
+            type(self).room, type(self).beacon = self.record_box()
             type(self).recorded_at = time.monotonic()
         return self.room
-
-    def record_once(self):
-        """Runs the box for 8 s as presenter.md starts it (no --publish: a box given a hub broadcasts
-        its EID) and passes its audio through a room."""
-        log = os.path.join(self.work, "box.log")
-        box = start_sim_box(self.state, f"http://127.0.0.1:{self.hubs[0].port}", self.secret, [], log,
-                            ("--exponent", "7", "--duration", "8"))
-        try:
-            self.assertEqual(box.wait(timeout=90), 0, open(log).read()[-3000:])
-        finally:
-            if box.poll() is None:
-                box.send_signal(signal.SIGTERM)
-                box.wait(timeout=30)
-        microphone = os.path.join(self.work, "room-a.wav")
-        through_room(os.path.join(self.state, "audio.wav"), microphone)
-        status, listed = self.hubs[0].get("/v1beta1/beacons", key=self.secret)
-        self.assertEqual((status, len(listed["beacons"])), (200, 1), listed)
-        return microphone, listed["beacons"][0]["beaconName"].removeprefix("beacons/")
 
     def start_show(self, deck=None, page=1):
         """A new show of `deck` on the box at `page` (an earlier test's show ended first)."""

@@ -104,8 +104,16 @@ class PresentTests:
             browser.quit()
 
     def record_the_box(self):
+        """`record_box`, with no show left on the box: each test starts its own (an earlier
+        test's would be resumed at its page)."""
+        microphone, beacon = self.record_box()
+        self.assertIn(self.hubs[0].delete(f"/v1/shows/{beacon}", key=self.secret)[0], (200, 404))
+        return microphone, beacon
+
+    def record_box(self):
         """Runs the box for 8 s and passes its audio through a room: a microphone that hears its
-        EID of now, which the hub accepts for at least one more rotation period (128 s)."""
+        EID of now, which the hub accepts for at least one more rotation period (128 s). Returns
+        the microphone's file and the box's beacon (without `beacons/`)."""
         log = os.path.join(self.work, "box.log")
         # Started as docs/presenter.md starts it: a hub and nothing to publish (its hub EID).
         box = start_sim_box(self.state, f"http://127.0.0.1:{self.hubs[0].port}", self.secret,
@@ -121,10 +129,7 @@ class PresentTests:
         status, listed = self.hubs[0].get("/v1beta1/beacons", key=self.secret)
         self.assertEqual(status, 200, listed)
         self.assertEqual(len(listed["beacons"]), 1, listed)
-        beacon = listed["beacons"][0]["beaconName"].removeprefix("beacons/")
-        # Each test starts its own show (an earlier test's would be resumed at its page).
-        self.assertIn(self.hubs[0].delete(f"/v1/shows/{beacon}", key=self.secret)[0], (200, 404))
-        return microphone, beacon
+        return microphone, listed["beacons"][0]["beaconName"].removeprefix("beacons/")
 
     def silent_microphone(self):
         path = os.path.join(self.work, "silence.wav")

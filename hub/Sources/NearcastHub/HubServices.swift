@@ -103,7 +103,7 @@ struct PresentParts: Sendable {
     let presence: Presence
     /// The ids phones react under, each worth some work (`PhoneIDs`).
     let phoneIDs: PhoneIDs
-    public let showFeed: ShowFeed
+    let showFeed: ShowFeed
     let reactionDesk: ReactionDesk
     let renderer: DeckRenderer
     let images: DeckImageCache

@@ -90,13 +90,15 @@ let package = Package(
                            .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
         .testTarget(name: "NearcastDriversTests", dependencies: ["NearcastDrivers"]),
-        .testTarget(name: "NearcastSystemdTests", dependencies: ["NearcastSystemd"]),
+        // A stand-in for systemd's notification socket, for the two test targets that play systemd.
+        .target(name: "NotifySocketSupport", path: "Tests/NotifySocketSupport"),
+        .testTarget(name: "NearcastSystemdTests", dependencies: ["NearcastSystemd", "NotifySocketSupport"]),
         // The modem through the simulated channel, and the simulator itself.
         .testTarget(name: "ModemChannelTests", dependencies: ["NearcastCore", "NearcastBench"]),
         .testTarget(name: "NearcastNearbyTests", dependencies: ["NearcastNearby", "NearcastDrivers"]),
         .testTarget(name: "NearcastAppTests", dependencies: ["NearcastApp", "NearcastNearby"]),
         // Drives the built `nearcast` binary as a separate process.
-        .testTarget(name: "EndToEndTests", dependencies: ["nearcast", "nearby-hello"], exclude: ["Fixtures"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["nearcast", "nearby-hello", "NotifySocketSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,55 +1,14 @@
 import Foundation
+import NotifySocketSupport
 import XCTest
 
 /// The daemon under a stand-in for systemd: the test binds the Unix datagram socket that
 /// `$NOTIFY_SOCKET` names and reads what the daemon sends (sd_notify protocol).
 final class SystemdEndToEndTests: XCTestCase {
-    /// A bound datagram socket collecting notifications.
-    private final class NotifySocket {
-        let path: String
-        let descriptor: Int32
-
-        init(path: String) throws {
-            self.path = path
-            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-            }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            XCTAssertEqual(bound, 0, "bind \(path): errno \(errno)")
-        }
-
-        deinit {
-            close(descriptor)
-            unlink(path)
-        }
-
-        /// Datagrams received within `seconds`, each with its arrival time.
-        func receive(for seconds: Double, until stop: (String) -> Bool = { _ in false }) -> [(at: Double, text: String)] {
-            var got: [(Double, String)] = []
-            let start = Date()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while Date().timeIntervalSince(start) < seconds {
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 50) > 0 else { continue }
-                let n = recv(descriptor, &buffer, buffer.count, 0)
-                guard n > 0 else { continue }
-                let text = String(decoding: buffer[0..<n], as: UTF8.self)
-                got.append((Date().timeIntervalSince(start), text))
-                if stop(text) { break }
-            }
-            return got
-        }
-    }
-
     func testReadinessWatchdogAndStopAreNotified() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        let socket = try NotifySocketListener(path: dir.appendingPathComponent("notify").path)
         let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--publish", "direct:abcd"],
                                                 environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "1000000"])
         // Ready first, with a status line; then a watchdog ping every half second.
@@ -77,7 +36,7 @@ final class SystemdEndToEndTests: XCTestCase {
     func testWatchdogPingsStopWhileTheLoopHangs() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        let socket = try NotifySocketListener(path: dir.appendingPathComponent("notify").path)
         let started = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path, "--publish", "direct:abcd",
                                                  "--console", "none"],
                                                 environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "1000000"])
@@ -110,7 +69,7 @@ final class SystemdEndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("nearcast.json5")
         try "{ board: \"sim\", audioLevel: 50, bleInterval: 100 }\n".write(to: config, atomically: true, encoding: .utf8)
-        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        let socket = try NotifySocketListener(path: dir.appendingPathComponent("notify").path)
         let started = try NearcastProcess.start(["run", "--config", config.path, "--state-dir", dir.path, "--publish", "direct:abcd"],
                                                 environment: ["NOTIFY_SOCKET": socket.path])
         XCTAssertTrue(socket.receive(for: 10) { $0.contains("READY=1") }.contains { $0.text.contains("READY=1") }, "never ready")
@@ -180,7 +139,7 @@ final class SystemdEndToEndTests: XCTestCase {
         // used as stdout is given that identity. A damaged beacon clock gives a warning line.
         try "garbage".write(to: dir.appendingPathComponent("beacon-clock"), atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("journal.out")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: out.path, contents: nil))
         var info = stat()
         XCTAssertEqual(stat(out.path, &info), 0)
         let process = Process()

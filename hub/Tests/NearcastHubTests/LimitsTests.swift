@@ -96,4 +96,37 @@ final class LimitsTests: XCTestCase {
         XCTAssertTrue(refusal("[1]").contains("must be an object"), refusal("[1]"))
         XCTAssertTrue(refusal("{ tls: { certificate: 'x' } }").contains("tls.key is required"), refusal("{ tls: { certificate: 'x' } }"))
     }
+
+    /// The words of each refusal of a `limits` setting, whole: operators read them, and the
+    /// config file's names are flat whatever shape `HubLimits` has inside.
+    func testTheLimitsRefusalsSayWhatTheyAlwaysSaid() {
+        func refusal(_ limits: String) -> String {
+            do {
+                _ = try HubConfigFile.parse(Data("{ limits: { \(limits) } }".utf8), path: "hub.json5")
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        XCTAssertEqual(refusal("burst: 3"), "hub.json5: unknown key limits.burst (known: audienceBurstPerAddress, "
+                       + "audienceRequestsPerSecondPerAddress, burstPerAddress, burstPerKey, connections, connectionsPerAddress, "
+                       + "enabled, failedCodesPerMinute, failedCodesPerMinutePerAddress, fieldChecksKeptPerProject, "
+                       + "fieldChecksPerMinutePerProject, headerTimeoutSeconds, idleTimeoutSeconds, keyLookupsPerSecondPerAddress, "
+                       + "phoneBurst, phoneIdWorkBits, phoneIdsPerMinutePerAddress, phoneRequestsPerSecond, presenterBurstPerAddress, "
+                       + "presenterRequestsPerSecondPerAddress, requestsPerSecondPerAddress, requestsPerSecondPerKey, "
+                       + "unknownTokensPerMinutePerAddress, unknownTokensPerMinutePerProject, watchesPerAddress, watchesPerKey)")
+        XCTAssertEqual(refusal("enabled: 1"), "hub.json5: limits.enabled must be true or false")
+        XCTAssertEqual(refusal("burstPerKey: 'x'"), "hub.json5: limits.burstPerKey must be a number")
+        XCTAssertEqual(refusal("connectionsPerAddress: 0"),
+                       "hub.json5: limits.connectionsPerAddress: must be a whole number from 1 to 10000000, not 0.0")
+        XCTAssertEqual(refusal("fieldChecksKeptPerProject: 2.5"),
+                       "hub.json5: limits.fieldChecksKeptPerProject: must be a whole number from 1 to 10000000, not 2.5")
+        XCTAssertEqual(refusal("phoneRequestsPerSecond: 0"), "hub.json5: limits.phoneRequestsPerSecond must be a positive number, not 0.0")
+        XCTAssertEqual(refusal("unknownTokensPerMinutePerProject: -3"),
+                       "hub.json5: limits.unknownTokensPerMinutePerProject must be a positive number, not -3.0")
+        XCTAssertEqual(refusal("phoneIdWorkBits: 33"), "hub.json5: limits.phoneIdWorkBits must be 0 to 32, not 33")
+        XCTAssertEqual(refusal("phoneIdWorkBits: 0"), "accepted")
+        XCTAssertEqual(refusal("burstPerKey: 0.5"), "hub.json5: limits.burstPerAddress and burstPerKey must be at least 1")
+        XCTAssertEqual(refusal("burstPerAddress: 0.5"), "hub.json5: limits.burstPerAddress and burstPerKey must be at least 1")
+    }
 }

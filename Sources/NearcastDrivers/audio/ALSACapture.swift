@@ -28,12 +28,7 @@ public final class ALSACapture: ALSAStream, AudioInput {
     /// The thread's loop.
     private static func capture(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSAStreamConfiguration) {
         let period = configuration.periodFrames
-        let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: period)
-        let samples = UnsafeMutablePointer<Int16>.allocate(capacity: period)
-        defer {
-            floats.deallocate()
-            samples.deallocate()
-        }
+        let buffers = ALSAPeriodBuffers(frames: period)
         var keeper = ALSADeviceKeeper(configuration: configuration, report: report)
         while !report.stopRequested {
             guard let pcm = keeper.current() else {
@@ -41,9 +36,9 @@ public final class ALSACapture: ALSAStream, AudioInput {
                 continue
             }
             do {
-                let got = try pcm.read(into: samples, frames: period)
-                for i in 0..<got { floats[i] = Float(samples[i]) / 32_768 }
-                let kept = ring.writeAvailable(UnsafeBufferPointer(rebasing: floats[0..<got]))
+                let got = try pcm.read(into: buffers.frames, frames: period)
+                buffers.framesToFloats(got)
+                let kept = ring.writeAvailable(UnsafeBufferPointer(rebasing: buffers.floats[0..<got]))
                 if kept < got { report.update { $0.dropped += got - kept } }
                 keeper.transferred(got)
             } catch {

@@ -36,12 +36,7 @@ public final class ALSAPlayback: ALSAStream, AudioOutput {
     /// The thread's loop.
     private static func play(ring: SharedSampleRing, report: ALSAStreamReport, configuration: ALSAStreamConfiguration) {
         let period = configuration.periodFrames
-        let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: period)
-        let samples = UnsafeMutablePointer<Int16>.allocate(capacity: period)
-        defer {
-            floats.deallocate()
-            samples.deallocate()
-        }
+        let buffers = ALSAPeriodBuffers(frames: period)
         var keeper = ALSADeviceKeeper(configuration: configuration, report: report)
         _ = keeper.current()
         // Half a period is how long a late block may be waited for before silence is played
@@ -49,19 +44,16 @@ public final class ALSAPlayback: ALSAStream, AudioOutput {
         let patience = Int64(period) * 500_000_000 / Int64(configuration.sampleRate)
         while true {
             let stopping = report.stopRequested
-            let got = ring.read(into: floats, waitingUpTo: stopping ? 0 : patience)
+            let got = ring.read(into: buffers.floats, waitingUpTo: stopping ? 0 : patience)
             if stopping && got == 0 { break }
             guard let pcm = keeper.current() else {
                 keeper.waitWhileMissing(period)
                 continue
             }
-            for i in 0..<got {
-                samples[i] = Int16((max(-1, min(1, floats[i])) * 32_767).rounded())
-            }
             let frames = stopping ? got : period
-            for i in got..<frames { samples[i] = 0 }
+            buffers.floatsToFrames(got, paddedTo: frames)
             do {
-                try pcm.write(samples, frames: frames)
+                try pcm.write(buffers.frames, frames: frames)
                 keeper.transferred(frames)
             } catch {
                 keeper.lost(error)

@@ -30,15 +30,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 os.environ.setdefault("NEARCAST_HUB_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "nearcast-hub"))
 import hubtest  # noqa: E402
-from hubtest import Beacon, Database, Hub, b64, create_project  # noqa: E402
+from hubtest import Beacon, Database, Hub, b64, create_project, rss_kib  # noqa: E402
 
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def main():

@@ -178,6 +178,23 @@ def create_project(db_url: str, name: str) -> dict:
 
 # --- a hub process ---
 
+def rss_kib(pid: int) -> int:
+    """A process's resident memory (VmRSS), in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def poll(read, accept, timeout=20.0, every=0.2):
+    """`read()` until `accept` takes its value (returned) or `timeout` passes (the last value is
+    returned, for the assertion to show)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if accept(value) or time.monotonic() >= deadline:
+            return value
+        time.sleep(every)
+
+
 class Hub:
     """`nearcast-hub serve` on a free loopback port, its stderr kept for failure messages."""
 
@@ -239,8 +256,7 @@ class Hub:
 
     def rss_kib(self) -> int:
         """The hub process's resident memory (VmRSS), in KiB."""
-        with open(f"/proc/{self.process.pid}/status") as f:
-            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        return rss_kib(self.process.pid)
 
     def stop(self):
         if self.process.poll() is None:

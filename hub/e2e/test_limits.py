@@ -40,7 +40,7 @@ import threading
 import time
 import unittest
 
-from hubtest import HUB, SANITIZED, Database, Hub, b64, create_project, heard, pdf_deck, uid_observation, upload_deck
+from hubtest import HUB, SANITIZED, Database, Hub, b64, create_project, heard, pdf_deck, poll, uid_observation, upload_deck
 
 PHONE = "127.0.0.1"      # the hostile client, or the room
 OTHER = "127.0.0.2"      # someone else
@@ -94,15 +94,6 @@ def limited(hub, timeout=30) -> dict:
     counts["open_connections"] = float(match.group(1)) if match else None
     return counts
 
-
-def poll(read, accept, timeout=20.0, every=0.2):
-    """`read()` until `accept` takes its value or `timeout` passes; the last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = read()
-        if accept(value) or time.monotonic() >= deadline:
-            return value
-        time.sleep(every)
 
 
 def connect(hub, source=PHONE, timeout=20) -> socket.socket:

@@ -33,7 +33,7 @@ import unittest
 import urllib.parse
 import zlib
 
-from hubtest import HUB, Beacon, EventStream, Hub, ProjectOnAHub, b64, pdf_deck, phone_id
+from hubtest import HUB, Beacon, EventStream, Hub, ProjectOnAHub, b64, pdf_deck, phone_id, poll
 
 # A beacon clock at the start of a 128 s rotation period (2^7 * 39062): registered with it, the
 # beacon's EID, and the show's sight code, stay the same for 128 s, longer than any test here.
@@ -129,16 +129,6 @@ def from_address(hub: Hub, source: str, method: str, path: str, body=None) -> An
     finally:
         connection.close()
 
-
-def poll(read, accept, timeout=15.0, every=0.25):
-    """`read()` until `accept` takes its value (returned) or `timeout` passes (the last value is
-    returned, for the assertion to show)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = read()
-        if accept(value) or time.monotonic() >= deadline:
-            return value
-        time.sleep(every)
 
 
 class PresentTests(ProjectOnAHub):

@@ -84,12 +84,12 @@ struct HubRepositories: Sendable {
             projects = MemoryProjectRepository(data: memory)
             beacons = MemoryBeaconRepository(data: memory)
             attachments = MemoryAttachmentRepository(data: memory)
-            fieldChecks = MemoryFieldCheckRepository(data: memory, keptPerProject: limits.fieldChecksKeptPerProject)
+            fieldChecks = MemoryFieldCheckRepository(data: memory, keptPerProject: limits.fieldChecks.keptPerProject)
         } else {
             projects = ProjectStore(database: database, clock: clock)
             beacons = eidBeacons
             attachments = AttachmentStore(database: database, notifier: notifier, clock: clock)
-            fieldChecks = FieldCheckStore(database: database, clock: clock, keptPerProject: limits.fieldChecksKeptPerProject)
+            fieldChecks = FieldCheckStore(database: database, clock: clock, keptPerProject: limits.fieldChecks.keptPerProject)
         }
         decks = DeckStore(database: database, clock: clock, quotaBytes: deckLimits.storagePerProjectBytes)
         shows = ShowStore(database: database, notifier: showNotifier, clock: clock)

@@ -151,8 +151,8 @@ final class FieldCheckRouterTests: XCTestCase {
 
     func testTheCapKeepsTheNewestOfEachProjectAndTheRateIsPerProject() async throws {
         var limits = HubLimits()
-        limits.fieldChecksKeptPerProject = 3
-        limits.fieldChecksPerMinutePerProject = 6
+        limits.fieldChecks.keptPerProject = 3
+        limits.fieldChecks.perMinutePerProject = 6
         try await RouterWorld.each(limits: limits) { world, client, _ in
             _ = try await Self.registerDoor(client, key: world.demo.secretKey)
             assertStatus(try await client.call(.post, Self.path, key: world.other.apiKey, json: Self.result(["beaconName": NSNull()])), .ok)

@@ -71,9 +71,9 @@ final class LimitsTests: XCTestCase {
         let config = try HubConfigFile.parse(Data(text.utf8), path: "hub.json5")
         XCTAssertEqual(config.listen, "0.0.0.0:443")
         XCTAssertEqual(config.tls, .init(certificate: "/etc/c.pem", key: "/etc/k.pem"))
-        XCTAssertEqual(config.limits?.requestsPerSecondPerAddress, 50)
-        XCTAssertEqual(config.limits?.watchesPerKey, 7)
-        XCTAssertEqual(config.limits?.burstPerAddress, HubLimits().burstPerAddress, "an absent setting keeps its default")
+        XCTAssertEqual(config.limits?.rates.perAddress.perSecond, 50)
+        XCTAssertEqual(config.limits?.connections.watchesPerKey, 7)
+        XCTAssertEqual(config.limits?.rates.perAddress.burst, HubLimits().rates.perAddress.burst, "an absent setting keeps its default")
         XCTAssertNil(config.database)
 
         func refusal(_ text: String) -> String {
@@ -95,6 +95,60 @@ final class LimitsTests: XCTestCase {
         XCTAssertTrue(refusal("{ listen: ").hasPrefix("hub.json5: not valid JSON5"), refusal("{ listen: "))
         XCTAssertTrue(refusal("[1]").contains("must be an object"), refusal("[1]"))
         XCTAssertTrue(refusal("{ tls: { certificate: 'x' } }").contains("tls.key is required"), refusal("{ tls: { certificate: 'x' } }"))
+    }
+
+    /// Each of the file's flat `limits` keys lands in its own field of the groups: every key set to
+    /// a value no other has, read back through the groups.
+    func testEveryLimitsKeyOfTheFileSetsItsGroupedField() throws {
+        let text = """
+            { limits: {
+              enabled: false,
+              requestsPerSecondPerAddress: 101, burstPerAddress: 102,
+              audienceRequestsPerSecondPerAddress: 103, audienceBurstPerAddress: 104,
+              presenterRequestsPerSecondPerAddress: 105, presenterBurstPerAddress: 106,
+              phoneRequestsPerSecond: 107, phoneBurst: 108,
+              requestsPerSecondPerKey: 109, burstPerKey: 110,
+              keyLookupsPerSecondPerAddress: 111, failedCodesPerMinutePerAddress: 112, failedCodesPerMinute: 113,
+              phoneIdWorkBits: 14, phoneIdsPerMinutePerAddress: 115,
+              unknownTokensPerMinutePerAddress: 116, unknownTokensPerMinutePerProject: 117,
+              connections: 118, connectionsPerAddress: 119, watchesPerAddress: 120, watchesPerKey: 121,
+              headerTimeoutSeconds: 122.5, idleTimeoutSeconds: 123.5,
+              fieldChecksPerMinutePerProject: 124, fieldChecksKeptPerProject: 125,
+            } }
+            """
+        let limits = try XCTUnwrap(try HubConfigFile.parse(Data(text.utf8), path: "hub.json5").limits)
+        XCTAssertFalse(limits.enabled)
+        let rates = limits.rates
+        XCTAssertEqual(rates.perAddress, HubLimits.Rate(perSecond: 101, burst: 102))
+        XCTAssertEqual(rates.audiencePerAddress, HubLimits.Rate(perSecond: 103, burst: 104))
+        XCTAssertEqual(rates.presenterPerAddress, HubLimits.Rate(perSecond: 105, burst: 106))
+        XCTAssertEqual(rates.perPhone, HubLimits.Rate(perSecond: 107, burst: 108))
+        XCTAssertEqual(rates.perKey, HubLimits.Rate(perSecond: 109, burst: 110))
+        let guessing = limits.guessing
+        XCTAssertEqual(guessing.keyLookupsPerSecondPerAddress, 111)
+        XCTAssertEqual(guessing.failedCodesPerMinutePerAddress, 112)
+        XCTAssertEqual(guessing.failedCodesPerMinute, 113)
+        XCTAssertEqual(guessing.phoneIdWorkBits, 14)
+        XCTAssertEqual(guessing.phoneIdsPerMinutePerAddress, 115)
+        XCTAssertEqual(guessing.unknownTokensPerMinutePerAddress, 116)
+        XCTAssertEqual(guessing.unknownTokensPerMinutePerProject, 117)
+        let connections = limits.connections
+        XCTAssertEqual(connections.total, 118)
+        XCTAssertEqual(connections.perAddress, 119)
+        XCTAssertEqual(connections.watchesPerAddress, 120)
+        XCTAssertEqual(connections.watchesPerKey, 121)
+        XCTAssertEqual(connections.headerTimeoutSeconds, 122.5)
+        XCTAssertEqual(connections.idleTimeoutSeconds, 123.5)
+        XCTAssertEqual(limits.fieldChecks.perMinutePerProject, 124)
+        XCTAssertEqual(limits.fieldChecks.keptPerProject, 125)
+        XCTAssertEqual(HubLimits.keys.count, 26, "the file's keys, all of them set above")
+
+        // An empty `limits` keeps every default, and the defaults are the documented ones.
+        let defaults = try XCTUnwrap(try HubConfigFile.parse(Data("{ limits: {} }".utf8), path: "hub.json5").limits)
+        XCTAssertEqual(defaults, HubLimits())
+        XCTAssertEqual(defaults.rates.perAddress, HubLimits.Rate(perSecond: 200, burst: 400))
+        XCTAssertEqual(defaults.connections.total, 20_000)
+        XCTAssertEqual(defaults.fieldChecks.keptPerProject, 10_000)
     }
 
     /// The words of each refusal of a `limits` setting, whole: operators read them, and the

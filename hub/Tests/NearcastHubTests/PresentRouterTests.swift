@@ -39,7 +39,7 @@ final class PresentRouterTests: XCTestCase {
                                                   logger: Logger(label: "test"))
         let clock = ManualClock()
         var limits = HubLimits()
-        limits.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
+        limits.guessing.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
         let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock, limits: limits)
         let keys = try await hub.repositories.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()

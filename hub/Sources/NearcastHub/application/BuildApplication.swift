@@ -120,10 +120,10 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
 /// than configured because the process may not open enough descriptors.
 private func noteLimits(_ limits: HubLimits, _ limiter: HubLimiter, logger: Logger) {
     if !limits.enabled { logger.notice("nearcast-hub: limits off (--limits off, or limits.enabled false in the config file)") }
-    if limits.enabled && limiter.connectionCap < limits.connections {
+    if limits.enabled && limiter.connectionCap < limits.connections.total {
         let descriptors = DescriptorBudget.current(), reserve = DescriptorBudget.reserve(under: descriptors)
         logger.notice("""
-            nearcast-hub: at most \(limiter.connectionCap) connections, not limits.connections \(limits.connections): \
+            nearcast-hub: at most \(limiter.connectionCap) connections, not limits.connections \(limits.connections.total): \
             the process may open \(descriptors) descriptors (ulimit -n; LimitNOFILE= in a unit) and keeps \(reserve) for itself
             """)
     }

@@ -127,54 +127,20 @@ public struct HubConfigFileError: Error, CustomStringConvertible {
 }
 
 extension HubLimits: Decodable {
-    static let keys: Set<String> = [
-        "enabled", "requestsPerSecondPerAddress", "burstPerAddress", "requestsPerSecondPerKey", "burstPerKey",
-        "presenterRequestsPerSecondPerAddress", "presenterBurstPerAddress", "keyLookupsPerSecondPerAddress",
-        "audienceRequestsPerSecondPerAddress", "audienceBurstPerAddress", "phoneRequestsPerSecond", "phoneBurst",
-        "failedCodesPerMinutePerAddress", "failedCodesPerMinute", "phoneIdWorkBits", "phoneIdsPerMinutePerAddress",
-        "watchesPerAddress", "watchesPerKey", "connections", "connectionsPerAddress", "headerTimeoutSeconds",
-        "idleTimeoutSeconds", "unknownTokensPerMinutePerAddress", "unknownTokensPerMinutePerProject", "fieldChecksPerMinutePerProject",
-        "fieldChecksKeptPerProject",
-    ]
-
-    private typealias Key = ConfigKey
+    static let keys = Set(settings.map(\.key))
 
     /// Each setting present replaces its default.
     public init(from decoder: any Decoder) throws {
         self.init()
-        let container = try decoder.container(keyedBy: Key.self)
-        func read<T: Decodable>(_ name: String, _ value: inout T) throws {
-            if let given = try container.decodeIfPresent(T.self, forKey: Key(stringValue: name)) { value = given }
+        let container = try decoder.container(keyedBy: ConfigKey.self)
+        for (name, setting) in Self.settings {
+            let key = ConfigKey(stringValue: name)
+            switch setting {
+            case .flag(let field): if let given = try container.decodeIfPresent(Bool.self, forKey: key) { self[keyPath: field] = given }
+            case .number(let field): if let given = try container.decodeIfPresent(Double.self, forKey: key) { self[keyPath: field] = given }
+            case .bits(let field): if let given = try container.decodeIfPresent(Int.self, forKey: key) { self[keyPath: field] = given }
+            case .count(let field): if let given = try container.wholeNumber(name, in: 1...10_000_000) { self[keyPath: field] = given }
+            }
         }
-        try read("enabled", &enabled)
-        try read("requestsPerSecondPerAddress", &requestsPerSecondPerAddress)
-        try read("burstPerAddress", &burstPerAddress)
-        try read("requestsPerSecondPerKey", &requestsPerSecondPerKey)
-        try read("burstPerKey", &burstPerKey)
-        try read("presenterRequestsPerSecondPerAddress", &presenterRequestsPerSecondPerAddress)
-        try read("presenterBurstPerAddress", &presenterBurstPerAddress)
-        try read("audienceRequestsPerSecondPerAddress", &audienceRequestsPerSecondPerAddress)
-        try read("audienceBurstPerAddress", &audienceBurstPerAddress)
-        try read("phoneRequestsPerSecond", &phoneRequestsPerSecond)
-        try read("phoneBurst", &phoneBurst)
-        try read("keyLookupsPerSecondPerAddress", &keyLookupsPerSecondPerAddress)
-        try read("failedCodesPerMinutePerAddress", &failedCodesPerMinutePerAddress)
-        try read("failedCodesPerMinute", &failedCodesPerMinute)
-        try read("phoneIdWorkBits", &phoneIdWorkBits)
-        try read("phoneIdsPerMinutePerAddress", &phoneIdsPerMinutePerAddress)
-        /// A count: a whole number in 1...10,000,000 (read as a number, so 1.5 or 1e20 is named).
-        func count(_ name: String, _ value: inout Int) throws {
-            if let given = try container.wholeNumber(name, in: 1...10_000_000) { value = given }
-        }
-        try count("watchesPerAddress", &watchesPerAddress)
-        try count("watchesPerKey", &watchesPerKey)
-        try count("connections", &connections)
-        try count("connectionsPerAddress", &connectionsPerAddress)
-        try read("headerTimeoutSeconds", &headerTimeoutSeconds)
-        try read("idleTimeoutSeconds", &idleTimeoutSeconds)
-        try read("unknownTokensPerMinutePerAddress", &unknownTokensPerMinutePerAddress)
-        try read("unknownTokensPerMinutePerProject", &unknownTokensPerMinutePerProject)
-        try read("fieldChecksPerMinutePerProject", &fieldChecksPerMinutePerProject)
-        try count("fieldChecksKeptPerProject", &fieldChecksKeptPerProject)
     }
 }

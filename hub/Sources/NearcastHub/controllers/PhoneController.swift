@@ -18,7 +18,7 @@ struct PhoneController: Sendable {
         readers.get("/v1/phones/challenge") { _, context in
             let access = try context.caller()
             let (text, expires) = phoneIDs.challenge(project: access.project, nowMs: clock.nowMs())
-            return PhoneChallengeJSON(challenge: text, bits: limiter.settings.phoneIdWorkBits,
+            return PhoneChallengeJSON(challenge: text, bits: limiter.settings.guessing.phoneIdWorkBits,
                                       expiresTime: HubClock.timestamp(ms: expires), expiresMs: expires)
         }
         readers.post("/v1/phones") { request, context in
@@ -32,7 +32,7 @@ struct PhoneController: Sendable {
             }
             let proof = body.observed.type == "NEARCAST_PASS" ? "seen" : "heard"
             do throws(PhoneIDs.Refusal) {
-                let (text, phone) = try phoneIDs.id(challenge: body.challenge, nonce: body.nonce, bits: limiter.settings.phoneIdWorkBits,
+                let (text, phone) = try phoneIDs.id(challenge: body.challenge, nonce: body.nonce, bits: limiter.settings.guessing.phoneIdWorkBits,
                                                         project: access.project, beaconName: beaconName, showStartedMs: show.startedMs,
                                                         proof: proof, nowMs: now)
                 return PhoneJSON(phone: text, beaconName: beaconName, proof: proof,

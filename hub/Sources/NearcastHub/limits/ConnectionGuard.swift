@@ -67,7 +67,7 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        schedule(after: limiter.settings.headerTimeoutSeconds, limit: .headerTimeout)
+        schedule(after: limiter.settings.connections.headerTimeoutSeconds, limit: .headerTimeout)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -89,7 +89,7 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
     /// A response ended.
     func requestEnded() {
         inProgress = max(0, inProgress - 1)
-        if inProgress == 0 { schedule(after: limiter.settings.idleTimeoutSeconds, limit: .idleTimeout) }
+        if inProgress == 0 { schedule(after: limiter.settings.connections.idleTimeoutSeconds, limit: .idleTimeout) }
     }
 
     private func schedule(after seconds: Double, limit: HubLimiter.Limit) {

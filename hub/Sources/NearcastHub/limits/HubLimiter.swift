@@ -44,9 +44,9 @@ public final class HubLimiter: Sendable {
         self.settings = settings
         rates = CallerRates(settings)
         budgets = GuessBudgets(settings)
-        streams = StreamQuota(perAddress: settings.watchesPerAddress, perKey: settings.watchesPerKey)
-        connections = ConnectionCounter(total: min(settings.connections, DescriptorBudget.connections(under: descriptorLimit)),
-                                        perAddress: settings.connectionsPerAddress)
+        streams = StreamQuota(perAddress: settings.connections.watchesPerAddress, perKey: settings.connections.watchesPerKey)
+        connections = ConnectionCounter(total: min(settings.connections.total, DescriptorBudget.connections(under: descriptorLimit)),
+                                        perAddress: settings.connections.perAddress)
         var counters: [Limit: Counter] = [:]
         for limit in Limit.allCases {
             counters[limit] = Counter(label: "nearcast_hub_limited_total", dimensions: [("limit", limit.rawValue)])
@@ -64,25 +64,25 @@ public final class HubLimiter: Sendable {
     /// the phones' budgets there, and a phone with an id spends only its own.
     func admitRequest(from address: String?, as caller: CallerClass = .keyless) throws(APIError) {
         guard settings.enabled else { return }
-        let (buckets, bucket, limit, rate, who): (TokenBuckets, String, Limit, Double, String)
+        let (buckets, bucket, limit, rate, who): (TokenBuckets, String, Limit, HubLimits.Rate, String)
         switch caller {
         case .phone(let id):
-            (buckets, bucket, limit, rate, who) = (rates.phoneRate, id, .phoneRate, settings.phoneRequestsPerSecond, "with this phone id")
+            (buckets, bucket, limit, rate, who) = (rates.phoneRate, id, .phoneRate, settings.rates.perPhone, "with this phone id")
         case .keyless, .audience, .presenter:
             guard let address else { return }
             switch caller {
             case .audience: (buckets, bucket, limit, rate, who) = (rates.audienceAddressRate, address, .audienceAddressRate,
-                                                                   settings.audienceRequestsPerSecondPerAddress,
+                                                                   settings.rates.audiencePerAddress,
                                                                    "from your address with the public key or a pass and no phone id")
             case .presenter: (buckets, bucket, limit, rate, who) = (rates.presenterAddressRate, address, .presenterAddressRate,
-                                                                    settings.presenterRequestsPerSecondPerAddress, "from your address with the secret key")
-            default: (buckets, bucket, limit, rate, who) = (rates.addressRate, address, .addressRate, settings.requestsPerSecondPerAddress,
+                                                                    settings.rates.presenterPerAddress, "from your address with the secret key")
+            default: (buckets, bucket, limit, rate, who) = (rates.addressRate, address, .addressRate, settings.rates.perAddress,
                                                             "from your address without a key")
             }
         }
         if let wait = buckets.take(bucket, nowNs: Self.nowNs()) {
             count(limit)
-            throw APIError.tooMany("too many requests \(who): at most \(Self.format(rate)) a second; "
+            throw APIError.tooMany("too many requests \(who): at most \(Self.format(rate.perSecond)) a second; "
                                    + "try again in \(wait) s", retryAfter: wait)
         }
     }
@@ -106,7 +106,7 @@ public final class HubLimiter: Sendable {
         guard settings.enabled, let address else { return }
         if let wait = budgets.phoneIDs.take(address, nowNs: Self.nowNs()) {
             count(.phoneIDs)
-            throw APIError.tooMany("too many phone ids asked for from your address: at most \(Self.format(settings.phoneIdsPerMinutePerAddress)) a minute; "
+            throw APIError.tooMany("too many phone ids asked for from your address: at most \(Self.format(settings.guessing.phoneIdsPerMinutePerAddress)) a minute; "
                                    + "try again in \(wait) s", retryAfter: wait)
         }
     }
@@ -136,7 +136,7 @@ public final class HubLimiter: Sendable {
         if let wait = rates.keyRate.take(access.limitKey, nowNs: Self.nowNs()) {
             count(.keyRate)
             throw APIError.tooMany("too many requests with this project's \(access.kindName) key: at most "
-                                   + "\(Self.format(settings.requestsPerSecondPerKey)) a second; try again in \(wait) s", retryAfter: wait)
+                                   + "\(Self.format(settings.rates.perKey.perSecond)) a second; try again in \(wait) s", retryAfter: wait)
         }
     }
 
@@ -151,14 +151,14 @@ public final class HubLimiter: Sendable {
         if let wait = budgets.unknownTokens.wait(address, tokens: 1, nowNs: now) {
             count(.unknownTokens)
             throw APIError.tooMany("too many unknown tokens observed from your address (at most "
-                                   + "\(Self.format(settings.unknownTokensPerMinutePerAddress)) a minute); try again in \(wait) s",
+                                   + "\(Self.format(settings.guessing.unknownTokensPerMinutePerAddress)) a minute); try again in \(wait) s",
                                    retryAfter: wait)
         }
         guard !budgets.recentMissers.isFull(address, nowNs: now),
               let wait = budgets.unknownTokensPerProject.wait(project, tokens: 1, nowNs: now) else { return }
         count(.unknownTokens)
         throw APIError.tooMany("too many unknown tokens observed with this project's keys from addresses that missed lately (at most "
-                               + "\(Self.format(settings.unknownTokensPerMinutePerProject)) a minute); try again in \(wait) s",
+                               + "\(Self.format(settings.guessing.unknownTokensPerMinutePerProject)) a minute); try again in \(wait) s",
                                retryAfter: wait)
     }
 
@@ -178,7 +178,7 @@ public final class HubLimiter: Sendable {
         if let wait = budgets.fieldChecks.take(project, nowNs: Self.nowNs()) {
             count(.fieldChecks)
             throw APIError.tooMany("too many field check results for this project: at most "
-                                   + "\(Self.format(settings.fieldChecksPerMinutePerProject)) a minute; try again in \(wait) s",
+                                   + "\(Self.format(settings.fieldChecks.perMinutePerProject)) a minute; try again in \(wait) s",
                                    retryAfter: wait)
         }
     }
@@ -194,10 +194,10 @@ public final class HubLimiter: Sendable {
             switch refusal {
             case .address:
                 count(.addressWatches)
-                throw APIError.tooMany("too many open watches from your address: at most \(settings.watchesPerAddress)", retryAfter: 5)
+                throw APIError.tooMany("too many open watches from your address: at most \(settings.connections.watchesPerAddress)", retryAfter: 5)
             case .key:
                 count(.keyWatches)
-                throw APIError.tooMany("too many open watches with this key: at most \(settings.watchesPerKey)", retryAfter: 5)
+                throw APIError.tooMany("too many open watches with this key: at most \(settings.connections.watchesPerKey)", retryAfter: 5)
             }
         }
     }
@@ -219,13 +219,12 @@ struct CallerRates: Sendable {
     let keyLookups: TokenBuckets
 
     init(_ settings: HubLimits) {
-            addressRate = TokenBuckets(rate: settings.requestsPerSecondPerAddress, burst: settings.burstPerAddress)
-            audienceAddressRate = TokenBuckets(rate: settings.audienceRequestsPerSecondPerAddress, burst: settings.audienceBurstPerAddress)
-            presenterAddressRate = TokenBuckets(rate: settings.presenterRequestsPerSecondPerAddress,
-                                                burst: settings.presenterBurstPerAddress)
-            phoneRate = TokenBuckets(rate: settings.phoneRequestsPerSecond, burst: settings.phoneBurst)
-            keyLookups = TokenBuckets(rate: settings.keyLookupsPerSecondPerAddress, burst: settings.keyLookupsPerSecondPerAddress * 2)
-            keyRate = TokenBuckets(rate: settings.requestsPerSecondPerKey, burst: settings.burstPerKey)
+        addressRate = TokenBuckets(settings.rates.perAddress)
+        audienceAddressRate = TokenBuckets(settings.rates.audiencePerAddress)
+        presenterAddressRate = TokenBuckets(settings.rates.presenterPerAddress)
+        phoneRate = TokenBuckets(settings.rates.perPhone)
+        keyLookups = TokenBuckets(rate: settings.guessing.keyLookupsPerSecondPerAddress, burst: settings.guessing.keyLookupsPerSecondPerAddress * 2)
+        keyRate = TokenBuckets(settings.rates.perKey)
     }
 }
 
@@ -245,15 +244,13 @@ struct GuessBudgets: Sendable {
     let fieldChecks: TokenBuckets
 
     init(_ settings: HubLimits) {
-            failedCodesPerAddress = TokenBuckets(rate: settings.failedCodesPerMinutePerAddress / 60, burst: settings.failedCodesPerMinutePerAddress)
-            failedCodes = TokenBuckets(rate: settings.failedCodesPerMinute / 60, burst: settings.failedCodesPerMinute)
-            phoneIDs = TokenBuckets(rate: settings.phoneIdsPerMinutePerAddress / 60, burst: settings.phoneIdsPerMinutePerAddress)
-            unknownTokens = TokenBuckets(rate: settings.unknownTokensPerMinutePerAddress / 60,
-                                         burst: settings.unknownTokensPerMinutePerAddress)
-            unknownTokensPerProject = TokenBuckets(rate: settings.unknownTokensPerMinutePerProject / 60,
-                                                   burst: settings.unknownTokensPerMinutePerProject)
-            recentMissers = TokenBuckets(rate: 1 / HubLimiter.missMemorySeconds, burst: 1)
-            fieldChecks = TokenBuckets(rate: settings.fieldChecksPerMinutePerProject / 60,
-                                       burst: settings.fieldChecksPerMinutePerProject)
+        let guessing = settings.guessing
+        failedCodesPerAddress = TokenBuckets(perMinute: guessing.failedCodesPerMinutePerAddress)
+        failedCodes = TokenBuckets(perMinute: guessing.failedCodesPerMinute)
+        phoneIDs = TokenBuckets(perMinute: guessing.phoneIdsPerMinutePerAddress)
+        unknownTokens = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerAddress)
+        unknownTokensPerProject = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerProject)
+        recentMissers = TokenBuckets(rate: 1 / HubLimiter.missMemorySeconds, burst: 1)
+        fieldChecks = TokenBuckets(perMinute: settings.fieldChecks.perMinutePerProject)
     }
 }

@@ -24,6 +24,16 @@ final class TokenBuckets: Sendable {
         self.burst = burst
     }
 
+    /// `rate`'s figures: refills at its `perSecond`, holds its `burst`.
+    convenience init(_ rate: HubLimits.Rate) {
+        self.init(rate: rate.perSecond, burst: rate.burst)
+    }
+
+    /// Refills at `perMinute` a minute and holds a minute's worth.
+    convenience init(perMinute: Double) {
+        self.init(rate: perMinute / 60, burst: perMinute)
+    }
+
     /// Takes `cost` tokens from `key`'s bucket at `nowNs`: nil when there were enough, else the
     /// whole seconds to wait until there are (at least 1), and nothing is taken.
     func take(_ key: String, cost: Double = 1, nowNs: UInt64) -> Int? {

@@ -296,8 +296,8 @@ final class PresentRouterTests: XCTestCase {
             XCTAssertTrue(sees2)
             // The show's JSON says so to the audience.
             let json = try await world.hub.present.views.json(show, presenter: false)
-            XCTAssertEqual(json.shown, [1, 2])
-            XCTAssertNil(json.reach, "the audience is not told the presenter's hints")
+            XCTAssertEqual(json.audience.shown, [1, 2])
+            XCTAssertNil(json.presenter, "the audience is not told the presenter's hints")
         }
         await world.hub.database.close()
     }
@@ -309,9 +309,10 @@ final class PresentRouterTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let app = Application(router: buildRouter(world.hub))
         try await app.test(.router) { client in
-            func presenterView() async throws -> ShowJSON {
+            func presenterView() async throws -> ShowJSON.Presenter {
                 let show = try await world.hub.repositories.shows.get(project: "demo", beaconName: world.beaconName)
-                return try await world.hub.present.views.json(try XCTUnwrap(show), presenter: true)
+                let json = try await world.hub.present.views.json(try XCTUnwrap(show), presenter: true)
+                return try XCTUnwrap(json.presenter)
             }
             var view = try await presenterView()
             XCTAssertEqual(view.reach?.state, "not-heard", "registered just now, nobody has resolved it")

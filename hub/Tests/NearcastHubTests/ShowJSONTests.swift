@@ -27,29 +27,24 @@ final class ShowJSONTests: XCTestCase {
         """#
 
     static func follower() -> ShowJSON {
-        ShowJSON(beaconName: "beacons/4!0011223344556677", deck: "00112233aabbccdd", title: "Talk", pages: 12,
-                 width: 1600, height: 900, page: 3, shownUpTo: 3, shown: [1, 2, 3],
-                 startedTime: "2014-10-02T15:01:23.045Z", startedMs: 1_412_262_083_045,
-                 reactions: ReactionChoicesJSON(enabled: true, choices: [
-                     .init(value: "👏", kind: "emoji"), .init(value: "cat", kind: "image", url: "/v1/reactions/images/cat"),
-                 ]))
+        ShowJSON(audience: .init(
+            beaconName: "beacons/4!0011223344556677", deck: "00112233aabbccdd", title: "Talk", pages: 12,
+            width: 1600, height: 900, page: 3, shownUpTo: 3, shown: [1, 2, 3],
+            startedTime: "2014-10-02T15:01:23.045Z", startedMs: 1_412_262_083_045,
+            reactions: ReactionChoicesJSON(enabled: true, choices: [
+                .init(value: "👏", kind: "emoji"), .init(value: "cat", kind: "image", url: "/v1/reactions/images/cat"),
+            ])))
     }
 
     /// Every presenter field set, as for a live EID beacon with its code on.
     static func presenter() -> ShowJSON {
         var json = follower()
-        json.followers = 7
-        json.code = "ABC123"
-        json.codeExpiresTime = "2014-10-02T15:02:00.000Z"
-        json.codeExpiresMs = 1_412_262_120_000
-        json.joinPath = "/j/ABC123"
-        json.counts = ["👏": 5, "cat": 2]
-        json.rotationPeriodSeconds = 128
-        json.codeJoining = true
-        json.codeMaxShare = 50
-        json.codePasses = 4
-        json.box = ShowBoxJSON(name: "Room A", lastSeenTime: "2014-10-02T15:04:00.000Z", lastResolvedTime: "2014-10-02T15:05:00.000Z")
-        json.reach = ShowReachJSON(state: "ok", message: "7 phones follow.")
+        json.presenter = ShowJSON.Presenter(
+            followers: 7, code: "ABC123", codeExpiresTime: "2014-10-02T15:02:00.000Z", codeExpiresMs: 1_412_262_120_000,
+            joinPath: "/j/ABC123", counts: ["👏": 5, "cat": 2], rotationPeriodSeconds: 128,
+            codeJoining: true, codeMaxShare: 50, codePasses: 4,
+            box: ShowBoxJSON(name: "Room A", lastSeenTime: "2014-10-02T15:04:00.000Z", lastResolvedTime: "2014-10-02T15:05:00.000Z"),
+            reach: ShowReachJSON(state: "ok", message: "7 phones follow."))
         return json
     }
 
@@ -68,5 +63,15 @@ final class ShowJSONTests: XCTestCase {
 
     func testAPresentersShowIsTheSameFlatJSONAsBefore() throws {
         XCTAssertEqual(try text(Self.presenter()), Self.presenterText)
+    }
+
+    /// Read back (as a client in Swift would), each text gives the show it came from: a
+    /// follower's with no presenter part, a presenter's with all of it.
+    func testTheFlatJSONReadsBackIntoItsParts() throws {
+        for show in [Self.follower(), Self.presenter()] {
+            XCTAssertEqual(try JSONDecoder().decode(ShowJSON.self, from: try JSONText.encode(show)), show)
+        }
+        XCTAssertNil(try JSONDecoder().decode(ShowJSON.self, from: Data(Self.followerText.utf8)).presenter)
+        XCTAssertEqual(try JSONDecoder().decode(ShowJSON.self, from: Data(Self.presenterText.utf8)).presenter?.joinPath, "/j/ABC123")
     }
 }

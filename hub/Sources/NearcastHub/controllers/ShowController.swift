@@ -63,7 +63,7 @@ struct ShowController: Sendable {
                 throw APIError.notFound("a show on \(name)")
             }
             let json = try await views.json(show, presenter: true)
-            guard let joinPath = json.joinPath else {
+            guard let joinPath = json.presenter?.joinPath else {
                 throw APIError(.conflict, "\(name) is not an EID beacon, so its show has no sight code to join by")
             }
             let base = try Self.joinBase(request)

@@ -60,37 +60,66 @@ struct ShowUpdate: Codable, Sendable {
     var page: Int?
 }
 
-/// A show. The presenter's fields (`followers` ... `rotationPeriodSeconds`) are only sent to
-/// the secret key.
-struct ShowJSON: ResponseEncodable, Sendable, Equatable {
-    var beaconName: String
-    var deck: String
-    var title: String
-    var pages: Int
-    var width: Int
-    var height: Int
-    var page: Int
-    var shownUpTo: Int
-    /// The pages the audience may open, ascending (`ShowStore.Show.openPages`).
-    var shown: [Int]
-    var startedTime: String
-    var startedMs: Int64
-    var reactions: ReactionChoicesJSON
-    var followers: Int?
-    var code: String?
-    var codeExpiresTime: String?
-    var codeExpiresMs: Int64?
-    var joinPath: String?
-    var counts: [String: Int]?
-    var rotationPeriodSeconds: Int?
-    /// Joining by the code: on or off, the share (%) of the followers it may let in, and the
-    /// passes it gave in the last 10 minutes (on this instance).
-    var codeJoining: Bool?
-    var codeMaxShare: Int?
-    var codePasses: Int?
-    /// The show's box as the presenter needs it, and why no phone follows yet.
-    var box: ShowBoxJSON?
-    var reach: ShowReachJSON?
+/// A show as the API sends it (`GET /v1/shows/BEACON`, the `show` events): one flat JSON object,
+/// what every follower sees and, only to the secret key, the presenter's fields beside it
+/// (docs/present-api.md; openapi.yaml's `Show`).
+struct ShowJSON: ResponseEncodable, Decodable, Sendable, Equatable {
+    /// What every follower sees: the deck, the page and the pages shown, the reactions offered.
+    struct Audience: Codable, Sendable, Equatable {
+        var beaconName: String
+        var deck: String
+        var title: String
+        var pages: Int
+        var width: Int
+        var height: Int
+        var page: Int
+        var shownUpTo: Int
+        /// The pages the audience may open, ascending (`ShowStore.Show.openPages`).
+        var shown: [Int]
+        var startedTime: String
+        var startedMs: Int64
+        var reactions: ReactionChoicesJSON
+    }
+
+    /// What only the presenter (the secret key) gets: followers and reaction counts, the sight
+    /// code, and the box. The code's fields only for a live EID beacon.
+    struct Presenter: Codable, Sendable, Equatable {
+        var followers: Int?
+        var code: String?
+        var codeExpiresTime: String?
+        var codeExpiresMs: Int64?
+        var joinPath: String?
+        var counts: [String: Int]?
+        var rotationPeriodSeconds: Int?
+        /// Joining by the code: on or off, the share (%) of the followers it may let in, and the
+        /// passes it gave in the last 10 minutes (on this instance).
+        var codeJoining: Bool?
+        var codeMaxShare: Int?
+        var codePasses: Int?
+        /// The show's box as the presenter needs it, and why no phone follows yet.
+        var box: ShowBoxJSON?
+        var reach: ShowReachJSON?
+    }
+
+    var audience: Audience
+    /// Nil for a follower.
+    var presenter: Presenter?
+
+    /// Both parts into the one object (JSONEncoder gives the same keyed container to both), as
+    /// flat as the API has always been; a follower's has no presenter key at all.
+    func encode(to encoder: any Encoder) throws {
+        try audience.encode(to: encoder)
+        try presenter?.encode(to: encoder)
+    }
+}
+
+extension ShowJSON {
+    /// A presenter's show always has `followers`; one with none of the presenter's keys is a follower's.
+    init(from decoder: any Decoder) throws {
+        audience = try Audience(from: decoder)
+        let presenter = try Presenter(from: decoder)
+        self.presenter = presenter == Presenter() ? nil : presenter
+    }
 }
 
 /// The reactions a project offers.
@@ -107,7 +136,7 @@ struct ShowReachJSON: Codable, Sendable, Equatable {
     var message: String
 }
 
-struct ReactionChoicesJSON: ResponseEncodable, Sendable, Equatable {
+struct ReactionChoicesJSON: ResponseEncodable, Decodable, Sendable, Equatable {
     struct Choice: Codable, Sendable, Equatable {
         var value: String
         /// `emoji` or `image`.

@@ -22,12 +22,13 @@ struct ShowViews: Sendable {
     func json(_ show: ShowStore.Show, presenter: Bool) async throws -> ShowJSON {
         let deck = try await decks.get(project: show.project, deckID: show.deckID)
         let choices = try await self.choices.get(project: show.project)
-        var json = ShowJSON(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
-                            width: deck.width, height: deck.height, page: show.page, shownUpTo: show.shownUpTo,
-                            shown: show.openPages.pages,
-                            startedTime: HubClock.timestamp(ms: show.startedMs), startedMs: show.startedMs,
-                            reactions: choices.json)
-        guard presenter else { return json }
+        let audience = ShowJSON.Audience(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
+                                         width: deck.width, height: deck.height, page: show.page, shownUpTo: show.shownUpTo,
+                                         shown: show.openPages.pages,
+                                         startedTime: HubClock.timestamp(ms: show.startedMs), startedMs: show.startedMs,
+                                         reactions: choices.json)
+        guard presenter else { return ShowJSON(audience: audience) }
+        var json = ShowJSON.Presenter()   // the presenter's fields
         json.followers = try await shows.followers(project: show.project, beaconName: show.beaconName)
             + (try await localFollowersNotYetRecorded(show))
         json.counts = show.counts
@@ -52,7 +53,7 @@ struct ShowViews: Sendable {
         let reach = BoxReach.of(boxName: name, lastSeenMs: box?.lastSeenMs, lastResolvedMs: resolvedMs,
                                 followers: json.followers ?? 0, codeJoining: json.codeJoining ?? true, nowMs: now)
         json.reach = ShowReachJSON(state: reach.state.rawValue, message: reach.message)
-        return json
+        return ShowJSON(audience: audience, presenter: json)
     }
 
     /// Followers on this instance that its last report to the database does not include yet

@@ -38,7 +38,7 @@ final class ResolveRouterTests: XCTestCase {
     }
 
     func testUIDsAndCurrentEIDsResolveWithTheirAttachmentsAndUnknownTokensAreAbsent() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey
             let door = try await Self.register(client, key: secret, Self.uid([1, 2, 3, 4, 5, 6, 7, 8]))
             try await Self.attach(client, door, "door", key: secret)
@@ -65,7 +65,7 @@ final class ResolveRouterTests: XCTestCase {
     }
 
     func testAWatchWithThePublicKeyNeedsTheTokenOfItsOwnBeacon() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey
             let door = try await Self.register(client, key: secret, Self.uid([1, 2, 3, 4]))
             let stage = try await Self.register(client, key: secret, Self.uid([10, 11]))
@@ -82,7 +82,7 @@ final class ResolveRouterTests: XCTestCase {
     }
 
     func testBadObservationsAre400NamingTheField() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let one: [String: Any] = Self.uid([0x31])
             var stamped = one
             stamped["timestampMs"] = "soon"

@@ -8,9 +8,9 @@ import NearcastCore
 @testable import NearcastHub
 import XCTest
 
-/// A hub for router tests: the whole router (`buildRouter`) over a `HubServices` whose projects,
-/// beacons, attachments and field checks are in memory (`.memory`) or in a SQLite file
-/// (`.sqlite`), driven through `app.test(.router)`. The API's contract holds for both.
+/// A hub for router tests: the whole router (`buildRouter`) over a `HubServices` whose storage
+/// is in memory (`.memory`: `MemoryHubData`) or in a SQLite file (`.sqlite`), driven through
+/// `app.test(.router)`. The API's contract holds for both.
 struct RouterWorld: Sendable {
     enum Storage: String, CaseIterable, Sendable { case memory, sqlite }
 
@@ -25,7 +25,7 @@ struct RouterWorld: Sendable {
         let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
                                                   logger: Logger(label: "test"))
         let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock, limits: limits,
-                                             projectsInMemory: storage == .memory)
+                                             storage: storage == .memory ? .memory : .database)
         let demo = try await hub.repositories.projects.create(name: "demo")
         let other = try await hub.repositories.projects.create(name: "other")
         return RouterWorld(hub: hub, demo: demo, other: other, directory: directory)

@@ -5,9 +5,9 @@ import HummingbirdTesting
 @testable import NearcastHub
 import XCTest
 
-/// Present's routes through the router over SQLite, with a clock the test moves: decks
-/// uploaded (the real renderer), listed, served as pages and deleted; refused uploads storing
-/// nothing; a show started, moved, gated for the audience, switched between decks and ended;
+/// Present's routes through the router, in memory and over SQLite, with a clock the test moves:
+/// decks uploaded (the real renderer), listed, served as pages and deleted; refused uploads
+/// storing nothing; a show started, moved, gated for the audience, switched between decks and ended;
 /// reaction choices; the join QR code. (Streams, the deck command, PostgreSQL and two instances
 /// are hub/e2e/test_present.py's; reactions' proof is PresentRouterTests'.)
 final class PresentAPIRouterTests: XCTestCase {

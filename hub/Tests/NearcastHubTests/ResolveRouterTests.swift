@@ -5,9 +5,10 @@ import HummingbirdTesting
 @testable import NearcastHub
 import XCTest
 
-/// `beaconinfo:getforobserved` through the router over SQLite (the resolvers read the database's
-/// beacons): UIDs and current EIDs resolve with their attachments, unknown tokens are absent,
-/// each answer carries its beacon's watch token, and bad observations are 400s naming the field.
+/// `beaconinfo:getforobserved` through the router, in memory and over SQLite (the resolvers read
+/// either's beacons through `BeaconChanges`): UIDs and current EIDs resolve with their
+/// attachments, unknown tokens are absent, each answer carries its beacon's watch token, and bad
+/// observations are 400s naming the field.
 final class ResolveRouterTests: XCTestCase {
     private static func register(_ client: any TestClientProtocol, key: String, _ body: [String: Any]) async throws -> String {
         let answer = try await client.call(.post, "/v1beta1/beacons:register", key: key, json: body)

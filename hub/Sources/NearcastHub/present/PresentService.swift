@@ -1,6 +1,4 @@
-import Foundation
 import Logging
-import NIOCore
 import ServiceLifecycle
 
 /// Present's background work, one loop per instance while it serves:

@@ -98,9 +98,6 @@ struct ShowStore: Sendable {
         }
     }
 
-    /// Changes how phones may join the beacon's show by its code: on or off, the share of its
-    /// followers that may hold passes from the code, a new code at once (a new salt: every code
-    /// shown so far stops working). False when the beacon has no show.
     func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
         try await write(project: project, beaconName: beaconName) { db in
             if let joining {

@@ -17,8 +17,9 @@ protocol ShowRepository: Sendable {
     /// Every show's beacon with its sight-code settings: only active EID beacons with an identity
     /// key (a show on a UID beacon has no sight code).
     func liveBeacons() async throws -> [ShowStore.LiveBeacon]
-    /// Changes how phones may join the show by its code (`ShowStore.setCode`); false when the
-    /// beacon has no show.
+    /// Changes how phones may join the show by its code: on or off, the share of its followers
+    /// that may hold passes from the code, a new code at once (a new salt: every code shown so
+    /// far stops working). False when the beacon has no show.
     func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool
     /// A show's box as the presenter sees it (`ShowStore.Box`), nil when the beacon was never
     /// registered.

@@ -25,23 +25,23 @@ public struct HubServices: Sendable {
     let instanceID: String
 
     /// Loads (or, on the first start, makes) the service key; the schema is already current.
-    /// `projectsInMemory` keeps projects, beacons, attachments and field checks in memory
-    /// (`MemoryHubData`) instead of the database, for router tests.
+    /// `storage: .memory` keeps everything but the service key in memory (`MemoryHubData`)
+    /// instead of the database, for router tests.
     public static func make(database: HubDatabase, metricsRegistry: PrometheusCollectorRegistry? = nil,
                             logger: Logger, clock: HubClock = .system, limits: HubLimits = HubLimits(),
-                            decks deckLimits: DeckLimits = DeckLimits(), projectsInMemory: Bool = false) async throws -> HubServices {
+                            decks deckLimits: DeckLimits = DeckLimits(), storage: HubStorage = .database) async throws -> HubServices {
         let feed = ChangeFeed()
         let showFeed = ShowFeed()
         let repositories = HubRepositories(database: database, clock: clock, limits: limits, decks: deckLimits,
                                            feed: feed, showFeed: showFeed,
-                                           memory: projectsInMemory ? MemoryHubData(clock: clock, feed: feed) : nil)
+                                           memory: storage == .memory ? MemoryHubData(clock: clock, feed: feed) : nil)
         let serviceKey = try await ServiceKey.load(from: database)
         let presence = Presence(serviceKey: serviceKey)
         let phoneIDs = PhoneIDs(presence: presence)
         let limiter = HubLimiter(limits)
         let resolver = TokenResolver(serviceKey: serviceKey,
-                                     cache: EIDResolverCache(store: repositories.eidBeacons, logger: logger),
-                                     directory: BeaconDirectory(database: database), heardBoxes: HeardBoxes())
+                                     cache: EIDResolverCache(changes: repositories.beaconChanges, logger: logger),
+                                     directory: BeaconDirectory(changes: repositories.beaconChanges), heardBoxes: HeardBoxes())
         let present = PresentParts(repositories: repositories, clock: clock, logger: logger, presence: presence,
                                    phoneIDs: phoneIDs, showFeed: showFeed, heardBoxes: resolver.heardBoxes,
                                    renderer: DeckRenderer(limits: .init(deckLimits)))
@@ -56,43 +56,58 @@ public struct HubServices: Sendable {
     }
 }
 
-/// The stores over the hub's one database (SQLite or PostgreSQL), each behind the protocol its
-/// controllers see; projects, beacons, attachments and field checks may be kept in memory
-/// instead (`MemoryHubData`), for router tests.
+/// Where `HubServices` keeps what it stores: the database (SQLite or PostgreSQL), or memory
+/// (`MemoryHubData`, for router tests; the service key stays in the database).
+public enum HubStorage: Sendable {
+    case database
+    case memory
+}
+
+/// The hub's storage, each part behind the protocol its users see: the stores over the hub's one
+/// database (SQLite or PostgreSQL), or the same in memory (`MemoryHubData`), for router tests.
 struct HubRepositories: Sendable {
     let projects: any ProjectRepository
     let beacons: any BeaconRepository
-    /// The database's beacons, which the EID resolvers read (`EIDResolverCache`).
-    let eidBeacons: BeaconStore
+    /// What the resolvers' views of the beacons read to keep in step (`BeaconDirectory`,
+    /// `EIDResolverCache`).
+    let beaconChanges: any BeaconChanges
     let attachments: any AttachmentRepository
     /// What the audience's phones heard of the boxes' test sounds.
     let fieldChecks: any FieldCheckRepository
-    let decks: DeckStore
-    let shows: ShowStore
-    let choices: ReactionChoicesStore
+    let decks: any DeckRepository
+    let shows: any ShowRepository
+    let choices: any ReactionChoicesRepository
 
     init(database: HubDatabase, clock: HubClock, limits: HubLimits, decks deckLimits: DeckLimits,
          feed: ChangeFeed, showFeed: ShowFeed, memory: MemoryHubData? = nil) {
+        let quota = deckLimits.storagePerProjectBytes
+        if let memory {
+            let beacons = MemoryBeaconRepository(data: memory)
+            projects = MemoryProjectRepository(data: memory)
+            self.beacons = beacons
+            beaconChanges = beacons
+            attachments = MemoryAttachmentRepository(data: memory)
+            fieldChecks = MemoryFieldCheckRepository(data: memory, keptPerProject: limits.fieldChecks.keptPerProject)
+            decks = MemoryDeckRepository(data: memory, showFeed: showFeed, quotaBytes: quota)
+            shows = MemoryShowRepository(data: memory, showFeed: showFeed)
+            choices = MemoryReactionChoicesRepository(data: memory)
+            return
+        }
         let notifier = ChangeNotifier(channel: ChangeNotifier.attachmentsChannel, isPostgres: database.isPostgres) {
             feed.publish(project: $0, beaconName: $1)
         }
         let showNotifier = ChangeNotifier(channel: ChangeNotifier.showsChannel, isPostgres: database.isPostgres) {
             showFeed.changed(project: $0, beaconName: $1)
         }
-        eidBeacons = BeaconStore(database: database, notifier: notifier)
-        if let memory {
-            projects = MemoryProjectRepository(data: memory)
-            beacons = MemoryBeaconRepository(data: memory)
-            attachments = MemoryAttachmentRepository(data: memory)
-            fieldChecks = MemoryFieldCheckRepository(data: memory, keptPerProject: limits.fieldChecks.keptPerProject)
-        } else {
-            projects = ProjectStore(database: database, clock: clock)
-            beacons = eidBeacons
-            attachments = AttachmentStore(database: database, notifier: notifier, clock: clock)
-            fieldChecks = FieldCheckStore(database: database, clock: clock, keptPerProject: limits.fieldChecks.keptPerProject)
-        }
-        decks = DeckStore(database: database, clock: clock, quotaBytes: deckLimits.storagePerProjectBytes)
-        shows = ShowStore(database: database, notifier: showNotifier, clock: clock)
+        let beacons = BeaconStore(database: database, notifier: notifier)
+        projects = ProjectStore(database: database, clock: clock)
+        self.beacons = beacons
+        beaconChanges = beacons
+        attachments = AttachmentStore(database: database, notifier: notifier, clock: clock)
+        fieldChecks = FieldCheckStore(database: database, clock: clock, keptPerProject: limits.fieldChecks.keptPerProject)
+        decks = DeckStore(database: database, clock: clock, notifier: showNotifier, quotaBytes: quota)
+        shows = ShowStore(database: database, notifier: showNotifier,
+                          reactions: ReactionNotifier(isPostgres: database.isPostgres, feed: showFeed), clock: clock)
         choices = ReactionChoicesStore(database: database)
     }
 }

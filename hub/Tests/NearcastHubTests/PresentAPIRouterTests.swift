@@ -5,9 +5,9 @@ import HummingbirdTesting
 @testable import NearcastHub
 import XCTest
 
-/// Present's routes through the router over SQLite, with a clock the test moves: decks
-/// uploaded (the real renderer), listed, served as pages and deleted; refused uploads storing
-/// nothing; a show started, moved, gated for the audience, switched between decks and ended;
+/// Present's routes through the router, in memory and over SQLite, with a clock the test moves:
+/// decks uploaded (the real renderer), listed, served as pages and deleted; refused uploads
+/// storing nothing; a show started, moved, gated for the audience, switched between decks and ended;
 /// reaction choices; the join QR code. (Streams, the deck command, PostgreSQL and two instances
 /// are hub/e2e/test_present.py's; reactions' proof is PresentRouterTests'.)
 final class PresentAPIRouterTests: XCTestCase {
@@ -36,7 +36,7 @@ final class PresentAPIRouterTests: XCTestCase {
     }
 
     func testAnUploadedDeckIsListedServedAsJPEGPagesAndDeleted() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey
             let pdf = TestPDF.make(pages: 3)
             let created = try await Self.upload(client, pdf, key: secret, query: "?title=Quarterly%20review")
@@ -84,7 +84,7 @@ final class PresentAPIRouterTests: XCTestCase {
     }
 
     func testUploadsThatAreNotReadablePDFsOrLackTheSecretKeyAreRefusedAndNothingIsStored() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey, pdf = TestPDF.make(pages: 2)
             assertRefusal(try await Self.upload(client, pdf, key: world.demo.apiKey), .forbidden)
             assertRefusal(try await client.call(.post, "/v1/decks", raw: pdf, contentType: "application/pdf"), .unauthorized)
@@ -102,7 +102,7 @@ final class PresentAPIRouterTests: XCTestCase {
 
     func testAShowStartsMovesGatesPagesForThePublicKeySwitchesDeckAndEnds() async throws {
         let clock = PresentRouterTests.ManualClock()
-        try await RouterWorld.each(clock: clock.clock, [.sqlite]) { world, client, _ in
+        try await RouterWorld.each(clock: clock.clock) { world, client, _ in
             let (secret, publicKey) = (world.demo.secretKey, world.demo.apiKey)
             let (beacon, id) = try await Self.eidBeacon(world, client)
             let deck = try await Self.storedDeck(world, pages: 4, title: "Keynote")
@@ -178,7 +178,7 @@ final class PresentAPIRouterTests: XCTestCase {
     }
 
     func testReactionChoicesCanBeSwitchedOffAndTakePNGImages() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let (secret, publicKey) = (world.demo.secretKey, world.demo.apiKey)
             let byDefault = try await client.call(.get, "/v1/reactions/choices", key: publicKey)
             XCTAssertEqual(byDefault.json["enabled"] as? Bool, true)
@@ -209,7 +209,7 @@ final class PresentAPIRouterTests: XCTestCase {
     }
 
     func testTheJoinQRCodeIsSVGForTheSecretKeyOnly() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let (_, id) = try await Self.eidBeacon(world, client)
             let deck = try await Self.storedDeck(world, pages: 2)
             assertStatus(try await client.call(.put, "/v1/shows/\(id)", key: world.demo.secretKey, json: ["deck": deck, "page": 1]), .ok)

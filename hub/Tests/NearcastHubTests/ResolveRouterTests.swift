@@ -5,9 +5,10 @@ import HummingbirdTesting
 @testable import NearcastHub
 import XCTest
 
-/// `beaconinfo:getforobserved` through the router over SQLite (the resolvers read the database's
-/// beacons): UIDs and current EIDs resolve with their attachments, unknown tokens are absent,
-/// each answer carries its beacon's watch token, and bad observations are 400s naming the field.
+/// `beaconinfo:getforobserved` through the router, in memory and over SQLite (the resolvers read
+/// either's beacons through `BeaconChanges`): UIDs and current EIDs resolve with their
+/// attachments, unknown tokens are absent, each answer carries its beacon's watch token, and bad
+/// observations are 400s naming the field.
 final class ResolveRouterTests: XCTestCase {
     private static func register(_ client: any TestClientProtocol, key: String, _ body: [String: Any]) async throws -> String {
         let answer = try await client.call(.post, "/v1beta1/beacons:register", key: key, json: body)
@@ -38,7 +39,7 @@ final class ResolveRouterTests: XCTestCase {
     }
 
     func testUIDsAndCurrentEIDsResolveWithTheirAttachmentsAndUnknownTokensAreAbsent() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey
             let door = try await Self.register(client, key: secret, Self.uid([1, 2, 3, 4, 5, 6, 7, 8]))
             try await Self.attach(client, door, "door", key: secret)
@@ -65,7 +66,7 @@ final class ResolveRouterTests: XCTestCase {
     }
 
     func testAWatchWithThePublicKeyNeedsTheTokenOfItsOwnBeacon() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey
             let door = try await Self.register(client, key: secret, Self.uid([1, 2, 3, 4]))
             let stage = try await Self.register(client, key: secret, Self.uid([10, 11]))
@@ -82,7 +83,7 @@ final class ResolveRouterTests: XCTestCase {
     }
 
     func testBadObservationsAre400NamingTheField() async throws {
-        try await RouterWorld.each([.sqlite]) { world, client, _ in
+        try await RouterWorld.each { world, client, _ in
             let one: [String: Any] = Self.uid([0x31])
             var stamped = one
             stamped["timestampMs"] = "soon"

@@ -8,9 +8,9 @@ import NearcastCore
 @testable import NearcastHub
 import XCTest
 
-/// A hub for router tests: the whole router (`buildRouter`) over a `HubServices` whose projects,
-/// beacons, attachments and field checks are in memory (`.memory`) or in a SQLite file
-/// (`.sqlite`), driven through `app.test(.router)`. The API's contract holds for both.
+/// A hub for router tests: the whole router (`buildRouter`) over a `HubServices` whose storage
+/// is in memory (`.memory`: `MemoryHubData`) or in a SQLite file (`.sqlite`), driven through
+/// `app.test(.router)`. The API's contract holds for both.
 struct RouterWorld: Sendable {
     enum Storage: String, CaseIterable, Sendable { case memory, sqlite }
 
@@ -19,23 +19,25 @@ struct RouterWorld: Sendable {
     let other: CreatedProject
     let directory: URL
 
-    static func make(_ storage: Storage, limits: HubLimits = .off, clock: HubClock = .system) async throws -> RouterWorld {
+    static func make(_ storage: Storage, limits: HubLimits = .off, clock: HubClock = .system,
+                     decks: DeckLimits = DeckLimits()) async throws -> RouterWorld {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-router-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
                                                   logger: Logger(label: "test"))
         let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock, limits: limits,
-                                             projectsInMemory: storage == .memory)
+                                             decks: decks, storage: storage == .memory ? .memory : .database)
         let demo = try await hub.repositories.projects.create(name: "demo")
         let other = try await hub.repositories.projects.create(name: "other")
         return RouterWorld(hub: hub, demo: demo, other: other, directory: directory)
     }
 
     /// Runs `body` against each storage's world with a test client, removing the world after.
-    static func each(limits: HubLimits = .off, clock: HubClock = .system, _ storages: [Storage] = Storage.allCases,
+    static func each(limits: HubLimits = .off, clock: HubClock = .system, decks: DeckLimits = DeckLimits(),
+                     _ storages: [Storage] = Storage.allCases,
                      _ body: @Sendable (RouterWorld, any TestClientProtocol, Storage) async throws -> Void) async throws {
         for storage in storages {
-            let world = try await make(storage, limits: limits, clock: clock)
+            let world = try await make(storage, limits: limits, clock: clock, decks: decks)
             defer { try? FileManager.default.removeItem(at: world.directory) }
             let app = Application(router: buildRouter(world.hub))
             try await app.test(.router) { client in try await body(world, client, storage) }

@@ -89,7 +89,7 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                                       changed: { showFeed.changed(project: $0, beaconName: $1) }, stopped: { showFeed.finishAll() }))
         services.append(PostgresChangeListener(
             database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
-            connected: {}, received: { PresentService.deliver(reactionPayload: $0, to: showFeed) }, stopped: {}))
+            connected: {}, received: { ReactionNotifier.deliver(payload: $0, to: showFeed) }, stopped: {}))
         // A change committed through any instance: the in-memory views synchronise before
         // their next answer (and after a reconnection, since a notification may have been lost).
         let changes = hub.database.changes

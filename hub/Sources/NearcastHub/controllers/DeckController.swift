@@ -8,11 +8,9 @@ import NIOCore
 /// Decks: upload (a PDF body), list, read, delete (the secret key), and page images (any key;
 /// the public key and passes only pages a show has shown).
 struct DeckController: Sendable {
-    let decks: DeckStore
+    let decks: any DeckRepository
     let renderer: DeckRenderer
     let images: DeckImageCache
-    /// To end a deleted deck's shows.
-    let shows: ShowStore
     let logger: Logger
     let keys: KeyChecker
 
@@ -50,12 +48,9 @@ struct DeckController: Sendable {
         }
         managers.delete("/v1/decks/:deck") { _, context in
             let project = try context.caller().project, id = try Self.deckID(context)
-            let ended = try await decks.delete(project: project, deckID: id)
+            // Its shows end with it, and their streams are told (every instance's, on PostgreSQL).
+            _ = try await decks.delete(project: project, deckID: id)
             await images.remove(project: project, deckID: id)
-            for beacon in ended {
-                // Its shows ended with it: tell their streams (every instance, on PostgreSQL).
-                try await shows.announce(project: project, beaconName: beacon)
-            }
             logger.info("decks: \(project) deleted \(id)")
             return EmptyJSON()
         }

@@ -5,7 +5,7 @@ import NIOCore
 /// Joining by sight: `POST /v1/presence` trades the code on the presenter's screen for a pass,
 /// and `GET /j/CODE` (the QR code's address) sends the phone to the listener page with one.
 struct PresenceController: Sendable {
-    let shows: ShowStore
+    let shows: any ShowRepository
     let showCache: ShowCache
     let presence: Presence
     /// The passes given for each show's code lately, for the presenter's cap.

@@ -7,7 +7,7 @@ import NIOCore
 /// Reactions: the project's choices (read by any key, set by the secret key), their images, and
 /// `POST /v1/reactions`, which takes a reaction only with proof that the phone is in the room.
 struct ReactionController: Sendable {
-    let choices: ReactionChoicesStore
+    let choices: any ReactionChoicesRepository
     let showCache: ShowCache
     let reactionDesk: ReactionDesk
     let phoneIDs: PhoneIDs

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// Shows: start or move (`PUT`), read, end, follow (`/events`, Server-Sent Events) and the join
 /// address as a QR code.
 struct ShowController: Sendable {
-    let shows: ShowStore
+    let shows: any ShowRepository
     let views: ShowViews
     let grant: BeaconReadGrant
     let limiter: HubLimiter

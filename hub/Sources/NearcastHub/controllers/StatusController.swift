@@ -30,7 +30,7 @@ struct StatusController: Sendable {
                 try await database.ping()
             } catch {
                 // The details go to the log, not to whoever asks.
-                logger.error("healthz: the database does not answer: \(HubDatabase.describe(error))")
+                logger.error("healthz: the database does not answer: \(storageErrorText(error))")
                 throw APIError(.serviceUnavailable, "the database does not answer")
             }
             return HealthJSON(status: "ok", database: database.kindName,

@@ -103,7 +103,7 @@ struct WatchController: Sendable {
                                             now = bytes
                                         } catch {
                                             // The database away for a moment: the next change tries again.
-                                            logger.warning("watch: reading \(name)'s attachments failed: \(HubDatabase.describe(error))")
+                                            logger.warning("watch: reading \(name)'s attachments failed: \(storageErrorText(error))")
                                             continue
                                         }
                                         if now.readableBytes == last.readableBytes && now == last { continue }

@@ -2,11 +2,11 @@ import Logging
 import NearcastCore
 
 /// This instance's view of every project's EID beacons: the core's `EIDResolver` (a table of
-/// each beacon's EIDs over a window around its expected clock), kept in step with the database.
+/// each beacon's EIDs over a window around its expected clock), kept in step with the storage.
 ///
-/// The database is the only state: before a resolve, if the database's `ChangeSignal` moved
-/// since the last look (something was committed here, or through another instance on
-/// PostgreSQL), the cache reads the rows changed since the last change number it saw, so a
+/// The storage is the only state: before a resolve, if its `ChangeSignal` (`BeaconChanges`)
+/// moved since the last look (something was committed here, or through another instance on
+/// PostgreSQL), the cache reads the beacons changed since the last change number it saw, so a
 /// beacon registered, re-anchored or deleted through any instance resolves (or stops) here too;
 /// while nothing changed, a resolve touches no database.
 actor EIDResolverCache {
@@ -24,7 +24,7 @@ actor EIDResolverCache {
     /// How stale the resolvers' clock may get before every window is moved.
     static let advanceEverySeconds: Int64 = 10
 
-    private let store: BeaconStore
+    private let source: any BeaconChanges
     private let logger: Logger
     private var resolvers: [String: EIDResolver<SwiftCryptoAES128>] = [:]
     /// Resolver handles by (project, beacon name), and back.
@@ -37,8 +37,8 @@ actor EIDResolverCache {
     /// The `ChangeSignal` value the table was last brought up to date at.
     private var syncedAt: UInt64?
 
-    init(store: BeaconStore, logger: Logger) {
-        self.store = store
+    init(changes: any BeaconChanges, logger: Logger) {
+        self.source = changes
         self.logger = logger
     }
 
@@ -55,10 +55,10 @@ actor EIDResolverCache {
                           exponent: beacon.exponent)
     }
 
-    /// Applies the database's changes since the last look and moves the windows when due.
+    /// Applies the storage's changes since the last look and moves the windows when due.
     func synchronise(nowSeconds: Int64) async throws {
-        let signal = store.database.changes.current   // read first: a commit during the query moves it again
-        let changes = signal == syncedAt ? [] : try await store.eidChanges(after: lastSeq)
+        let signal = source.signal.current   // read first: a commit during the query moves it again
+        let changes = signal == syncedAt ? [] : try await source.eidChanged(after: lastSeq)
         // Requests finish out of order under load: a clock a few seconds behind is no reason to
         // recompute every window; a real step back (the host's clock set back) is.
         if nowSeconds - clock >= Self.advanceEverySeconds || nowSeconds < clock - 60 {

@@ -46,13 +46,13 @@ actor DeckImageCache {
 /// Shows and reaction choices as a reaction checks them, read at most once a second per show
 /// and project: a thousand reactions a second must not be three thousand database reads.
 actor ShowCache {
-    private let shows: ShowStore
-    private let choices: ReactionChoicesStore
+    private let shows: any ShowRepository
+    private let choices: any ReactionChoicesRepository
     private var showEntries: [ShowFeed.Key: (show: ShowStore.Show?, readMs: Int64)] = [:]
     private var choiceEntries: [String: (choices: ReactionChoices, readMs: Int64)] = [:]
     static let maximumAgeMs: Int64 = 1_000
 
-    init(shows: ShowStore, choices: ReactionChoicesStore) {
+    init(shows: any ShowRepository, choices: any ReactionChoicesRepository) {
         self.shows = shows
         self.choices = choices
     }

@@ -3,8 +3,9 @@ import HTTPTypes
 import NearcastCore
 import SQLKit
 
-/// A project's decks and their rendered pages, in the database (so every hub instance on one
-/// PostgreSQL serves the same deck). A deck never changes: a new upload is a new deck.
+/// A project's decks and their rendered pages in the database (`DeckRepository`), so every hub
+/// instance on one PostgreSQL serves the same deck. A deck never changes: a new upload is a new
+/// deck.
 struct DeckStore: Sendable {
     /// A deck as listed.
     struct Deck: Sendable {
@@ -15,6 +16,24 @@ struct DeckStore: Sendable {
         var width: Int
         var height: Int
         var createdMs: Int64
+
+        /// A new deck of `rendered`'s pages, under a new random id.
+        init(title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered, createdMs: Int64) {
+            var generator = SystemRandomNumberGenerator()
+            self.init(deckID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8), title: title,
+                      pages: rendered.pages.count, bytes: sourceBytes, width: rendered.width, height: rendered.height,
+                      createdMs: createdMs)
+        }
+
+        init(deckID: String, title: String, pages: Int, bytes: Int, width: Int, height: Int, createdMs: Int64) {
+            self.deckID = deckID
+            self.title = title
+            self.pages = pages
+            self.bytes = bytes
+            self.width = width
+            self.height = height
+            self.createdMs = createdMs
+        }
 
         var json: DeckJSON {
             DeckJSON(deck: deckID, title: title, pages: pages, bytes: bytes, width: width, height: height,
@@ -30,22 +49,19 @@ struct DeckStore: Sendable {
 
     let database: HubDatabase
     let clock: HubClock
+    /// Tells the streams of the shows a deleted deck ends (`nearcast_shows`).
+    let notifier: ChangeNotifier
     /// The page images one project's decks may hold, in bytes as stored (`decks.storagePerProjectMB`).
     var quotaBytes = DeckLimits().storagePerProjectBytes
 
     /// HTTP's 507: the project's storage is full (a client should not retry as it is).
     static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 
-    /// Stores a rendered deck and every page in one transaction: all of it, or (on any error,
-    /// the quota's refusal included) nothing.
+    /// In one transaction: all of it, or (on any error, the quota's refusal included) nothing.
     func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> Deck {
-        // What the deck's images take as stored: base64 text, 4 characters for every 3 bytes.
-        let adding = rendered.pages.reduce(0) { $0 + Self.storedBytes($1.full.count) + Self.storedBytes($1.thumbnail.count) }
+        let adding = Self.storedBytes(rendered)
         let quota = quotaBytes, isPostgres = database.isPostgres
-        var generator = SystemRandomNumberGenerator()
-        let deck = Deck(deckID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8),
-                        title: title, pages: rendered.pages.count, bytes: sourceBytes,
-                        width: rendered.width, height: rendered.height, createdMs: clock.nowMs())
+        let deck = Deck(title: title, sourceBytes: sourceBytes, rendered: rendered, createdMs: clock.nowMs())
         try await database.transaction { db in
             // Two uploads to one project through two instances: one after the other, so they
             // cannot both fit the quota's last megabytes. (SQLite's writers are serial already.)
@@ -69,7 +85,6 @@ struct DeckStore: Sendable {
         return deck
     }
 
-    /// Refuses (507) before anything is rendered when the project's decks already fill its quota.
     func checkRoom(project: String) async throws {
         let quota = quotaBytes
         try await database.read { db in try await Self.checkQuota(db, project: project, adding: 0, quota: quota) }
@@ -89,10 +104,13 @@ struct DeckStore: Sendable {
             """).first()?.decode(column: "used", as: Int.self) ?? 0
     }
 
+    private static func checkQuota(_ db: any SQLDatabase, project: String, adding: Int, quota: Int) async throws {
+        try checkQuota(used: try await storedImageBytes(db, project: project), adding: adding, quota: quota)
+    }
+
     /// A 507 naming the quota, what the project holds and what the deck would add, when they do
     /// not fit (with `adding` 0: when the project is already full).
-    private static func checkQuota(_ db: any SQLDatabase, project: String, adding: Int, quota: Int) async throws {
-        let used = try await storedImageBytes(db, project: project)
+    static func checkQuota(used: Int, adding: Int, quota: Int) throws(APIError) {
         guard used + adding > quota || (adding == 0 && used >= quota) else { return }
         throw APIError(insufficientStorage, quotaMessage(used: used, adding: adding, quota: quota), field: "(body)")
     }
@@ -110,7 +128,11 @@ struct DeckStore: Sendable {
     /// The size of `count` bytes as base64 text.
     static func storedBytes(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
-    /// The project's decks, newest first.
+    /// What a rendered deck's images take as stored (base64 text, 4 characters for every 3 bytes).
+    static func storedBytes(_ rendered: DeckRenderer.Rendered) -> Int {
+        rendered.pages.reduce(0) { $0 + storedBytes($1.full.count) + storedBytes($1.thumbnail.count) }
+    }
+
     func list(project: String) async throws -> [Deck] {
         try await database.read { db in
             try await db.raw("""
@@ -129,9 +151,8 @@ struct DeckStore: Sendable {
         return found
     }
 
-    /// Deletes a deck, its pages and any show of it; returns the beacons whose show ended.
     func delete(project: String, deckID: String) async throws -> [String] {
-        try await database.transaction { db in
+        let ended = try await database.transaction { db in
             guard try await db.raw("SELECT deck_id FROM decks WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").first() != nil
             else { throw APIError.notFound("deck \(deckID)") }
             let shows = try await db.raw("SELECT beacon_name FROM shows WHERE project = \(bind: project) AND deck_id = \(bind: deckID)")
@@ -139,11 +160,13 @@ struct DeckStore: Sendable {
             try await db.raw("DELETE FROM shows WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
             try await db.raw("DELETE FROM deck_pages WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
             try await db.raw("DELETE FROM decks WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
+            for beacon in shows { try await notifier.announce(db, project: project, beaconName: beacon) }
             return shows
         }
+        for beacon in ended { notifier.committed(project: project, beaconName: beacon) }
+        return ended
     }
 
-    /// A page's image, JPEG bytes; nil when the deck or page does not exist.
     func image(project: String, deckID: String, page: Int, size: ImageSize) async throws -> [UInt8]? {
         let column = size == .full ? "full_image" : "thumb_image"
         let text = try await database.read { db in
@@ -155,7 +178,6 @@ struct DeckStore: Sendable {
         return text.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
     }
 
-    /// Whether the public key may see `page` of a deck: a show of the project has shown it.
     func pageWasShown(project: String, deckID: String, page: Int) async throws -> Bool {
         try await database.read { db in
             try await db.raw("""

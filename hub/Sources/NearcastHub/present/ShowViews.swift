@@ -5,9 +5,9 @@ import NIOCore
 /// A show as the API shows it, to followers and to presenters, and its fan-out to this
 /// instance's show streams.
 struct ShowViews: Sendable {
-    let shows: ShowStore
-    let decks: DeckStore
-    let choices: ReactionChoicesStore
+    let shows: any ShowRepository
+    let decks: any DeckRepository
+    let choices: any ReactionChoicesRepository
     let clock: HubClock
     let logger: Logger
     let presence: Presence
@@ -79,7 +79,7 @@ struct ShowViews: Sendable {
         } catch let error as APIError where error.status == .notFound {
             showFeed.end(key)   // its deck was deleted
         } catch {
-            logger.warning("shows: reading \(key.beaconName)'s show failed: \(HubDatabase.describe(error))")
+            logger.warning("shows: reading \(key.beaconName)'s show failed: \(storageErrorText(error))")
         }
     }
 }

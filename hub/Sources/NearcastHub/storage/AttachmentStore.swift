@@ -106,7 +106,8 @@ struct AttachmentStore: Sendable {
         guard found != nil else { throw APIError.notFound(beaconName) }
     }
 
-    private static func record(row: any SQLRow) throws -> Record {
+    /// An attachment row (`beacon_name, attachment_id, namespaced_type, data, created_ms`).
+    static func record(row: any SQLRow) throws -> Record {
         Record(beaconName: try row.decode(column: "beacon_name", as: String.self),
                attachmentID: try row.decode(column: "attachment_id", as: String.self),
                namespacedType: try row.decode(column: "namespaced_type", as: String.self),

@@ -1,14 +1,12 @@
-import SQLKit
-
 /// Every project's active beacons and their attachments, in memory, for `getforobserved` and
 /// the proof of presence: a resolve reads here, not the database.
 ///
-/// Exact, not merely recent: before answering, the directory compares the database's
-/// `ChangeSignal` with the value it last brought itself up to date at. Unchanged, nothing was
-/// committed since (here, or on PostgreSQL through any instance), and the answer is from
-/// memory; changed, one query reads the beacons whose change number is past the highest it has
-/// seen (a beacon's number moves when it is registered, re-anchored or deleted and when its
-/// attachments change) and one reads their attachments. Started empty, the first resolve loads
+/// Exact, not merely recent: before answering, the directory compares the storage's
+/// `ChangeSignal` (`BeaconChanges.signal`) with the value it last brought itself up to date at.
+/// Unchanged, nothing was committed since (here, or on PostgreSQL through any instance), and the
+/// answer is from memory; changed, it reads the beacons whose change number is past the highest
+/// it has seen (a beacon's number moves when it is registered, re-anchored or deleted and when
+/// its attachments change) with their attachments. Started empty, the first resolve loads
 /// everything the same way. One hub per SQLite file: another process writing the file is not
 /// seen (PostgreSQL is the shared store).
 actor BeaconDirectory {
@@ -21,15 +19,15 @@ actor BeaconDirectory {
     /// What a synchronisation did, for /metrics and the tests.
     private(set) var synchronisations = 0
 
-    private let database: HubDatabase
+    private let source: any BeaconChanges
     private var beacons: [String: [String: Beacon]] = [:]          // project -> beacon name -> beacon
     private var uids: [String: [String: String]] = [:]             // project -> advertised id hex -> beacon name
     private var lastSeq: Int64 = 0
     private var syncedAt: UInt64?
     private var running: Task<Void, any Error>?
 
-    init(database: HubDatabase) {
-        self.database = database
+    init(changes: any BeaconChanges) {
+        self.source = changes
     }
 
     /// The active beacon `beaconName` of `project`, or nil.
@@ -47,7 +45,7 @@ actor BeaconDirectory {
     /// Brings the directory up to date if anything was committed since it last was. Concurrent
     /// callers share one synchronisation.
     func synchronise() async throws {
-        while syncedAt != database.changes.current {
+        while syncedAt != source.signal.current {
             if let running {
                 try await running.value
                 continue
@@ -62,46 +60,12 @@ actor BeaconDirectory {
     /// caller waiting on it sees the result.
     private func refresh() async throws {
         defer { running = nil }
-        let target = database.changes.current   // read first: a commit during the query moves it again
-        apply(try await changes())
+        let target = source.signal.current   // read first: a commit during the query moves it again
+        apply(try await source.changed(after: lastSeq))
         syncedAt = target
     }
 
-    private struct Changes: Sendable {
-        var beacons: [BeaconRecord]
-        var attachments: [String: [AttachmentStore.Record]]   // "project\nbeacon name" -> oldest first
-    }
-
-    private func changes() async throws -> Changes {
-        let after = lastSeq
-        return try await database.read { db in
-            let beacons = try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons WHERE change_seq > \(bind: after) ORDER BY change_seq
-                """).all().map(BeaconRecord.init(row:))
-            var attachments: [String: [AttachmentStore.Record]] = [:]
-            guard !beacons.isEmpty else { return Changes(beacons: [], attachments: [:]) }
-            let rows = try await db.raw("""
-                SELECT a.project AS project, a.beacon_name AS beacon_name, a.attachment_id AS attachment_id,
-                       a.namespaced_type AS namespaced_type, a.data AS data, a.created_ms AS created_ms
-                FROM attachments a JOIN beacons b ON a.project = b.project AND a.beacon_name = b.beacon_name
-                WHERE b.change_seq > \(bind: after) AND b.status = 'ACTIVE'
-                ORDER BY a.change_seq
-                """).all()
-            for row in rows {
-                let project = try row.decode(column: "project", as: String.self)
-                let record = AttachmentStore.Record(
-                    beaconName: try row.decode(column: "beacon_name", as: String.self),
-                    attachmentID: try row.decode(column: "attachment_id", as: String.self),
-                    namespacedType: try row.decode(column: "namespaced_type", as: String.self),
-                    data: try row.decode(column: "data", as: String.self),
-                    createdMs: try row.decode(column: "created_ms", as: Int64.self))
-                attachments[project + "\n" + record.beaconName, default: []].append(record)
-            }
-            return Changes(beacons: beacons, attachments: attachments)
-        }
-    }
-
-    private func apply(_ changes: Changes) {
+    private func apply(_ changes: ChangedBeacons) {
         synchronisations += 1
         for record in changes.beacons {
             lastSeq = max(lastSeq, record.changeSeq)
@@ -109,7 +73,7 @@ actor BeaconDirectory {
             if record.active {
                 beacons[project, default: [:]][record.beaconName] = Beacon(
                     description: record.description,
-                    attachments: changes.attachments[project + "\n" + record.beaconName] ?? [])
+                    attachments: changes.attachments[ChangedBeacons.key(project, record.beaconName)] ?? [])
                 if record.kind == .uid { uids[project, default: [:]][record.advertisedIDHex] = record.beaconName }
             } else {
                 beacons[project]?[record.beaconName] = nil

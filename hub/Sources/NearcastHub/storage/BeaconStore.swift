@@ -117,14 +117,4 @@ struct BeaconStore: Sendable {
             }
         }
     }
-
-    /// EID beacons changed after `seq` (registered, re-anchored or deleted), in change order.
-    func eidChanges(after seq: Int64) async throws -> [BeaconRecord] {
-        try await database.read { db in
-            try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
-                WHERE change_seq > \(bind: seq) AND advertised_type = 'EDDYSTONE_EID' ORDER BY change_seq
-                """).all().map(BeaconRecord.init(row:))
-        }
-    }
 }

@@ -28,15 +28,3 @@ struct ChangeNotifier: Sendable {
         signal(project, beaconName)
     }
 }
-
-extension ChangeNotifier {
-    /// Announces a change that was committed without a transaction of its own here (a deck's
-    /// deletion that ended shows): NOTIFY on PostgreSQL, the local signal on SQLite.
-    func announceOutsideTransaction(_ database: HubDatabase, project: String, beaconName: String) async throws {
-        if isPostgres {
-            try await database.read { db in try await announce(db, project: project, beaconName: beaconName) }
-        } else {
-            signal(project, beaconName)
-        }
-    }
-}

@@ -9,7 +9,10 @@ public struct DeckLibrary: Sendable {
 
     /// `limits`: the config file's `decks` (the deadline and the project's quota apply here too).
     public init(database: HubDatabase, limits: DeckLimits = DeckLimits()) {
-        store = DeckStore(database: database, clock: .system, quotaBytes: limits.storagePerProjectBytes)
+        // A deck removed here ends its shows: on PostgreSQL the hubs serving them hear of it
+        // (NOTIFY); an SQLite hub on the same file is not told, as it sees no other process's writes.
+        let shows = ChangeNotifier(channel: ChangeNotifier.showsChannel, isPostgres: database.isPostgres) { _, _ in }
+        store = DeckStore(database: database, clock: .system, notifier: shows, quotaBytes: limits.storagePerProjectBytes)
         projects = ProjectStore(database: database)
         renderer = DeckRenderer(limits: .init(limits))
     }

@@ -1,0 +1,102 @@
+import Foundation
+
+/// What a show is, whichever storage keeps it (`ShowRepository`), and the rules both storages
+/// apply: how a show moves and switches decks, which page a deck has, what the presenter is told
+/// of the box, how long an instance's follower count counts.
+extension ShowStore {
+    /// One show: a deck on a beacon (the room's box).
+    struct Show: Sendable, Equatable {
+        var project: String
+        var beaconName: String
+        var deckID: String
+        /// The live page, on the projected screen since `updatedMs`.
+        var page: Int
+        /// The pages before it that stayed on the screen long enough to count as shown.
+        var shown: ShownPages
+        var startedMs: Int64
+        var updatedMs: Int64
+        var counts: [String: Int]
+
+        /// What the audience may open: the pages shown and the live one.
+        var openPages: ShownPages {
+            var open = shown
+            open.insert(page)
+            return open
+        }
+
+        /// The furthest page the audience may open (the API's `shownUpTo`).
+        var shownUpTo: Int { max(shown.highest ?? page, page) }
+
+        /// Moves the show to `page` at `nowMs`: the page it leaves counts as shown if it stayed
+        /// on the screen for the dwell.
+        mutating func move(to page: Int, nowMs: Int64) {
+            guard page != self.page else { return }
+            if nowMs - updatedMs >= ShownPages.dwellMs { shown.insert(self.page) }
+            self.page = page
+            updatedMs = nowMs
+        }
+
+        /// Moves the show to `page` of `deckID`. A different deck switches the show to it: the
+        /// show goes on (its start, its reaction counts, its followers and their passes carry
+        /// over) and only the pages shown start again, from the new deck's `page`.
+        mutating func go(deckID: String, page: Int, nowMs: Int64) {
+            guard deckID != self.deckID else { return move(to: page, nowMs: nowMs) }
+            self.deckID = deckID
+            self.page = page
+            shown = ShownPages()
+            updatedMs = nowMs
+        }
+
+        /// A 400 unless `page` is one of the deck's `pages`.
+        static func check(page: Int, of deckID: String, pages: Int) throws(APIError) {
+            guard pages >= 1, (1...pages).contains(page) else {
+                throw APIError.invalid("page", "\(page) is not a page of deck \(deckID) (1-\(pages))")
+            }
+        }
+    }
+
+    /// A show's beacon as the sight code needs it: the show's code settings.
+    struct LiveBeacon: Sendable {
+        var project: String
+        var beaconName: String
+        /// The beacon's EID rotation exponent (a new EID every 2^exponent s).
+        var exponent: Int
+        var codeSalt: String
+        var codeJoining: Bool
+        /// The share of the show's followers (%) that may hold passes from the code.
+        var codeShare: Int
+    }
+
+    /// The sight code's settings of a new show: joining by code on, half the followers.
+    static let defaultCodeJoining = true
+    static let defaultCodeShare = 50
+
+    /// A show's box as the presenter sees it: the name the venue gave it and its last contact.
+    typealias Box = (name: String, lastSeenMs: Int64?)
+
+    /// The box of `beaconName`: its description (the venue's name for the room) or else its
+    /// name, and its last contact, the heartbeat or else the registration.
+    static func box(beaconName: String, description: String?, heartbeatMs: Int64?, createdMs: Int64) -> Box {
+        let name = description.flatMap { $0.isEmpty ? nil : $0 } ?? beaconName
+        return (name, max(heartbeatMs ?? createdMs, createdMs))
+    }
+
+    /// An instance's follower counts older than this are not counted (it refreshes every 10 s).
+    static let followersFreshMs: Int64 = 30_000
+    /// Rows of instances gone quiet (stopped or crashed) this long are removed.
+    static let followersKeptMs: Int64 = 5 * 60_000
+
+    /// A new sight-code salt: every code shown under the old one stops working.
+    static func newSalt() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+extension ShowStore.Show {
+    /// A show starting at `page` at `nowMs`.
+    init(project: String, beaconName: String, deckID: String, page: Int, nowMs: Int64) {
+        self.init(project: project, beaconName: beaconName, deckID: deckID, page: page, shown: ShownPages(),
+                  startedMs: nowMs, updatedMs: nowMs, counts: [:])
+    }
+}

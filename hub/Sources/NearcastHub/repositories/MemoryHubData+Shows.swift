@@ -1,0 +1,68 @@
+/// Shows in memory: one per beacon, started only on an active beacon with a deck of the project
+/// and a page of it; the live beacons only active EID beacons with an identity key; follower
+/// counts summed over the instances that reported in the last `ShowStore.followersFreshMs`.
+extension MemoryHubData {
+    func putShow(project: String, beaconName: String, deckID: String, page: Int) throws -> ShowStore.Show {
+        _ = try beacon(project: project, beaconName: beaconName)
+        guard let deck = decks[project]?[deckID]?.deck else { throw APIError(.notFound, "deck \(deckID) not found", field: "deck") }
+        try ShowStore.Show.check(page: page, of: deckID, pages: deck.pages)
+        let key = ShowFeed.Key(project: project, beaconName: beaconName), now = clock.nowMs()
+        if shows[key] != nil {
+            shows[key]?.show.go(deckID: deckID, page: page, nowMs: now)
+        } else {
+            shows[key] = StoredShow(show: ShowStore.Show(project: project, beaconName: beaconName, deckID: deckID, page: page, nowMs: now),
+                                    codeSalt: ShowStore.newSalt(), codeJoining: ShowStore.defaultCodeJoining,
+                                    codeShare: ShowStore.defaultCodeShare)
+        }
+        return shows[key]!.show
+    }
+
+    func show(_ key: ShowFeed.Key) -> ShowStore.Show? { shows[key]?.show }
+
+    func deleteShow(_ key: ShowFeed.Key) -> Bool { shows.removeValue(forKey: key) != nil }
+
+    /// The new counts, nil when the show ended.
+    func addReactions(_ key: ShowFeed.Key, counted: [String: Int]) -> [String: Int]? {
+        guard shows[key] != nil else { return nil }
+        for (value, count) in counted { shows[key]?.show.counts[value, default: 0] += count }
+        return shows[key]?.show.counts
+    }
+
+    func liveBeacons() -> [ShowStore.LiveBeacon] {
+        shows.compactMap { key, stored in
+            guard let beacon = activeBeacon(key.project, key.beaconName), beacon.identityKeyHex != nil,
+                  let exponent = beacon.exponent else { return nil }
+            return ShowStore.LiveBeacon(project: key.project, beaconName: key.beaconName, exponent: exponent,
+                                        codeSalt: stored.codeSalt, codeJoining: stored.codeJoining, codeShare: stored.codeShare)
+        }
+    }
+
+    func setCode(_ key: ShowFeed.Key, joining: Bool?, share: Int?, rotate: Bool) -> Bool {
+        guard var stored = shows[key] else { return false }
+        if let joining { stored.codeJoining = joining }
+        if let share { stored.codeShare = share }
+        if rotate { stored.codeSalt = ShowStore.newSalt() }
+        shows[key] = stored
+        return true
+    }
+
+    /// Of any beacon ever registered: a deleted one's tombstone still names its box.
+    func box(_ key: ShowFeed.Key) -> ShowStore.Box? {
+        guard let beacon = beacons[key.project]?[key.beaconName] else { return nil }
+        return ShowStore.box(beaconName: key.beaconName, description: beacon.description, heartbeatMs: beacon.heartbeatMs,
+                             createdMs: beacon.createdMs)
+    }
+
+    func recordFollowers(instance: String, _ counts: [ShowFeed.Key: Int]) {
+        let now = clock.nowMs()
+        for (key, count) in counts { followers[instance, default: [:]][key] = FollowerRow(followers: count, updatedMs: now) }
+        for name in followers.keys {
+            followers[name] = followers[name]?.filter { $0.value.updatedMs >= now - ShowStore.followersKeptMs }
+        }
+    }
+
+    func followers(_ key: ShowFeed.Key) -> Int {
+        let since = clock.nowMs() - ShowStore.followersFreshMs
+        return followers.values.compactMap { $0[key] }.filter { $0.updatedMs >= since }.reduce(0) { $0 + $1.followers }
+    }
+}

@@ -1,0 +1,42 @@
+/// Shows (a deck on a beacon, one per beacon) and what every instance shares of them: the live
+/// page and the pages shown, the reaction counts, the sight code's settings and each instance's
+/// follower counts. `ShowStore` keeps them in the database; `MemoryShowRepository` in memory,
+/// for router tests. A write tells the show's streams (every instance's, on PostgreSQL).
+protocol ShowRepository: Sendable {
+    /// Starts a show of `deckID` on the beacon at `page`, or moves (or switches) the running one
+    /// (`ShowStore.Show.go`). 404 unless the beacon is active and the deck the project's; 400 for
+    /// a page the deck does not have.
+    func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> ShowStore.Show
+    func get(project: String, beaconName: String) async throws -> ShowStore.Show?
+    /// Ends the beacon's show; false when it had none.
+    func delete(project: String, beaconName: String) async throws -> Bool
+    /// Adds a batch of reactions (`counted`: value -> how many) to the show's counts and sends
+    /// `drawn` with the new counts to its presenters; nil, and nothing sent, when the show ended.
+    func addReactions(project: String, beaconName: String, counted: [String: Int],
+                      drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]?
+    /// Every show's beacon with its sight-code settings: only active EID beacons with an identity
+    /// key (a show on a UID beacon has no sight code).
+    func liveBeacons() async throws -> [ShowStore.LiveBeacon]
+    /// Changes how phones may join the show by its code: on or off, the share of its followers
+    /// that may hold passes from the code, a new code at once (a new salt: every code shown so
+    /// far stops working). False when the beacon has no show.
+    func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool
+    /// A show's box as the presenter sees it (`ShowStore.Box`), nil when the beacon was never
+    /// registered.
+    func box(project: String, beaconName: String) async throws -> ShowStore.Box?
+    /// Records this instance's follower count of each show (and keeps them fresh), and tells the
+    /// shows' presenters everywhere.
+    func recordFollowers(instance: String, _ counts: [ShowFeed.Key: Int]) async throws
+    /// The phones following a show across every instance that reported lately
+    /// (`ShowStore.followersFreshMs`).
+    func followers(project: String, beaconName: String) async throws -> Int
+}
+
+extension ShowRepository {
+    /// One show's beacon, as `liveBeacons` lists them.
+    func liveBeacon(project: String, beaconName: String) async throws -> ShowStore.LiveBeacon? {
+        try await liveBeacons().first { $0.project == project && $0.beaconName == beaconName }
+    }
+}
+
+extension ShowStore: ShowRepository {}

@@ -80,6 +80,7 @@ let package = Package(
                 "NearcastHub",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ],

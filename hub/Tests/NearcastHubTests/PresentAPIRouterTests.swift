@@ -8,7 +8,7 @@ import XCTest
 /// Present's routes through the router, in memory and over SQLite, with a clock the test moves:
 /// decks uploaded (the real renderer), listed, served as pages and deleted; refused uploads
 /// storing nothing; a show started, moved, gated for the audience, switched between decks and ended;
-/// reaction choices; the join QR code. (Streams, the deck command, PostgreSQL and two instances
+/// reaction choices; joining by the code; the join QR code. (Streams, the deck command, PostgreSQL and two instances
 /// are hub/e2e/test_present.py's; reactions' proof is PresentRouterTests'.)
 final class PresentAPIRouterTests: XCTestCase {
     private static func upload(_ client: any TestClientProtocol, _ pdf: [UInt8], key: String, query: String = "",
@@ -205,6 +205,50 @@ final class PresentAPIRouterTests: XCTestCase {
                           .badRequest, field: "images[0].png")
             let unchanged = try await client.call(.get, "/v1/reactions/choices", key: publicKey)
             XCTAssertEqual(unchanged.text, on.text, "the refused choices changed nothing")
+        }
+    }
+
+    /// The presenter turns joining by the code off and on, caps its share of the followers and
+    /// draws a new code; the refusals change nothing. (The clock stands still: a code also
+    /// changes every minute.)
+    func testThePresenterSetsHowPhonesJoinByTheCode() async throws {
+        let clock = PresentRouterTests.ManualClock()
+        try await RouterWorld.each(clock: clock.clock) { world, client, _ in
+            let (secret, publicKey) = (world.demo.secretKey, world.demo.apiKey)
+            let (_, id) = try await Self.eidBeacon(world, client)
+            let deck = try await Self.storedDeck(world, pages: 2)
+            let path = "/v1/shows/\(id)/code"
+            assertRefusal(try await client.call(.put, path, key: secret, json: ["joining": false]), .notFound)   // no show yet
+            let started = try await client.call(.put, "/v1/shows/\(id)", key: secret, json: ["deck": deck, "page": 1])
+            XCTAssertEqual(started.json["codeJoining"] as? Bool, true, started.text)
+            XCTAssertEqual(started.json["codeMaxShare"] as? Int, 50)
+            let firstCode = try XCTUnwrap(started.json["code"] as? String)
+
+            let off = try await client.call(.put, path, key: secret, json: ["joining": false, "maxShare": 25])
+            XCTAssertEqual(off.status, .ok, off.text)
+            XCTAssertEqual(off.json["codeJoining"] as? Bool, false)
+            XCTAssertEqual(off.json["codeMaxShare"] as? Int, 25)
+            XCTAssertNil(off.json["code"], "joining off: no code to show")
+            XCTAssertNil(off.json["joinPath"])
+
+            let on = try await client.call(.put, path, key: secret, json: ["joining": true])
+            XCTAssertEqual(on.json["code"] as? String, firstCode, "no new code unless asked")
+            XCTAssertEqual(on.json["codeMaxShare"] as? Int, 25, "what was not given stays")
+            let rotated = try await client.call(.put, path, key: secret, json: ["rotate": true])
+            XCTAssertEqual(rotated.json["codeJoining"] as? Bool, true)
+            let newCode = try XCTUnwrap(rotated.json["code"] as? String)
+            XCTAssertNotEqual(newCode, firstCode, "a new salt: a new code")
+
+            for share in [-1, 101] {
+                assertRefusal(try await client.call(.put, path, key: secret, json: ["maxShare": share]), .badRequest, field: "maxShare")
+            }
+            assertRefusal(try await client.call(.put, path, key: secret, json: ["joining": "yes"]), .badRequest, field: "joining")
+            assertRefusal(try await client.call(.put, path, key: publicKey, json: ["joining": false]), .forbidden)
+            assertRefusal(try await client.call(.put, path, json: ["joining": false]), .unauthorized)
+            let unchanged = try await client.call(.get, "/v1/shows/\(id)", key: secret)
+            XCTAssertEqual(unchanged.json["codeJoining"] as? Bool, true, "the refusals changed nothing")
+            XCTAssertEqual(unchanged.json["codeMaxShare"] as? Int, 25)
+            XCTAssertEqual(unchanged.json["code"] as? String, newCode)
         }
     }
 

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NearcastCore
+import Prometheus
 @testable import NearcastHub
 import XCTest
 
@@ -20,12 +21,13 @@ struct RouterWorld: Sendable {
     let directory: URL
 
     static func make(_ storage: Storage, limits: HubLimits = .off, clock: HubClock = .system,
-                     decks: DeckLimits = DeckLimits()) async throws -> RouterWorld {
+                     decks: DeckLimits = DeckLimits(), metrics: PrometheusCollectorRegistry? = nil) async throws -> RouterWorld {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-router-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
                                                   logger: Logger(label: "test"))
-        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock, limits: limits,
+        let hub = try await HubServices.make(database: database, metricsRegistry: metrics, logger: Logger(label: "test"),
+                                             clock: clock, limits: limits,
                                              decks: decks, storage: storage == .memory ? .memory : .database)
         let demo = try await hub.repositories.projects.create(name: "demo")
         let other = try await hub.repositories.projects.create(name: "other")
@@ -33,13 +35,15 @@ struct RouterWorld: Sendable {
     }
 
     /// Runs `body` against each storage's world with a test client, removing the world after.
+    /// `metrics` is what `/metrics` emits; `listener`, the pages the hub serves.
     static func each(limits: HubLimits = .off, clock: HubClock = .system, decks: DeckLimits = DeckLimits(),
+                     metrics: PrometheusCollectorRegistry? = nil, listener: ListenerFiles? = nil,
                      _ storages: [Storage] = Storage.allCases,
                      _ body: @Sendable (RouterWorld, any TestClientProtocol, Storage) async throws -> Void) async throws {
         for storage in storages {
-            let world = try await make(storage, limits: limits, clock: clock, decks: decks)
+            let world = try await make(storage, limits: limits, clock: clock, decks: decks, metrics: metrics)
             defer { try? FileManager.default.removeItem(at: world.directory) }
-            let app = Application(router: buildRouter(world.hub))
+            let app = Application(router: buildRouter(world.hub, listener: listener))
             try await app.test(.router) { client in try await body(world, client, storage) }
             await world.hub.database.close()
         }

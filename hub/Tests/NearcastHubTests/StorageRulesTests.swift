@@ -239,7 +239,7 @@ final class StorageRulesTests: XCTestCase {
             XCTAssertTrue(quiet.beacons.isEmpty, "\(storage): a heartbeat that moves no clock and no name changes nothing read")
             try await beacons.recordHeartbeat(project: "demo", beaconName: box, heartbeatJSON: "{}", clockValue: 5, boxName: nil, atMs: 2)
             let anchored = try await changes.eidChanged(after: boxSeq)
-            XCTAssertEqual(anchored.first?.clockValue, 5, "\(storage): a re-anchored clock is read again")
+            XCTAssertEqual(anchored.first?.eidRegistration?.clock.value, 5, "\(storage): a re-anchored clock is read again")
 
             try await beacons.delete(project: "demo", beaconName: door)
             changed = try await changes.changed(after: attached)

@@ -76,9 +76,7 @@ struct BeaconController: Sendable {
             guard body.ephemeralIdRegistration == nil else {
                 throw APIError.invalid("ephemeralIdRegistration", "is only for EDDYSTONE_EID beacons")
             }
-            let hex = Hex.format(id)
-            return BeaconRecord(project: project, beaconName: BeaconRecord.name(kind: .uid, idHex: hex), kind: .uid,
-                                advertisedIDHex: hex, description: body.description, createdMs: now)
+            return BeaconRecord(project: project, advertisedIDHex: Hex.format(id), description: body.description, createdMs: now)
         case .eid:
             let id = try Base64Field.decode(body.advertisedId.id, field: "advertisedId.id", count: 8)
             guard let registration = body.ephemeralIdRegistration else {
@@ -115,12 +113,11 @@ struct BeaconController: Sendable {
                 throw APIError.invalid(field + "initialEid",
                                        "does not match the EID of the key derived from beaconEcdhPublicKey at initialClockValue \(registration.initialClockValue) and exponent \(registration.rotationPeriodExponent)")
             }
-            let hex = Hex.format(id)
-            return BeaconRecord(
-                project: project, beaconName: BeaconRecord.name(kind: .eid, idHex: hex), kind: .eid, advertisedIDHex: hex,
+            let eid = BeaconRecord.EIDRegistration(
                 identityKeyHex: Hex.format(identityKey), beaconPublicKey: registration.beaconEcdhPublicKey,
-                exponent: registration.rotationPeriodExponent, clockValue: Int64(initialClock),
-                clockAtMs: now, description: body.description, createdMs: now)
+                exponent: registration.rotationPeriodExponent, clock: .init(value: Int64(initialClock), atMs: now))
+            return BeaconRecord(project: project, advertisedIDHex: Hex.format(id), eidRegistration: eid,
+                                description: body.description, createdMs: now)
         }
     }
 
@@ -144,15 +141,15 @@ struct BeaconController: Sendable {
         var beacon = BeaconJSON(beaconName: record.beaconName,
                                 advertisedId: AdvertisedID(type: record.kind.rawValue, id: Base64Field.encode(id)),
                                 status: record.active ? "ACTIVE" : "DELETED", description: record.description)
-        if let key = record.beaconPublicKey, let exponent = record.exponent {
-            beacon.ephemeralIdRegistration = PublicEIDRegistration(beaconEcdhPublicKey: key, rotationPeriodExponent: exponent)
+        if let eid = record.eidRegistration {
+            beacon.ephemeralIdRegistration = PublicEIDRegistration(beaconEcdhPublicKey: eid.beaconPublicKey,
+                                                                   rotationPeriodExponent: eid.exponent)
+            beacon.clock = ClockObservation(clockValue: UInt32(clamping: eid.clock.value),
+                                            observedTime: HubClock.timestamp(ms: eid.clock.atMs))
         }
-        if let clock = record.clockValue, let at = record.clockAtMs {
-            beacon.clock = ClockObservation(clockValue: UInt32(clamping: clock), observedTime: HubClock.timestamp(ms: at))
-        }
-        if let ms = record.heartbeatMs {
-            beacon.lastHeartbeatTime = HubClock.timestamp(ms: ms)
-            beacon.heartbeat = record.heartbeat.flatMap { try? JSONDecoder().decode(Heartbeat.self, from: Data($0.utf8)) }
+        if let last = record.lastHeartbeat {
+            beacon.lastHeartbeatTime = HubClock.timestamp(ms: last.atMs)
+            beacon.heartbeat = try? JSONDecoder().decode(Heartbeat.self, from: Data(last.json.utf8))
         }
         return beacon
     }

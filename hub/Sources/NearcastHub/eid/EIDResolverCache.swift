@@ -95,13 +95,13 @@ actor EIDResolverCache {
             }
             return
         }
-        guard let keyHex = record.identityKeyHex, let identityKey = try? Hex.parse(keyHex), identityKey.count == 16,
-              let exponent = record.exponent, let clockValue = record.clockValue, let clockAtMs = record.clockAtMs
+        guard let eid = record.eidRegistration, let keyHex = eid.identityKeyHex, let identityKey = try? Hex.parse(keyHex),
+              identityKey.count == 16
         else {
             logger.error("eid: \(record.beaconName) in project \(record.project) has no usable identity key or clock; skipped")
             return
         }
-        let beaconTime = UInt32(clamping: clockValue), at = clockAtMs / 1000
+        let exponent = eid.exponent, beaconTime = UInt32(clamping: eid.clock.value), at = eid.clock.atMs / 1000
         if let id = handles[key] {
             try resolver.reanchor(id, beaconTime: beaconTime, at: at)
         } else {

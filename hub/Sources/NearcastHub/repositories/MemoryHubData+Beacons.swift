@@ -32,7 +32,7 @@ extension MemoryHubData {
     func deleteBeacon(project: String, beaconName: String) throws {
         _ = try beacon(project: project, beaconName: beaconName)
         beacons[project]?[beaconName]?.active = false
-        beacons[project]?[beaconName]?.identityKeyHex = nil
+        beacons[project]?[beaconName]?.eidRegistration?.identityKeyHex = nil
         attachments[ChangedBeacons.key(project, beaconName)] = nil
         changed(project, beaconName)
     }
@@ -40,13 +40,11 @@ extension MemoryHubData {
     func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) throws {
         var record = try beacon(project: project, beaconName: beaconName)
-        record.heartbeat = heartbeatJSON
-        record.heartbeatMs = atMs
+        record.lastHeartbeat = BeaconRecord.LastHeartbeat(json: heartbeatJSON, atMs: atMs)
         // A re-anchored clock or the venue's new name for the box: the resolvers read it again.
         var renumber = false
         if let clockValue, record.kind == .eid {
-            record.clockValue = Int64(clockValue)
-            record.clockAtMs = atMs
+            record.eidRegistration?.clock = BeaconRecord.ClockReading(value: Int64(clockValue), atMs: atMs)
             renumber = true
         }
         if let boxName, !boxName.isEmpty, record.description != boxName {

@@ -30,9 +30,9 @@ extension MemoryHubData {
 
     func liveBeacons() -> [ShowStore.LiveBeacon] {
         shows.compactMap { key, stored in
-            guard let beacon = activeBeacon(key.project, key.beaconName), beacon.identityKeyHex != nil,
-                  let exponent = beacon.exponent else { return nil }
-            return ShowStore.LiveBeacon(project: key.project, beaconName: key.beaconName, exponent: exponent,
+            guard let eid = activeBeacon(key.project, key.beaconName)?.eidRegistration, eid.identityKeyHex != nil
+            else { return nil }
+            return ShowStore.LiveBeacon(project: key.project, beaconName: key.beaconName, exponent: eid.exponent,
                                         codeSalt: stored.codeSalt, codeJoining: stored.codeJoining, codeShare: stored.codeShare)
         }
     }
@@ -49,7 +49,7 @@ extension MemoryHubData {
     /// Of any beacon ever registered: a deleted one's tombstone still names its box.
     func box(_ key: ShowFeed.Key) -> ShowStore.Box? {
         guard let beacon = beacons[key.project]?[key.beaconName] else { return nil }
-        return ShowStore.box(beaconName: key.beaconName, description: beacon.description, heartbeatMs: beacon.heartbeatMs,
+        return ShowStore.box(beaconName: key.beaconName, description: beacon.description, heartbeatMs: beacon.lastHeartbeat?.atMs,
                              createdMs: beacon.createdMs)
     }
 

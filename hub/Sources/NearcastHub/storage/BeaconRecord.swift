@@ -1,7 +1,11 @@
 import SQLKit
 
 /// One row of `beacons`: a registered box (an EID identity) or a UID / direct token.
-struct BeaconRecord: Sendable {
+///
+/// The row's columns that only mean something together are grouped: an EID beacon's
+/// registration (`EIDRegistration`, with its clock as last read, `ClockReading`) and the box's
+/// last heartbeat (`LastHeartbeat`). The table keeps them as separate columns (`columns`).
+struct BeaconRecord: Sendable, Equatable {
     /// The rotation exponents a beacon may register with. Below 2^5 s a beacon's window would
     /// hold hundreds of EIDs; 15 is the Eddystone maximum.
     static let exponents = 5...15
@@ -19,41 +23,38 @@ struct BeaconRecord: Sendable {
     var beaconName: String
     var kind: Kind
     var advertisedIDHex: String
-    var identityKeyHex: String?
-    var beaconPublicKey: String?
-    var exponent: Int?
-    var clockValue: Int64?
-    var clockAtMs: Int64?
+    /// An EID beacon's keys and clock; nil for a UID or direct token.
+    var eidRegistration: EIDRegistration?
+    /// The venue's name for the box, given at registration or by a heartbeat.
     var description: String?
+    /// False once deleted: the row stays as a tombstone so every instance learns of the deletion.
     var active: Bool
     var createdMs: Int64
-    var heartbeatMs: Int64?
-    var heartbeat: String?
+    /// Nil until the box's first heartbeat.
+    var lastHeartbeat: LastHeartbeat?
     var changeSeq: Int64
 
-    static func name(kind: Kind, idHex: String) -> String { "beacons/\(kind.nameCode)!\(idHex)" }
+    private static func name(kind: Kind, idHex: String) -> String { "beacons/\(kind.nameCode)!\(idHex)" }
 
     static let columns = """
         project, beacon_name, advertised_type, advertised_id, identity_key, beacon_public_key, exponent,
         clock_value, clock_at_ms, description, status, created_ms, heartbeat_ms, heartbeat, change_seq
         """
 
-    init(project: String, beaconName: String, kind: Kind, advertisedIDHex: String, identityKeyHex: String? = nil,
-         beaconPublicKey: String? = nil, exponent: Int? = nil, clockValue: Int64? = nil, clockAtMs: Int64? = nil,
-         description: String? = nil, active: Bool = true, createdMs: Int64, changeSeq: Int64 = 0) {
+    /// A new registration, named the way Google names beacons: an EID beacon when it has an
+    /// `eidRegistration`, else a UID or direct token, so a UID record cannot carry EID fields.
+    init(project: String, advertisedIDHex: String, eidRegistration: EIDRegistration? = nil, description: String?,
+         createdMs: Int64) {
+        kind = eidRegistration == nil ? .uid : .eid
         self.project = project
-        self.beaconName = beaconName
-        self.kind = kind
+        beaconName = Self.name(kind: kind, idHex: advertisedIDHex)
         self.advertisedIDHex = advertisedIDHex
-        self.identityKeyHex = identityKeyHex
-        self.beaconPublicKey = beaconPublicKey
-        self.exponent = exponent
-        self.clockValue = clockValue
-        self.clockAtMs = clockAtMs
+        self.eidRegistration = eidRegistration
         self.description = description
-        self.active = active
+        active = true
         self.createdMs = createdMs
-        self.changeSeq = changeSeq
+        lastHeartbeat = nil
+        changeSeq = 0
     }
 
     init(row: any SQLRow) throws {
@@ -65,16 +66,12 @@ struct BeaconRecord: Sendable {
         }
         self.kind = kind
         advertisedIDHex = try row.decode(column: "advertised_id", as: String.self)
-        identityKeyHex = try row.decode(column: "identity_key", as: String?.self)
-        beaconPublicKey = try row.decode(column: "beacon_public_key", as: String?.self)
-        exponent = try row.decode(column: "exponent", as: Int?.self)
-        clockValue = try row.decode(column: "clock_value", as: Int64?.self)
-        clockAtMs = try row.decode(column: "clock_at_ms", as: Int64?.self)
+        // Only an EID row's key columns mean anything; the hub writes none for a UID.
+        eidRegistration = kind == .eid ? try EIDRegistration(row: row) : nil
         description = try row.decode(column: "description", as: String?.self)
         active = try row.decode(column: "status", as: String.self) == "ACTIVE"
         createdMs = try row.decode(column: "created_ms", as: Int64.self)
-        heartbeatMs = try row.decode(column: "heartbeat_ms", as: Int64?.self)
-        heartbeat = try row.decode(column: "heartbeat", as: String?.self)
+        lastHeartbeat = try LastHeartbeat(row: row)
         changeSeq = try row.decode(column: "change_seq", as: Int64.self)
     }
 }

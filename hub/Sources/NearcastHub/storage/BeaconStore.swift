@@ -23,11 +23,13 @@ struct BeaconStore: Sendable {
             if existing != nil {
                 try await db.raw("DELETE FROM beacons WHERE project = \(bind: record.project) AND beacon_name = \(bind: record.beaconName)").run()
             }
+            // A UID's key and clock columns stay NULL; so do the heartbeat's, until the box's first.
+            let eid = stored.eidRegistration
             try await db.raw("""
                 INSERT INTO beacons (\(unsafeRaw: BeaconRecord.columns)) VALUES (
                     \(bind: stored.project), \(bind: stored.beaconName), \(bind: stored.kind.rawValue),
-                    \(bind: stored.advertisedIDHex), \(bind: stored.identityKeyHex), \(bind: stored.beaconPublicKey),
-                    \(bind: stored.exponent), \(bind: stored.clockValue), \(bind: stored.clockAtMs),
+                    \(bind: stored.advertisedIDHex), \(bind: eid?.identityKeyHex), \(bind: eid?.beaconPublicKey),
+                    \(bind: eid?.exponent), \(bind: eid?.clock.value), \(bind: eid?.clock.atMs),
                     \(bind: stored.description), 'ACTIVE', \(bind: stored.createdMs), NULL, NULL, \(bind: stored.changeSeq))
                 """).run()
             try await notifier.announce(db, project: stored.project, beaconName: stored.beaconName)

@@ -40,7 +40,9 @@ final class FieldCheckRouterTests: XCTestCase {
     }
 
     func testAPostedResultIsStoredAndListedNewestFirstWithItsFields() async throws {
-        try await RouterWorld.each { world, client, _ in
+        // The clock moves between the two posts: results of one millisecond list in their ids' order.
+        let clock = PresentRouterTests.ManualClock()
+        try await RouterWorld.each(clock: clock.clock) { world, client, _ in
             let door = try await Self.registerDoor(client, key: world.demo.secretKey)
             XCTAssertEqual(door, Self.door)
             let first = try await client.call(.post, Self.path, key: world.demo.apiKey, json: Self.result())
@@ -51,6 +53,7 @@ final class FieldCheckRouterTests: XCTestCase {
             XCTAssertEqual(check["platform"] as? String, "Android 14")
             XCTAssertEqual(check["verdict"] as? String, "both")
             XCTAssertEqual((check["tones"] as? [Any])?.count, 3)
+            clock.advance(seconds: 1)
             // A result without a box, with the secret key, one band only.
             let second = try await client.call(.post, Self.path, key: world.demo.secretKey, json: Self.result([
                 "beaconName": NSNull(), "bands": [["band": "low", "snrDb": -3.5, "decoded": false]], "verdict": "neither",

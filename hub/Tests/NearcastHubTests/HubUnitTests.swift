@@ -48,14 +48,9 @@ final class HubUnitTests: XCTestCase {
             var list: [Int]?
         }
         func field(_ json: String) -> String? {
-            do {
-                _ = try JSONDecoder().decode(Body.self, from: Data(json.utf8))
-                return nil
-            } catch let error as DecodingError {
-                return APIError.from(error).field
-            } catch {
-                return "?"
-            }
+            let decoded = Result { try JSONDecoder().decode(Body.self, from: Data(json.utf8)) }
+            guard case .failure(let error) = decoded else { return nil }
+            return (error as? DecodingError).map { APIError.from($0).field } ?? "?"
         }
         XCTAssertEqual(field(#"{}"#), "advertisedId")
         XCTAssertEqual(field(#"{"advertisedId": {}}"#), "advertisedId.id")

@@ -177,6 +177,43 @@ final class PresentAPIRouterTests: XCTestCase {
         }
     }
 
+    /// A follower's stream opens with the show as the public key sees it and ends with the
+    /// show; the refusals come before any stream opens.
+    func testAShowsStreamOpensWithTheShowAndEndsWithIt() async throws {
+        try await RouterWorld.each { world, client, _ in
+            let (secret, publicKey) = (world.demo.secretKey, world.demo.apiKey)
+            let (beacon, id) = try await Self.eidBeacon(world, client)
+            let deck = try await Self.storedDeck(world, pages: 3, title: "Stream")
+            let resolved = try await client.call(.post, "/v1beta1/beaconinfo:getforobserved", key: publicKey,
+                                                 json: ["observations": [try beacon.observation()]]).json
+            let watchToken = ((resolved["beacons"] as? [[String: Any]])?.first?["watchToken"] as? String) ?? ""
+            let events = "/v1/shows/\(id)/events?token=\(watchToken)"
+            assertRefusal(try await client.call(.get, "/v1/shows/\(id)/events"), .unauthorized)
+            assertRefusal(try await client.call(.get, "/v1/shows/\(id)/events", key: publicKey), .forbidden, field: "token")
+            assertRefusal(try await client.call(.get, events, key: publicKey), .notFound)   // no show yet
+            assertStatus(try await client.call(.put, "/v1/shows/\(id)", key: secret, json: ["deck": deck, "page": 2]), .ok)
+
+            let feed = world.hub.present.showFeed
+            async let stream = client.call(.get, events, key: publicKey)
+            // The stream is open once its follower counts; then the show ends, and so does the stream.
+            for _ in 0..<500 where feed.followerCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            XCTAssertEqual(feed.followerCount, 1, "the follower's stream never opened")
+            assertStatus(try await client.call(.delete, "/v1/shows/\(id)", key: secret), .ok)
+            let answer = try await stream
+            XCTAssertEqual(answer.status, .ok)
+            XCTAssertEqual(answer.headers[.contentType], "text/event-stream; charset=utf-8")
+            let blocks = answer.text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            XCTAssertEqual(blocks.first?.hasPrefix("event: show\ndata: "), true, answer.text)
+            let first = try XCTUnwrap(blocks.first?.components(separatedBy: "data: ").last)
+            let show = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+            XCTAssertEqual(show["page"] as? Int, 2)
+            XCTAssertEqual(show["title"] as? String, "Stream")
+            XCTAssertNil(show["code"], "a follower's stream carries no presenter field")
+            XCTAssertEqual(blocks.last, "event: ended\ndata: {}", answer.text)
+            XCTAssertEqual(feed.followerCount, 0, "the ended stream let its follower go")
+        }
+    }
+
     func testReactionChoicesCanBeSwitchedOffAndTakePNGImages() async throws {
         try await RouterWorld.each { world, client, _ in
             let (secret, publicKey) = (world.demo.secretKey, world.demo.apiKey)

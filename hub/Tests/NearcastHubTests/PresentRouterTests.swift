@@ -10,7 +10,7 @@ import NIOConcurrencyHelpers
 import XCTest
 
 /// Reactions' proof of presence judged against a clock the test moves: the router, its
-/// middleware and the stores over a real SQLite file, without a socket.
+/// middleware and the stores, in memory and over a real SQLite file, without a socket.
 final class PresentRouterTests: XCTestCase {
     /// A hub clock the test sets.
     final class ManualClock: Sendable {
@@ -19,7 +19,7 @@ final class PresentRouterTests: XCTestCase {
         func advance(seconds: Int64) { ms.withLockedValue { $0 += seconds * 1000 } }
     }
 
-    struct World {
+    struct World: Sendable {
         var hub: HubServices
         var clock: ManualClock
         var keys: CreatedProject
@@ -31,8 +31,19 @@ final class PresentRouterTests: XCTestCase {
         var ids = NIOLockedValueBox<[String: String]>([:])
     }
 
+    /// Runs `body` over a world in memory and one over SQLite (`RouterWorld.Storage`), each
+    /// removed after.
+    private func eachWorld(_ body: @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {
+        for storage in RouterWorld.Storage.allCases {
+            let world = try await world(storage)
+            defer { try? FileManager.default.removeItem(at: world.directory) }
+            try await Application(router: buildRouter(world.hub)).test(.router) { client in try await body(world, client) }
+            await world.hub.database.close()
+        }
+    }
+
     /// A project, an EID beacon (exponent 7) registered through the API, a stored deck and a show.
-    private func world() async throws -> World {
+    private func world(_ storage: RouterWorld.Storage) async throws -> World {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-present-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
@@ -40,7 +51,8 @@ final class PresentRouterTests: XCTestCase {
         let clock = ManualClock()
         var limits = HubLimits()
         limits.guessing.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
-        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock, limits: limits)
+        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock, limits: limits,
+                                             storage: storage == .memory ? .memory : .database)
         let keys = try await hub.repositories.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()
         let identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.resolver.serviceKey.privateKey,
@@ -120,10 +132,7 @@ final class PresentRouterTests: XCTestCase {
     }
 
     func testOnlyTheCurrentOrPreviousRotationPeriodProvesPresence() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
             let first = try Self.eid(world, beaconTime: world.beaconClock)
             var (status, text) = try await Self.react(client, world, observed: first)
             XCTAssertEqual(status, .accepted, text)
@@ -147,14 +156,10 @@ final class PresentRouterTests: XCTestCase {
             (status, text) = try await Self.react(client, world, observed: try Self.eid(world, beaconTime: world.beaconClock + 256), reaction: "🦖")
             XCTAssertEqual(status, .badRequest, text)
         }
-        await world.hub.database.close()
     }
 
     func testAPassProvesPresenceUntilItExpires() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
             let live = try await world.hub.repositories.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
             let beacon = try XCTUnwrap(live)
             let code = try XCTUnwrap(try world.hub.present.presence.codes(for: beacon, nowMs: world.clock.clock.nowMs()).first).code
@@ -180,17 +185,13 @@ final class PresentRouterTests: XCTestCase {
             (status, text) = try await Self.react(client, world, observed: AdvertisedID(type: "NEARCAST_PASS", id: pass.pass))
             XCTAssertEqual(status, .forbidden, text)
         }
-        await world.hub.database.close()
     }
 
     /// The public key sees a page only once the show has shown it; the secret key sees any.
     func testThePublicKeySeesOnlyPagesShown() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let decks = try await world.hub.repositories.decks.list(project: "demo")
-        let deck = try XCTUnwrap(decks.first).deckID
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
+            let decks = try await world.hub.repositories.decks.list(project: "demo")
+            let deck = try XCTUnwrap(decks.first).deckID
             func status(_ page: Int, key: String) async throws -> HTTPResponse.Status {
                 try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
                                          headers: [HTTPField.Name("X-Api-Key")!: key]) { $0.status }
@@ -204,15 +205,11 @@ final class PresentRouterTests: XCTestCase {
             let missing = try await status(3, key: world.keys.secretKey)
             XCTAssertEqual(missing, .notFound)
         }
-        await world.hub.database.close()
     }
     /// `POST /v1/presence` with a heard EID: what keeps a phone that joined by the QR code (it holds
     /// only a pass) in the show while it hears the box. A pass alone never buys another.
     func testHearingTheBoxRenewsAPassAndAPassAloneDoesNot() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
             func presence(_ body: String, key: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
                 var headers: HTTPFields = [.contentType: "application/json"]
                 if let key { headers[HTTPField.Name("X-Api-Key")!] = key }
@@ -258,18 +255,14 @@ final class PresentRouterTests: XCTestCase {
             let (expired, _) = try await presence(observed, key: pass)
             XCTAssertEqual(expired, .forbidden)
         }
-        await world.hub.database.close()
     }
 
     /// A page counts as shown once it stayed on the screen for 2 s: End then Home does not hand the
     /// audience the last page, nor do the pages a thumbnail jump passed.
     func testAPageIsShownToTheAudienceOnlyOnceItStayedOnTheScreen() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let decks = try await world.hub.repositories.decks.list(project: "demo")
-        let deck = try XCTUnwrap(decks.first).deckID
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
+            let decks = try await world.hub.repositories.decks.list(project: "demo")
+            let deck = try XCTUnwrap(decks.first).deckID
             func publicSees(_ page: Int) async throws -> Bool {
                 try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
                                          headers: [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]) { $0.status == .ok }
@@ -299,16 +292,12 @@ final class PresentRouterTests: XCTestCase {
             XCTAssertEqual(json.audience.shown, [1, 2])
             XCTAssertNil(json.presenter, "the audience is not told the presenter's hints")
         }
-        await world.hub.database.close()
     }
 
     /// The presenter's page says why no phone follows: the box silent, not heard by any phone,
     /// heard but nobody following; and shows the box by the name it sent with its heartbeat.
     func testThePresenterIsToldWhyNoPhoneFollowsAndSeesTheBoxsName() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
             func presenterView() async throws -> ShowJSON.Presenter {
                 let show = try await world.hub.repositories.shows.get(project: "demo", beaconName: world.beaconName)
                 let json = try await world.hub.present.views.json(try XCTUnwrap(show), presenter: true)
@@ -362,7 +351,6 @@ final class PresentRouterTests: XCTestCase {
                 XCTAssertTrue(String(buffer: $0.body).contains("name"), String(buffer: $0.body))
             }
         }
-        await world.hub.database.close()
     }
 
     func testShownPagesKeepRangesAndReadTheirText() {
@@ -383,10 +371,7 @@ final class PresentRouterTests: XCTestCase {
     /// beacon (as from someone holding its key, or a recording of a box whose clock ran ahead)
     /// is refused, and the real current EID is still accepted after it.
     func testAFutureEIDMovesNoClockAndTheCurrentOneStillProvesPresence() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
             let before = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
             let future = try Self.eid(world, beaconTime: world.beaconClock + 20 * 128)
             var (status, text) = try await Self.react(client, world, observed: future)
@@ -405,15 +390,11 @@ final class PresentRouterTests: XCTestCase {
                                                   phone: "phone-2")
             XCTAssertEqual(status, .accepted, text)
         }
-        await world.hub.database.close()
     }
     /// A reaction counts as one phone's: only an id the hub gave (for work and a proof of
     /// presence) is taken, each with its own rate; an invented one is refused.
     func testOnlyPhoneIDsTheHubGaveReactEachAtItsOwnRate() async throws {
-        let world = try await world()
-        defer { try? FileManager.default.removeItem(at: world.directory) }
-        let app = Application(router: buildRouter(world.hub))
-        try await app.test(.router) { client in
+        try await eachWorld { world, client in
             let heard = try Self.eid(world, beaconTime: world.beaconClock)
             func react(as phone: String) async throws -> (HTTPResponse.Status, String) {
                 try await Self.react(client, world, observed: heard, phone: phone)
@@ -470,6 +451,5 @@ final class PresentRouterTests: XCTestCase {
             XCTAssertEqual(status, .forbidden, text)
             XCTAssertTrue(text.contains("another show"), text)
         }
-        await world.hub.database.close()
     }
 }

@@ -37,7 +37,7 @@ const renewRetryMs = 20_000;        // a renewal that failed is tried again afte
 const state = {
   hub: "",
   publicKey: "",
-  pass: null,              // {id, beacon, expiresAt, proof, renewalTriedAt} from the code (typed or the QR's) or hearing
+  pass: null,              // {id, beacon, expiresAt, proof, renewalTriedAt, revoked} from the code (typed or the QR's) or hearing
   passRenewals: 0,
   beacons: new Map(),      // beacon id ("4!hex") -> {heardAt, eid: {base64, at} | null, askedAt, watchToken}
   show: null,              // the hub's show object for `beacon`
@@ -54,8 +54,12 @@ const state = {
   onSituation: () => {},
 };
 
+// A pass ends when it expires, or when its show revokes it (a new code, joining by code turned
+// off, a new show): a revoked pass proves nothing, but until it expires it still names the
+// project, so hearing the box renews it.
 const passExpired = () => !state.pass || performance.now() > state.pass.expiresAt;
-const validPassFor = (id) => (state.pass && state.pass.beacon === id && !passExpired() ? state.pass.id : null);
+const passHolds = () => !passExpired() && !state.pass.revoked;
+const validPassFor = (id) => (state.pass && state.pass.beacon === id && passHolds() ? state.pass.id : null);
 const keyFor = () => validPassFor(state.beacon) || state.publicKey;
 const beaconIdOf = (name) => String(name).replace(/^beacons\//, "");
 
@@ -198,6 +202,20 @@ function follow(id, key, grant) {
     showState("");
   });
   source.addEventListener("ended", () => endShow("The presentation has ended."));
+  // The pass this stream was opened with was revoked or expired: renew it by hearing if this phone
+  // hears the box, then follow again with what holds; else ask for the code on the screen.
+  source.addEventListener("revoked", async () => {
+    source.close();
+    if (state.source === source) state.source = null;
+    if (state.pass && state.pass.id === key) {
+      state.pass.revoked = true;
+      state.pass.renewalTriedAt = -Infinity;
+      await renewPassByHearing();
+    }
+    if (state.beacon !== id) return;
+    if (validPassFor(id) || state.publicKey) return openShow(id);
+    endShow("The presenter changed the code, so this phone stopped following: type the code on the screen to follow again.");
+  });
   source.onerror = () => {
     if (source.readyState !== EventSource.CLOSED) {
       showState("Reconnecting to the presentation…");   // EventSource reconnects by itself
@@ -436,7 +454,7 @@ async function react(value, button) {
     // The EID is past the hub's window (or the pass expired, or reactions were switched off).
     const beacon = state.beacons.get(state.beacon);
     if (beacon && observed.type === "EDDYSTONE_EID") beacon.eid = null;
-    if (state.pass && observed.type === "NEARCAST_PASS") state.pass.expiresAt = 0;
+    if (state.pass && observed.type === "NEARCAST_PASS") state.pass.revoked = true;
     reactionState(`Not accepted: ${message}`);
     renderProof();
   } else {
@@ -468,7 +486,7 @@ function adoptPass(answer) {
 async function renewPassByHearing() {
   const pass = state.pass;
   const now = performance.now();
-  if (!pass || pass.expiresAt - now > renewWithinMs || now - pass.renewalTriedAt < renewRetryMs) return;
+  if (!pass || (!pass.revoked && pass.expiresAt - now > renewWithinMs) || now - pass.renewalTriedAt < renewRetryMs) return;
   const eid = freshEid(pass.beacon);
   if (!eid) return;
   pass.renewalTriedAt = now;
@@ -524,7 +542,7 @@ function tick() {
     const beacon = state.beacons.get(state.beacon);
     const heardRecently = beacon && now - beacon.heardAt < lostAfterMs;
     const sinceOpened = now - state.startedAt;
-    if (!heardRecently && passExpired() && (beacon || sinceOpened > lostAfterMs)) {
+    if (!heardRecently && !passHolds() && (beacon || sinceOpened > lostAfterMs)) {
       state.lost = true;
       if (state.source) state.source.close();
       state.source = null;
@@ -543,8 +561,9 @@ function codeOffer(now) {
   const following = state.beacon !== null && !state.lost;
   if (following) {
     // Following on a pass alone (not hearing), it needs the current code before the pass runs out.
-    const left = state.pass && state.pass.beacon === state.beacon ? state.pass.expiresAt - now : Infinity;
+    const left = state.pass && state.pass.beacon === state.beacon ? (state.pass.revoked ? 0 : state.pass.expiresAt - now) : Infinity;
     if (left > renewWithinMs || freshEid(state.beacon)) return null;
+    if (state.pass.revoked) return "The presenter changed the code: type the new code on the screen to keep following.";
     return `Your code runs out in ${Math.max(1, Math.ceil(left / 60_000))} min: type the code on the screen now to keep following.`;
   }
   if (state.lost) return "";

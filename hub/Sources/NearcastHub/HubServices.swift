@@ -51,6 +51,7 @@ public struct HubServices: Sendable {
                              clock: clock, limiter: limiter),
             present: present, feed: feed, limiter: limiter, metricsRegistry: metricsRegistry, instanceID: UUID().uuidString)
         showFeed.setRefresh { key in await present.views.send(key) }
+        showFeed.setOnChange { [showCache = present.showCache] key in showCache.forget(key) }
         DeckRenderer.removeAbandonedScratch()
         return hub
     }

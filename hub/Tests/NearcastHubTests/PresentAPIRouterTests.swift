@@ -268,13 +268,17 @@ final class PresentAPIRouterTests: XCTestCase {
             XCTAssertNil(off.json["code"], "joining off: no code to show")
             XCTAssertNil(off.json["joinPath"])
 
+            // Joining off took a new salt (it revokes the passes given), so on again is a new code.
             let on = try await client.call(.put, path, key: secret, json: ["joining": true])
-            XCTAssertEqual(on.json["code"] as? String, firstCode, "no new code unless asked")
+            let onCode = try XCTUnwrap(on.json["code"] as? String, on.text)
+            XCTAssertNotEqual(onCode, firstCode, "joining off and on again: a new code")
             XCTAssertEqual(on.json["codeMaxShare"] as? Int, 25, "what was not given stays")
+            let shareOnly = try await client.call(.put, path, key: secret, json: ["maxShare": 25])
+            XCTAssertEqual(shareOnly.json["code"] as? String, onCode, "no new code unless asked")
             let rotated = try await client.call(.put, path, key: secret, json: ["rotate": true])
             XCTAssertEqual(rotated.json["codeJoining"] as? Bool, true)
             let newCode = try XCTUnwrap(rotated.json["code"] as? String)
-            XCTAssertNotEqual(newCode, firstCode, "a new salt: a new code")
+            XCTAssertNotEqual(newCode, onCode, "a new salt: a new code")
 
             for share in [-1, 101] {
                 assertRefusal(try await client.call(.put, path, key: secret, json: ["maxShare": share]), .badRequest, field: "maxShare")

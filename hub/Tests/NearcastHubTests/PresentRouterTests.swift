@@ -33,7 +33,7 @@ final class PresentRouterTests: XCTestCase {
 
     /// Runs `body` over a world in memory and one over SQLite (`RouterWorld.Storage`), each
     /// removed after.
-    private func eachWorld(_ body: @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {
+    func eachWorld(_ body: @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {
         for storage in RouterWorld.Storage.allCases {
             let world = try await world(storage)
             defer { try? FileManager.default.removeItem(at: world.directory) }
@@ -85,7 +85,7 @@ final class PresentRouterTests: XCTestCase {
     }
 
     /// A phone id for the show, earned with `observed` as the proof: (status, id or error text).
-    private static func phoneID(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID,
+    static func phoneID(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID,
                                 bits: Int = workBits) async throws -> (HTTPResponse.Status, String) {
         let key: HTTPFields = [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]
         let challenge: String = try await client.execute(uri: "/v1/phones/challenge", method: .get, headers: key) { response in
@@ -103,7 +103,7 @@ final class PresentRouterTests: XCTestCase {
         }
     }
 
-    private static func react(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID, phone: String = "phone-1",
+    static func react(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID, phone: String = "phone-1",
                        reaction: String = "👏") async throws -> (HTTPResponse.Status, String) {
         // Each named phone gets its id once, with a proof that holds now.
         let id: String
@@ -126,7 +126,7 @@ final class PresentRouterTests: XCTestCase {
         }
     }
 
-    private static func eid(_ world: World, beaconTime: UInt32) throws -> AdvertisedID {
+    static func eid(_ world: World, beaconTime: UInt32) throws -> AdvertisedID {
         let eid = try EphemeralIdentifier.compute(identityKey: world.identityKey, exponent: 7, time: beaconTime, cipher: SwiftCryptoAES128())
         return AdvertisedID(type: "EDDYSTONE_EID", id: Base64Field.encode(eid.bytes))
     }
@@ -446,7 +446,7 @@ final class PresentRouterTests: XCTestCase {
             _ = try await world.hub.repositories.shows.delete(project: "demo", beaconName: world.beaconName)
             world.clock.advance(seconds: 1)
             _ = try await world.hub.repositories.shows.put(project: "demo", beaconName: world.beaconName, deckID: try XCTUnwrap(decks.first).deckID, page: 1)
-            await world.hub.present.showCache.forget(project: "demo")
+            world.hub.present.showCache.forget(project: "demo")
             (status, text) = try await react(as: "another phone")
             XCTAssertEqual(status, .forbidden, text)
             XCTAssertTrue(text.contains("another show"), text)

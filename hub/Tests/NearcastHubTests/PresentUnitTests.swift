@@ -76,8 +76,12 @@ final class PresentUnitTests: XCTestCase {
 
     func testPassesAreSignedAndExpire() {
         let presence = presence()
-        let pass = Presence.Pass(project: "demo", beaconName: "beacons/4!00", expiresMs: 10_000)
+        let pass = Presence.Pass(project: "demo", beaconName: "beacons/4!00", expiresMs: 10_000,
+                                 show: .init(startedMs: 1_000, saltTag: Presence.saltTag("salt"), proof: .seen))
         let text = presence.pass(pass)
+        let unbound = Presence.Pass(project: "demo", beaconName: "beacons/4!00", expiresMs: 10_000)
+        XCTAssertNil(presence.verify(pass: presence.pass(unbound), nowMs: 0), "a pass names its show")
+        XCTAssertNil(presence.verify(pass: presence.pass(pass, purpose: .watch), nowMs: 0, purpose: .watch), "a watch token names none")
         XCTAssertTrue(text.hasPrefix("ncpass_"))
         XCTAssertEqual(presence.verify(pass: text, nowMs: 9_999), pass)
         XCTAssertNil(presence.verify(pass: text, nowMs: 10_000), "expired")
@@ -86,6 +90,28 @@ final class PresentUnitTests: XCTestCase {
             + text.split(separator: ".")[1]
         XCTAssertNil(presence.verify(pass: forged, nowMs: 0), "a changed payload")
         XCTAssertNil(presence.verify(pass: "ncpass_x", nowMs: 0))
+    }
+
+    /// A pass holds for the show it names while its salt is the show's and (from the code)
+    /// joining is on.
+    func testAPassHoldsOnlyForItsShowItsSaltAndJoining() {
+        var show = ShowStore.Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 1_000)
+        let seen = Presence.ShowBinding(show, proof: .seen), heard = Presence.ShowBinding(show, proof: .heard)
+        XCTAssertTrue(seen.holds(for: show))
+        XCTAssertFalse(seen.holds(for: nil), "no show")
+        show.sightCode.joining = false
+        XCTAssertFalse(seen.holds(for: show), "joining off: not a pass from the code")
+        XCTAssertTrue(heard.holds(for: show), "joining off: a pass from hearing")
+        show.sightCode.joining = true
+        show.sightCode.salt = ShowStore.newSalt()
+        XCTAssertFalse(seen.holds(for: show), "a new code")
+        XCTAssertFalse(heard.holds(for: show), "a new code")
+        let later = ShowStore.Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 2_000)
+        XCTAssertFalse(Presence.ShowBinding(startedMs: 1_000, saltTag: Presence.saltTag(later.sightCode.salt), proof: .heard).holds(for: later),
+                       "another show, even under the same salt")
+        XCTAssertTrue(ShowStore.SightCode.needsNewSalt(joining: false, rotate: false), "J off revokes")
+        XCTAssertFalse(ShowStore.SightCode.needsNewSalt(joining: true, rotate: false))
+        XCTAssertFalse(ShowStore.SightCode.needsNewSalt(joining: nil, rotate: false))
     }
 
     func testRateLimitsArePerPhoneAndPerBeacon() async {

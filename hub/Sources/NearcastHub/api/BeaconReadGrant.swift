@@ -8,6 +8,8 @@ import Hummingbird
 struct BeaconReadGrant: Sendable {
     let presence: Presence
     let clock: HubClock
+    /// The shows a pass is checked against: a pass reads only while its show stands by it.
+    let shows: ShowCache
 
     static let tokenParameter = "token"
 
@@ -19,14 +21,15 @@ struct BeaconReadGrant: Sendable {
     }
 
     /// Throws 403 unless `access` may read `beaconName` (see the type's comment).
-    func check(_ access: ProjectStore.Access, beaconName: String, request: Request) throws(APIError) {
+    func check(_ access: ProjectStore.Access, beaconName: String, request: Request) async throws {
         switch access {
         case .manage:
             return
-        case .pass(_, let passBeacon, _):
-            guard passBeacon == beaconName else {
-                throw APIError(.forbidden, "this pass is for \(passBeacon), not \(beaconName)")
+        case .pass(let pass):
+            guard pass.beaconName == beaconName else {
+                throw APIError(.forbidden, "this pass is for \(pass.beaconName), not \(beaconName)")
             }
+            try await RoomProof.checkStillHeld(pass, shows: shows, nowMs: clock.nowMs())
         case .read(let project):
             guard let token = request.uri.queryParameters[Substring(Self.tokenParameter)].map(String.init), !token.isEmpty else {
                 throw APIError(.forbidden, "with the public API key, \(beaconName) can be read only after resolving it: "

@@ -20,7 +20,7 @@ struct KeyChecker: Sendable {
                 throw APIError(.forbidden, "the pass is not valid or has expired: scan the code on the presenter's screen again")
             }
             if manage { throw APIError(.forbidden, "this call needs the project's secret key; a pass only reads") }
-            return .pass(project: pass.project, beaconName: pass.beaconName, expiresMs: pass.expiresMs)
+            return .pass(pass)
         }
         let hash = ProjectStore.hash(key), now = clock.nowMs()
         let access: ProjectStore.Access?
@@ -69,6 +69,6 @@ struct KeyChecker: Sendable {
     private func audienceClass(of request: Request, project: String, nowMs: Int64) -> CallerClass {
         guard let text = RequestSupport.phone(of: request), let phone = phoneIDs.verify(id: text, nowMs: nowMs),
               phone.project == project else { return .audience }
-        return .phone(text)
+        return .phone(phone.identity)
     }
 }

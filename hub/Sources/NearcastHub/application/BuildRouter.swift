@@ -19,8 +19,8 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
     router.add(middleware: AddressRateMiddleware(keys: hub.keys))
     // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
     let keys = hub.keys, storage = hub.repositories, present = hub.present, resolver = hub.resolver
-    let grant = BeaconReadGrant(presence: present.presence, clock: hub.clock)
-    let proof = RoomProof(resolver: resolver, presence: present.presence)
+    let grant = BeaconReadGrant(presence: present.presence, clock: hub.clock, shows: present.showCache)
+    let proof = RoomProof(resolver: resolver, presence: present.presence, shows: present.showCache)
     let controllers: [RouteCollection<HubRequestContext>] = [
         BeaconController(beacons: storage.beacons, serviceKey: resolver.serviceKey, clock: hub.clock, logger: hub.logger,
                          keys: keys).endpoints,
@@ -31,7 +31,7 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
                         logger: hub.logger, keys: keys).endpoints,
         DeckController(decks: storage.decks, renderer: present.renderer, images: present.images, logger: hub.logger,
                        keys: keys).endpoints,
-        ShowController(shows: storage.shows, views: present.views, grant: grant, limiter: hub.limiter,
+        ShowController(shows: storage.shows, views: present.views, showCache: present.showCache, grant: grant, limiter: hub.limiter,
                        logger: hub.logger, keys: keys).endpoints,
         ReactionController(choices: storage.choices, showCache: present.showCache, reactionDesk: present.reactionDesk,
                            phoneIDs: present.phoneIDs, proof: proof, clock: hub.clock, keys: keys).endpoints,

@@ -71,10 +71,11 @@ struct PresenceController: Sendable {
         }
         let now = clock.nowMs()
         let beaconName = try await proof.beacon(proved: observed, access: access, nowMs: now)
-        guard try await showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) != nil else {
+        guard let show = try await showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) else {
             throw APIError(.forbidden, "\(beaconName) has no show running, so hearing it earns no pass")
         }
-        return Presence.Pass(project: access.project, beaconName: beaconName, expiresMs: now + Presence.passMilliseconds)
+        return Presence.Pass(project: access.project, beaconName: beaconName, expiresMs: now + Presence.passMilliseconds,
+                             show: .init(show, proof: .heard))
     }
 
     /// The pass a code earns: the show whose screen shows that code now (or in the minute
@@ -94,6 +95,12 @@ struct PresenceController: Sendable {
             return nil
         }
         let key = ShowFeed.Key(project: beacon.project, beaconName: beacon.beaconName)
+        // The show the code is of, read afresh: the pass names its start and its code's salt.
+        guard let show = try await shows.get(project: beacon.project, beaconName: beacon.beaconName),
+              show.sightCode.salt == beacon.codeSalt, show.sightCode.joining else {
+            limiter.spendFailedCode(from: address)
+            return nil
+        }
         let followers = try await shows.followers(project: beacon.project, beaconName: beacon.beaconName)
         let limit = CodePassLedger.limit(followers: followers, share: beacon.codeShare)
         guard codePasses.admit(key, limit: limit, nowMs: now) else {
@@ -101,7 +108,8 @@ struct PresenceController: Sendable {
                            + "(\(limit) in 10 minutes, \(beacon.codeShare) % of those following): a phone that hears the room's box joins by ear",
                            field: "code")
         }
-        return Presence.Pass(project: beacon.project, beaconName: beacon.beaconName, expiresMs: now + Presence.passMilliseconds)
+        return Presence.Pass(project: beacon.project, beaconName: beacon.beaconName, expiresMs: now + Presence.passMilliseconds,
+                             show: .init(show, proof: .seen))
     }
 
     /// The page a refused QR code opens (joining by code capped or switched off, too many guesses).

@@ -27,7 +27,7 @@ struct ReactionController: Sendable {
             let project = try context.caller().project
             let choices = try ReactionChoices.validated(try await request.decode(as: ReactionChoicesUpdate.self, context: context))
             try await self.choices.set(project: project, choices)
-            await showCache.forget(project: project)
+            showCache.forget(project: project)
             return choices.json
         }
         readers.get("/v1/reactions/images/:name") { _, context in
@@ -65,10 +65,9 @@ struct ReactionController: Sendable {
         guard let show = try await showCache.show(key, nowMs: now) else {
             throw APIError(.forbidden, "\(beaconName) has no show running, so it takes no reactions")
         }
-        // One phone, one id the hub gave it (for work and a proof): the rates key on it.
-        let phone = body.phone ?? ""
-        _ = try phoneIDs.check(body.phone, project: access.project, beaconName: beaconName, showStartedMs: show.startedMs, nowMs: now)
-        if let wait = await reactionDesk.admit(body.reaction, to: key, phone: phone, nowMs: now) {
+        // One phone, one id the hub gave it (for work and a proof): the rates key on its identity.
+        let phone = try phoneIDs.check(body.phone, project: access.project, beaconName: beaconName, showStartedMs: show.startedMs, nowMs: now)
+        if let wait = await reactionDesk.admit(body.reaction, to: key, phone: phone.identity, nowMs: now) {
             throw APIError.tooMany("too many reactions: wait \(wait) s", retryAfter: wait)
         }
     }

@@ -11,6 +11,9 @@ import ServiceLifecycle
 struct ShowController: Sendable {
     let shows: any ShowRepository
     let views: ShowViews
+    /// Forgotten at each write here, so this instance's next check sees it at once (the other
+    /// instances forget it when the change's notification reaches them).
+    let showCache: ShowCache
     let grant: BeaconReadGrant
     let limiter: HubLimiter
     let logger: Logger
@@ -28,11 +31,13 @@ struct ShowController: Sendable {
                 throw APIError.invalid("deck", "'\(body.deck)' is not a deck id (16 lowercase hex digits)")
             }
             let show = try await shows.put(project: access.project, beaconName: name, deckID: body.deck, page: body.page ?? 1)
+            showCache.forget(ShowFeed.Key(show))
             return try await views.json(show, presenter: true)
         }
         managers.delete("/v1/shows/:beacon") { _, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
+            defer { showCache.forget(ShowFeed.Key(project: access.project, beaconName: name)) }
             guard try await shows.delete(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
@@ -50,6 +55,7 @@ struct ShowController: Sendable {
                                               share: body.maxShare, rotate: body.rotate ?? false) else {
                 throw APIError.notFound("a show on \(name)")
             }
+            showCache.forget(ShowFeed.Key(project: access.project, beaconName: name))
             guard let show = try await shows.get(project: access.project, beaconName: name) else { throw APIError.notFound("a show on \(name)") }
             let change = "\(body.joining.map { $0 ? "on" : "off" } ?? "unchanged")" + (body.rotate == true ? ", new code" : "")
                 + (body.maxShare.map { ", at most \($0) %" } ?? "")
@@ -76,7 +82,7 @@ struct ShowController: Sendable {
         readers.get("/v1/shows/:beacon") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try grant.check(access, beaconName: name, request: request)
+            try await grant.check(access, beaconName: name, request: request)
             guard let show = try await shows.get(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
@@ -85,12 +91,13 @@ struct ShowController: Sendable {
         readers.get("/v1/shows/:beacon/events") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try grant.check(access, beaconName: name, request: request)
+            try await grant.check(access, beaconName: name, request: request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             let key = ShowFeed.Key(project: access.project, beaconName: name)
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
-            let (events, continuation) = views.showFeed.subscribe(key, role: role)
+            let pass: Presence.Pass? = if case .pass(let pass) = access { pass } else { nil }
+            let (events, continuation) = views.showFeed.subscribe(key, role: role, pass: pass)
             guard let show = try await shows.get(project: access.project, beaconName: name) else {
                 continuation.finish()
                 throw APIError.notFound("a show on \(name)")

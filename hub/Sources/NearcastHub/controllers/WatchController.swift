@@ -32,7 +32,7 @@ struct WatchController: Sendable {
         router.get("/v1beta1/beacons/:beacon/attachments:watch") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try grant.check(access, beaconName: name, request: request)
+            try await grant.check(access, beaconName: name, request: request)
             let filter = try AttachmentController.filter(request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             // Subscribe before the first read, so no change falls between the two.

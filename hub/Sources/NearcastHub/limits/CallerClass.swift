@@ -14,6 +14,7 @@ import Hummingbird
 ///   address.
 enum CallerClass: Sendable, Equatable {
     case presenter, audience, keyless
-    /// The phone id (the whole signed text: the bucket's key).
+    /// The phone's identity (`PhoneIDs.Phone.identity`: the bucket's key, the same for every
+    /// id one challenge gave).
     case phone(String)
 }

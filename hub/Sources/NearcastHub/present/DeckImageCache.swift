@@ -42,36 +42,3 @@ actor DeckImageCache {
         }
     }
 }
-
-/// Shows and reaction choices as a reaction checks them, read at most once a second per show
-/// and project: a thousand reactions a second must not be three thousand database reads.
-actor ShowCache {
-    private let shows: any ShowRepository
-    private let choices: any ReactionChoicesRepository
-    private var showEntries: [ShowFeed.Key: (show: ShowStore.Show?, readMs: Int64)] = [:]
-    private var choiceEntries: [String: (choices: ReactionChoices, readMs: Int64)] = [:]
-    static let maximumAgeMs: Int64 = 1_000
-
-    init(shows: any ShowRepository, choices: any ReactionChoicesRepository) {
-        self.shows = shows
-        self.choices = choices
-    }
-
-    func show(_ key: ShowFeed.Key, nowMs: Int64) async throws -> ShowStore.Show? {
-        if let entry = showEntries[key], nowMs - entry.readMs < Self.maximumAgeMs { return entry.show }
-        let show = try await shows.get(project: key.project, beaconName: key.beaconName)
-        showEntries[key] = (show, nowMs)
-        if showEntries.count > 10_000 { showEntries = showEntries.filter { nowMs - $0.value.readMs < Self.maximumAgeMs } }
-        return show
-    }
-
-    func choices(project: String, nowMs: Int64) async throws -> ReactionChoices {
-        if let entry = choiceEntries[project], nowMs - entry.readMs < Self.maximumAgeMs { return entry.choices }
-        let found = try await choices.get(project: project)
-        choiceEntries[project] = (found, nowMs)
-        return found
-    }
-
-    /// A presenter changed the choices here: this instance sees them at once.
-    func forget(project: String) { choiceEntries[project] = nil }
-}

@@ -2,15 +2,17 @@ import Crypto
 import Foundation
 
 /// Phone ids the hub gives, so a reaction counts as one phone's: a client that invented a new
-/// `phone` per request was a thousand phones (issue 43). An id is signed by the hub, bound to the
+/// `phone` per request was a thousand phones. An id is signed by the hub, bound to the
 /// project, the show's beacon and its start, and to the proof it was issued against (a heard EID or
 /// a pass), and expires; the per-phone reaction rate keys on it.
 ///
 /// Each id costs work: the client asks for a challenge (signed, 5 minutes), finds a nonce such that
 /// SHA-256(challenge + "\n" + nonce) starts with `bits` zero bits (2^bits tries on average: about
 /// a second on a mid-range phone at the default, in a worker while the page already listens), and
-/// trades it for the id. One challenge gives one id (the id's unique part is the challenge's), so
-/// a solution sent again gives the same id, not another.
+/// trades it for the id. One challenge is one phone (the id's unique part is the challenge's): a
+/// solution sent again gives the same id, and an id earned with the other proof from the same
+/// challenge counts as the same phone (`Phone.identity`, what every count keys on). An id has one
+/// spelling (`Presence.signedFields`).
 struct PhoneIDs: Sendable {
     static let challengePrefix = "ncchal_"
     static let idPrefix = "ncph_"
@@ -26,6 +28,9 @@ struct PhoneIDs: Sendable {
 
     /// What an id grants.
     struct Phone: Sendable, Equatable {
+        /// The phone as every count knows it: its project and the unique part of the challenge it
+        /// solved. The same whichever proof the id names, so one challenge is one phone.
+        var identity: String
         var project: String
         var beaconName: String
         var showStartedMs: Int64
@@ -56,7 +61,7 @@ struct PhoneIDs: Sendable {
         guard expires > nowMs else { throw .expired }
         guard Self.leadingZeroBits(challenge: challenge, nonce: nonce) >= bits else { throw .notSolved(bits: bits) }
         // The challenge's expiry fixes the id's: the same solution sent again is the same id.
-        let phone = Phone(project: project, beaconName: beaconName, showStartedMs: showStartedMs, proof: proof,
+        let phone = Phone(identity: Self.identity(project: project, unique: fields[1]), project: project, beaconName: beaconName, showStartedMs: showStartedMs, proof: proof,
                           expiresMs: expires + Self.idMilliseconds)
         let text = presence.sign([project, beaconName, String(showStartedMs), proof, fields[1], String(phone.expiresMs)],
                                  prefix: Self.idPrefix, domain: Self.idDomain)
@@ -67,8 +72,11 @@ struct PhoneIDs: Sendable {
     func verify(id text: String, nowMs: Int64) -> Phone? {
         guard let fields = presence.signedFields(text, prefix: Self.idPrefix, domain: Self.idDomain), fields.count == 6,
               let started = Int64(fields[2]), let expires = Int64(fields[5]), expires > nowMs else { return nil }
-        return Phone(project: fields[0], beaconName: fields[1], showStartedMs: started, proof: fields[3], expiresMs: expires)
+        return Phone(identity: Self.identity(project: fields[0], unique: fields[4]), project: fields[0], beaconName: fields[1],
+                     showStartedMs: started, proof: fields[3], expiresMs: expires)
     }
+
+    private static func identity(project: String, unique: String) -> String { project + "\n" + unique }
 
     /// Leading zero bits of SHA-256(challenge + "\n" + nonce), the work's measure.
     static func leadingZeroBits(challenge: String, nonce: String) -> Int {

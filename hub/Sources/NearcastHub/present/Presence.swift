@@ -8,8 +8,9 @@ import Foundation
 /// show's code salt (new when the presenter rotates the code) and the minute: it changes every
 /// minute, so a photo or a livestream of the screen is a key for a minute or two at most. The
 /// code of the current minute and of the one before is accepted (a phone typing it as it
-/// changes). The pass is the phone's proof for the next `passMinutes`: its project, beacon and
-/// expiry, signed. Both keys are derived from the service key, which lives in the database, so
+/// changes). The pass is the phone's proof for the next `passMilliseconds`: its project, beacon,
+/// show (its start and its code's salt, so a new show or a new code revokes it) and expiry,
+/// signed. Both keys are derived from the service key, which lives in the database, so
 /// every instance agrees.
 struct Presence: Sendable {
     static let passPrefix = "ncpass_"
@@ -66,11 +67,54 @@ struct Presence: Sendable {
         })
     }
 
-    /// What a pass grants.
+    /// What a pass grants: proof that a phone is in `beaconName`'s room, for one show, until it
+    /// expires or the show revokes it (`holds(for:)`). A watch token (`BeaconReadGrant`) is
+    /// signed the same way but names no show: it only reads.
     struct Pass: Sendable, Equatable {
         var project: String
         var beaconName: String
         var expiresMs: Int64
+        /// The show the pass is for; nil in a watch token.
+        var show: ShowBinding?
+    }
+
+    /// How a phone earned its pass: hearing the box's EID, or seeing the code on its screen.
+    enum Proof: String, Sendable {
+        case heard, seen
+    }
+
+    /// The show a pass was given for, as the pass names it: the show's start, a tag of the
+    /// code's salt then, and how the phone earned it. A new show, a new code (K) and, for a pass
+    /// from the code, joining by code turned off (J) revoke it: a phone in the room renews it by
+    /// hearing the box or by the current code.
+    struct ShowBinding: Sendable, Equatable {
+        var startedMs: Int64
+        var saltTag: String
+        var proof: Proof
+
+        init(startedMs: Int64, saltTag: String, proof: Proof) {
+            self.startedMs = startedMs
+            self.saltTag = saltTag
+            self.proof = proof
+        }
+
+        /// The binding of a pass earned now for `show` by `proof`.
+        init(_ show: ShowStore.Show, proof: Proof) {
+            self.init(startedMs: show.startedMs, saltTag: Presence.saltTag(show.sightCode.salt), proof: proof)
+        }
+
+        /// Whether a pass so bound still proves presence at `show` (the beacon's show now, nil
+        /// when it has none).
+        func holds(for show: ShowStore.Show?) -> Bool {
+            guard let show, show.startedMs == startedMs, Presence.saltTag(show.sightCode.salt) == saltTag else { return false }
+            return proof == .heard || show.sightCode.joining
+        }
+    }
+
+    /// A short, one-way tag of a code salt: a pass names the salt it was given under without
+    /// carrying it.
+    static func saltTag(_ salt: String) -> String {
+        base64URL(Data(SHA256.hash(data: Data("salt\n\(salt)".utf8)).prefix(9)))
     }
 
     /// What a signed grant is for: a pass proves presence (and reads its beacon); a watch token
@@ -79,19 +123,27 @@ struct Presence: Sendable {
     enum Purpose: Sendable {
         case pass, watch
         var prefix: String { self == .pass ? Presence.passPrefix : "ncwatch_" }
-        var domain: Data { Data((self == .pass ? "pass\n" : "watch\n").utf8) }
+        var domain: Data { Data((self == .pass ? "pass v2\n" : "watch\n").utf8) }
     }
 
+    /// A pass (with its show) or a watch token (without).
     func pass(_ pass: Pass, purpose: Purpose = .pass) -> String {
-        sign([pass.project, pass.beaconName, String(pass.expiresMs)], prefix: purpose.prefix, domain: purpose.domain)
+        var fields = [pass.project, pass.beaconName, String(pass.expiresMs)]
+        if let show = pass.show { fields += [String(show.startedMs), show.saltTag, show.proof.rawValue] }
+        return sign(fields, prefix: purpose.prefix, domain: purpose.domain)
     }
 
     /// The pass (or watch token) a text stands for, if it is genuine, for `purpose` and not
-    /// expired at `nowMs`.
+    /// expired at `nowMs`. Whether its show still stands by it is `ShowBinding.holds(for:)`'s.
     func verify(pass text: String, nowMs: Int64, purpose: Purpose = .pass) -> Pass? {
-        guard let fields = signedFields(text, prefix: purpose.prefix, domain: purpose.domain), fields.count == 3,
-              let expires = Int64(fields[2]), expires > nowMs else { return nil }
-        return Pass(project: fields[0], beaconName: fields[1], expiresMs: expires)
+        guard let fields = signedFields(text, prefix: purpose.prefix, domain: purpose.domain),
+              fields.count == (purpose == .pass ? 6 : 3), let expires = Int64(fields[2]), expires > nowMs else { return nil }
+        var pass = Pass(project: fields[0], beaconName: fields[1], expiresMs: expires)
+        if purpose == .pass {
+            guard let started = Int64(fields[3]), let proof = Proof(rawValue: fields[5]) else { return nil }
+            pass.show = ShowBinding(startedMs: started, saltTag: fields[4], proof: proof)
+        }
+        return pass
     }
 
     /// `fields` (none holding a newline) signed under the presence key in `domain`, behind
@@ -103,11 +155,14 @@ struct Presence: Sendable {
     }
 
     /// The fields of a text `sign` made with `prefix` and `domain`, or nil if it is not genuine.
+    /// Only `sign`'s own spelling is: base64 that decodes leniently (other values in the unused
+    /// low bits of the last digit, `=` padding) would give one grant many texts, and every text
+    /// that keys a count (a phone's rate) would count as another phone.
     func signedFields(_ text: String, prefix: String, domain: Data) -> [String]? {
         guard text.hasPrefix(prefix), text.count <= 1_000 else { return nil }
-        let parts = text.dropFirst(prefix.count).split(separator: ".")
+        let parts = text.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Self.unbase64URL(String(parts[0])), let mac = Self.unbase64URL(String(parts[1])),
-              mac.count == 16 else { return nil }
+              mac.count == 16, Self.base64URL(payload) == parts[0], Self.base64URL(mac) == parts[1] else { return nil }
         let expected = Data(HMAC<SHA256>.authenticationCode(for: domain + payload, using: key)).prefix(16)
         // Constant time: a forgery learns nothing from how long the refusal took.
         guard expected.count == mac.count, zip(expected, mac).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { return nil }

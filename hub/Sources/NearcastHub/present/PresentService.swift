@@ -29,7 +29,7 @@ struct PresentService: Service {
             }
             if now - lastKeepAlive >= Self.keepAliveMilliseconds {
                 lastKeepAlive = now
-                hub.present.showFeed.keepAlive()
+                hub.present.showFeed.keepAlive(nowMs: now)
             }
         }
         hub.present.showFeed.finishAll()

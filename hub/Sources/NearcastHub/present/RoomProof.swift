@@ -4,6 +4,8 @@
 struct RoomProof: Sendable {
     let resolver: TokenResolver
     let presence: Presence
+    /// The shows a pass is checked against (`Presence.ShowBinding`).
+    let shows: ShowCache
 
     /// The beacon whose room the phone proved it is in: a heard EID of its current rotation
     /// period or the one before, or a pass for the code on its screen.
@@ -13,6 +15,7 @@ struct RoomProof: Sendable {
                 throw APIError(.forbidden, "observed.id: the pass is not valid or has expired: scan the code on the presenter's screen again",
                                field: "observed.id")
             }
+            try await Self.checkStillHeld(pass, shows: shows, nowMs: nowMs, field: "observed.id")
             return pass.beaconName
         }
         guard observed.type == "EDDYSTONE_EID" else {
@@ -33,5 +36,23 @@ struct RoomProof: Sendable {
         }
         resolver.heardBoxes.heard(project: access.project, beaconName: found.beaconName, nowMs: nowMs)
         return found.beaconName
+    }
+
+    /// Throws 403 unless the beacon's show now still stands by `pass`: the show it was given
+    /// for, under the code's current salt, and (for a pass from the code) with joining by code
+    /// on. A phone in the room renews its pass by hearing the box or by the current code.
+    static func checkStillHeld(_ pass: Presence.Pass, shows: ShowCache, nowMs: Int64, field: String? = nil) async throws {
+        let show = try await shows.show(ShowFeed.Key(project: pass.project, beaconName: pass.beaconName), nowMs: nowMs)
+        guard let binding = pass.show, binding.holds(for: show) else {
+            let why = if show == nil || show?.startedMs != pass.show?.startedMs {
+                "it was given for a show that has ended"
+            } else if pass.show?.proof == .seen && show?.sightCode.joining == false {
+                "the presenter turned joining by code off"
+            } else {
+                "the presenter changed the code"
+            }
+            throw APIError(.forbidden, (field.map { "\($0): " } ?? "") + "the pass no longer holds: \(why); hear the room's box, "
+                           + "or type the code on the screen now", field: field)
+        }
     }
 }

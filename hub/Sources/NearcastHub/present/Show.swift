@@ -16,6 +16,8 @@ extension ShowStore {
         var startedMs: Int64
         var updatedMs: Int64
         var counts: [String: Int]
+        /// How phones may join by the code on the screen; what a pass is bound to.
+        var sightCode: SightCode
 
         /// What the audience may open: the pages shown and the live one.
         var openPages: ShownPages {
@@ -53,6 +55,23 @@ extension ShowStore {
                 throw APIError.invalid("page", "\(page) is not a page of deck \(deckID) (1-\(pages))")
             }
         }
+    }
+
+    /// A show's sight-code settings: the salt of the code shown now (a new one, K, revokes every
+    /// pass given before it), whether phones may join by the code (J) and the share of the
+    /// followers that may hold passes from it.
+    struct SightCode: Sendable, Equatable {
+        var salt: String
+        var joining: Bool
+        var share: Int
+
+        /// Whether a change of the settings takes a new salt: a new code asked for (K), and
+        /// joining by code turned off (J), which revokes every pass given so far (phones that
+        /// hear the box renew theirs at once), so turning it on again lets no old pass back in.
+        static func needsNewSalt(joining: Bool?, rotate: Bool) -> Bool { rotate || joining == false }
+
+        /// A new show's: a new salt, joining on, half the followers.
+        static func fresh() -> SightCode { SightCode(salt: newSalt(), joining: defaultCodeJoining, share: defaultCodeShare) }
     }
 
     /// A show's beacon as the sight code needs it: the show's code settings.
@@ -97,6 +116,6 @@ extension ShowStore.Show {
     /// A show starting at `page` at `nowMs`.
     init(project: String, beaconName: String, deckID: String, page: Int, nowMs: Int64) {
         self.init(project: project, beaconName: beaconName, deckID: deckID, page: page, shown: ShownPages(),
-                  startedMs: nowMs, updatedMs: nowMs, counts: [:])
+                  startedMs: nowMs, updatedMs: nowMs, counts: [:], sightCode: .fresh())
     }
 }

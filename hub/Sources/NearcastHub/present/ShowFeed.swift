@@ -23,6 +23,9 @@ public final class ShowFeed: Sendable {
 
     private struct Subscriber {
         var role: Role
+        /// The pass the stream was opened with: it ends when the pass expires or its show
+        /// revokes it. Nil for a key's stream.
+        var pass: Presence.Pass?
         var continuation: AsyncStream<ByteBuffer>.Continuation
     }
 
@@ -31,6 +34,8 @@ public final class ShowFeed: Sendable {
         /// What followers were last sent per show, to skip sending the same again.
         var lastFollowerEvent: [Key: ByteBuffer] = [:]
         var refresh: (@Sendable (Key) async -> Void)?
+        /// Told of every change to any show, streams or not (`ShowCache` forgets it); nil: all.
+        var onChange: (@Sendable (Key?) -> Void)?
         var refreshing: Set<Key> = []
         var refreshAgain: Set<Key> = []
     }
@@ -42,6 +47,11 @@ public final class ShowFeed: Sendable {
     /// What reads a show and sends it (`HubServices` installs it).
     func setRefresh(_ refresh: @escaping @Sendable (Key) async -> Void) {
         state.withLockedValue { $0.refresh = refresh }
+    }
+
+    /// What hears of every change to any show, whether this instance streams it or not.
+    func setOnChange(_ onChange: @escaping @Sendable (Key?) -> Void) {
+        state.withLockedValue { $0.onChange = onChange }
     }
 
     /// Open streams, by role.
@@ -61,11 +71,11 @@ public final class ShowFeed: Sendable {
 
     /// A stream for one show, and its continuation (for the first event, which only this stream
     /// gets); it ends when the consumer stops reading or the show ends.
-    func subscribe(_ key: Key, role: Role) -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
+    func subscribe(_ key: Key, role: Role, pass: Presence.Pass? = nil) -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
         let id = UUID()
         // Slow readers skip to the newest events rather than growing a queue without bound.
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        state.withLockedValue { $0.subscribers[key, default: [:]][id] = Subscriber(role: role, continuation: continuation) }
+        state.withLockedValue { $0.subscribers[key, default: [:]][id] = Subscriber(role: role, pass: pass, continuation: continuation) }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLockedValue { state in
                 state.subscribers[key]?[id] = nil
@@ -82,6 +92,7 @@ public final class ShowFeed: Sendable {
     /// arrives meanwhile triggers one more read).
     func changed(project: String, beaconName: String) {
         let key = Key(project: project, beaconName: beaconName)
+        state.withLockedValue { $0.onChange }?(key)
         let refresh: (@Sendable (Key) async -> Void)? = state.withLockedValue { state in
             guard state.subscribers[key] != nil, let refresh = state.refresh else { return nil }
             if state.refreshing.contains(key) {
@@ -107,6 +118,7 @@ public final class ShowFeed: Sendable {
 
     /// After a gap in notifications: every show with a stream here is read again.
     func changedAll() {
+        state.withLockedValue { $0.onChange }?(nil)
         let keys = state.withLockedValue { Array($0.subscribers.keys) }
         for key in keys { changed(project: key.project, beaconName: key.beaconName) }
     }
@@ -145,11 +157,52 @@ public final class ShowFeed: Sendable {
         }
     }
 
-    /// A comment line on every stream, so proxies keep idle streams open.
-    func keepAlive() {
-        let targets = state.withLockedValue { $0.subscribers.values.flatMap { $0.values } }
+    /// Ends the streams of `key` opened with a pass that `show` (the show now) no longer stands
+    /// by: another show, a new code, joining by code turned off. Each gets `event: revoked`
+    /// first, so its page renews the pass (by hearing, or the code) and follows again.
+    func revokePasses(_ key: Key, show: ShowStore.Show) {
+        let revoked = state.withLockedValue { state -> [Subscriber] in
+            let gone = (state.subscribers[key] ?? [:]).filter { _, subscriber in
+                guard let binding = subscriber.pass?.show else { return false }
+                return !binding.holds(for: show)
+            }
+            for id in gone.keys { state.subscribers[key]?[id] = nil }
+            return Array(gone.values)
+        }
+        for subscriber in revoked {
+            subscriber.continuation.yield(Self.revokedEvent("the pass no longer holds for this show (a new show, a new code, or joining by code turned off): "
+                                                            + "hear the box or type the code on the screen to follow again"))
+            subscriber.continuation.finish()
+        }
+    }
+
+    /// A comment line on every stream, so proxies keep idle streams open; a stream whose pass
+    /// has expired ends instead (`event: revoked`).
+    func keepAlive(nowMs: Int64) {
+        let (alive, expired) = state.withLockedValue { state -> ([Subscriber], [Subscriber]) in
+            var alive: [Subscriber] = [], expired: [Subscriber] = []
+            for (key, subscribers) in state.subscribers {
+                for (id, subscriber) in subscribers {
+                    if let pass = subscriber.pass, pass.expiresMs <= nowMs {
+                        expired.append(subscriber)
+                        state.subscribers[key]?[id] = nil
+                    } else {
+                        alive.append(subscriber)
+                    }
+                }
+            }
+            return (alive, expired)
+        }
         let bytes = ByteBuffer(string: ": keep-alive\n\n")
-        for subscriber in targets { subscriber.continuation.yield(bytes) }
+        for subscriber in alive { subscriber.continuation.yield(bytes) }
+        for subscriber in expired {
+            subscriber.continuation.yield(Self.revokedEvent("the pass has expired: hear the box or type the code on the screen to follow again"))
+            subscriber.continuation.finish()
+        }
+    }
+
+    private static func revokedEvent(_ message: String) -> ByteBuffer {
+        event("revoked", json: (try? JSONText.encode(["message": message])) ?? Data("{}".utf8))
     }
 
     /// Ends every stream (shutdown).

@@ -33,9 +33,9 @@ struct ShowStore: Sendable {
                     """).run()
             } else {
                 try await db.raw("""
-                    INSERT INTO shows (\(unsafeRaw: Self.columns), code_salt, code_joining, code_share)
+                    INSERT INTO shows (\(unsafeRaw: Self.columns))
                     VALUES (\(bind: project), \(bind: beaconName), \(bind: deckID), \(bind: page), \(bind: page), \(bind: now), \(bind: now),
-                            '{}', '', \(bind: Self.newSalt()), \(bind: Self.defaultCodeJoining ? 1 : 0), \(bind: Self.defaultCodeShare))
+                            '{}', '', \(bind: show.sightCode.salt), \(bind: show.sightCode.joining ? 1 : 0), \(bind: show.sightCode.share))
                     """).run()
             }
             try await notifier.announce(db, project: project, beaconName: beaconName)
@@ -110,7 +110,7 @@ struct ShowStore: Sendable {
                     UPDATE shows SET code_share = \(bind: share) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                     """).run()
             }
-            if rotate {
+            if SightCode.needsNewSalt(joining: joining, rotate: rotate) {
                 try await db.raw("""
                     UPDATE shows SET code_salt = \(bind: Self.newSalt()) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                     """).run()
@@ -174,7 +174,8 @@ struct ShowStore: Sendable {
         }
     }
 
-    private static let columns = "project, beacon_name, deck_id, page, shown_up_to, started_ms, updated_ms, counts, shown"
+    private static let columns = "project, beacon_name, deck_id, page, shown_up_to, started_ms, updated_ms, counts, shown, "
+        + "code_salt, code_joining, code_share"
 
     private static func show(row: any SQLRow) throws -> Show {
         Show(project: try row.decode(column: "project", as: String.self),
@@ -183,7 +184,10 @@ struct ShowStore: Sendable {
              page: try row.decode(column: "page", as: Int.self), shown: ShownPages(text: try row.decode(column: "shown", as: String.self)),
              startedMs: try row.decode(column: "started_ms", as: Int64.self),
              updatedMs: try row.decode(column: "updated_ms", as: Int64.self),
-             counts: decodeCounts(try row.decode(column: "counts", as: String.self)))
+             counts: decodeCounts(try row.decode(column: "counts", as: String.self)),
+             sightCode: SightCode(salt: try row.decode(column: "code_salt", as: String.self),
+                                  joining: try row.decode(column: "code_joining", as: Int.self) != 0,
+                                  share: try row.decode(column: "code_share", as: Int.self)))
     }
 
     static func decodeCounts(_ text: String) -> [String: Int] {

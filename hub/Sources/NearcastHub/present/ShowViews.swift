@@ -72,6 +72,7 @@ struct ShowViews: Sendable {
                 showFeed.end(key)
                 return
             }
+            showFeed.revokePasses(key, show: show)
             let follower = try await json(show, presenter: false)
             let presenter = try await json(show, presenter: true)
             showFeed.send(key, follower: ShowFeed.event("show", json: try JSONText.encode(follower)),

@@ -32,7 +32,7 @@ extension MemoryHubData {
     /// Deletes the deck and its shows; returns the beacons whose show ended.
     func deleteDeck(project: String, deckID: String) throws -> [String] {
         _ = try deck(project: project, deckID: deckID)
-        let ended = shows.filter { $0.key.project == project && $0.value.show.deckID == deckID }.keys
+        let ended = shows.filter { $0.key.project == project && $0.value.deckID == deckID }.keys
         for key in ended { shows[key] = nil }
         decks[project]?[deckID] = nil
         return ended.map(\.beaconName)
@@ -44,7 +44,7 @@ extension MemoryHubData {
     }
 
     func pageWasShown(project: String, deckID: String, page: Int) -> Bool {
-        shows.values.contains { $0.show.project == project && $0.show.deckID == deckID && $0.show.openPages.contains(page) }
+        shows.values.contains { $0.project == project && $0.deckID == deckID && $0.openPages.contains(page) }
     }
 
     // MARK: Reaction choices

@@ -8,41 +8,40 @@ extension MemoryHubData {
         try ShowStore.Show.check(page: page, of: deckID, pages: deck.pages)
         let key = ShowFeed.Key(project: project, beaconName: beaconName), now = clock.nowMs()
         if shows[key] != nil {
-            shows[key]?.show.go(deckID: deckID, page: page, nowMs: now)
+            shows[key]?.go(deckID: deckID, page: page, nowMs: now)
         } else {
-            shows[key] = StoredShow(show: ShowStore.Show(project: project, beaconName: beaconName, deckID: deckID, page: page, nowMs: now),
-                                    codeSalt: ShowStore.newSalt(), codeJoining: ShowStore.defaultCodeJoining,
-                                    codeShare: ShowStore.defaultCodeShare)
+            shows[key] = ShowStore.Show(project: project, beaconName: beaconName, deckID: deckID, page: page, nowMs: now)
         }
-        return shows[key]!.show
+        return shows[key]!
     }
 
-    func show(_ key: ShowFeed.Key) -> ShowStore.Show? { shows[key]?.show }
+    func show(_ key: ShowFeed.Key) -> ShowStore.Show? { shows[key] }
 
     func deleteShow(_ key: ShowFeed.Key) -> Bool { shows.removeValue(forKey: key) != nil }
 
     /// The new counts, nil when the show ended.
     func addReactions(_ key: ShowFeed.Key, counted: [String: Int]) -> [String: Int]? {
         guard shows[key] != nil else { return nil }
-        for (value, count) in counted { shows[key]?.show.counts[value, default: 0] += count }
-        return shows[key]?.show.counts
+        for (value, count) in counted { shows[key]?.counts[value, default: 0] += count }
+        return shows[key]?.counts
     }
 
     func liveBeacons() -> [ShowStore.LiveBeacon] {
-        shows.compactMap { key, stored in
+        shows.compactMap { key, show in
             guard let eid = activeBeacon(key.project, key.beaconName)?.eidRegistration, eid.identityKeyHex != nil
             else { return nil }
             return ShowStore.LiveBeacon(project: key.project, beaconName: key.beaconName, exponent: eid.exponent,
-                                        codeSalt: stored.codeSalt, codeJoining: stored.codeJoining, codeShare: stored.codeShare)
+                                        codeSalt: show.sightCode.salt, codeJoining: show.sightCode.joining,
+                                        codeShare: show.sightCode.share)
         }
     }
 
     func setCode(_ key: ShowFeed.Key, joining: Bool?, share: Int?, rotate: Bool) -> Bool {
-        guard var stored = shows[key] else { return false }
-        if let joining { stored.codeJoining = joining }
-        if let share { stored.codeShare = share }
-        if rotate { stored.codeSalt = ShowStore.newSalt() }
-        shows[key] = stored
+        guard var show = shows[key] else { return false }
+        if let joining { show.sightCode.joining = joining }
+        if let share { show.sightCode.share = share }
+        if ShowStore.SightCode.needsNewSalt(joining: joining, rotate: rotate) { show.sightCode.salt = ShowStore.newSalt() }
+        shows[key] = show
         return true
     }
 

@@ -20,14 +20,6 @@ actor MemoryHubData {
         var pages: [DeckRenderer.Page]
     }
 
-    /// A show and its sight code's settings.
-    struct StoredShow: Sendable {
-        var show: ShowStore.Show
-        var codeSalt: String
-        var codeJoining: Bool
-        var codeShare: Int
-    }
-
     /// One instance's follower count of one show, and when it reported it.
     struct FollowerRow: Sendable {
         var followers: Int
@@ -43,7 +35,7 @@ actor MemoryHubData {
     var fieldChecks: [String: [FieldCheckJSON]] = [:]
     /// Decks by project, then id.
     var decks: [String: [String: StoredDeck]] = [:]
-    var shows: [ShowFeed.Key: StoredShow] = [:]
+    var shows: [ShowFeed.Key: ShowStore.Show] = [:]
     /// Follower counts by instance, then show.
     var followers: [String: [ShowFeed.Key: FollowerRow]] = [:]
     /// The projects' own reaction choices (the others have the defaults).

@@ -19,7 +19,8 @@ protocol ShowRepository: Sendable {
     func liveBeacons() async throws -> [ShowStore.LiveBeacon]
     /// Changes how phones may join the show by its code: on or off, the share of its followers
     /// that may hold passes from the code, a new code at once (a new salt: every code shown so
-    /// far stops working). False when the beacon has no show.
+    /// far stops working, and every pass given so far is revoked; turning joining off takes a
+    /// new salt too, `SightCode.needsNewSalt`). False when the beacon has no show.
     func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool
     /// A show's box as the presenter sees it (`ShowStore.Box`), nil when the beacon was never
     /// registered.

@@ -19,13 +19,14 @@ public struct ProjectStore: Sendable {
     enum Access: Equatable, Sendable {
         case read(project: String)
         case manage(project: String)
-        /// A pass for the code on a presenter's screen: reads like the public key, and proves
-        /// its holder was in the room of `beaconName` lately.
-        case pass(project: String, beaconName: String, expiresMs: Int64)
+        /// A pass (`Presence.Pass`): reads like the public key, and proves its holder was in the
+        /// room of its beacon lately, for as long as its show stands by it.
+        case pass(Presence.Pass)
 
         var project: String {
             switch self {
-            case .read(let project), .manage(let project), .pass(let project, _, _): return project
+            case .read(let project), .manage(let project): return project
+            case .pass(let pass): return pass.project
             }
         }
         var canManage: Bool { if case .manage = self { return true } else { return false } }

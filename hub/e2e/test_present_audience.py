@@ -241,6 +241,17 @@ class TheAudiencesPhone(PresentTests, unittest.TestCase):
         self.assertEqual(body.get_attribute("data-pass-proof"), "heard")
         self.assertGreater(body.get_attribute("data-pass-expires"), pass_expires, "the renewed pass lasts longer")
 
+        # K (a new code) revokes every pass; this phone hears the box, so it renews by hearing
+        # at once and goes on following: the next page turn reaches it.
+        renewals = int(body.get_attribute("data-pass-renewals"))
+        status, _ = self.hubs[0].request("PUT", f"/v1/shows/{self.beacon}/code", {"rotate": True}, key=self.secret)
+        self.assertEqual(status, 200)
+        wait_for(lambda: int(body.get_attribute("data-pass-renewals")) > renewals, 30, "the revoked pass renewed by hearing", phone)
+        self.move(2)
+        wait_for(shows(phone, 2), 10, "the phone following after K", phone)
+        self.move(5)
+        wait_for(shows(phone, 5), 10, "back at the live page", phone)
+
         # ◀ ▶ step through the pages shown (1, 2, 5), never to 3 or 4, never past the live page.
         back, ahead = phone.find_element(By.ID, "back"), phone.find_element(By.ID, "ahead")
         self.assertFalse(ahead.is_enabled())

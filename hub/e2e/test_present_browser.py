@@ -326,6 +326,22 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
         self.assertNotIn("ncpass_", scanned.current_url, "the pass is taken out of the address bar")
         self.react(scanned)
         wait_for(lambda: self.falling(presenter), 10, "the scanned phone's reaction", presenter, scanned)
+        # K: a new code revokes the pass. This phone hears nothing (a photo of the QR code, used
+        # elsewhere), so it stops following and asks for the code now on the screen.
+        self.press(presenter, "k")
+        wait_for(lambda: presenter.find_element(By.ID, "join-address").text != address, 20, "a new code on the screen", presenter)
+        following = lambda: scanned.find_element(By.ID, "show").is_displayed()  # noqa: E731
+        wait_for(lambda: not following(), 20, "the scanned phone no longer following", scanned)
+        self.assertIn("changed the code", scanned.find_element(By.ID, "show-state").text)
+        wait_for(lambda: scanned.find_element(By.ID, "join-by-code").is_displayed(), 20, "the code asked for", scanned)
+        self.press(presenter, Keys.ARROW_RIGHT)
+        time.sleep(1.5)
+        self.assertFalse(following(), "a revoked pass follows no page turn")
+        # The code now on the screen lets it back in, on the live page.
+        code = presenter.find_element(By.ID, "join-address").text.rsplit("/", 1)[1]
+        scanned.find_element(By.ID, "code").send_keys(code)
+        scanned.find_element(By.ID, "code-join").click()
+        wait_for(shows(scanned, 2), 20, "the show after the new code", scanned)
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")

@@ -191,7 +191,11 @@ final class PresentAPIRouterTests: XCTestCase {
             assertRefusal(try await client.call(.get, "/v1/shows/\(id)/events"), .unauthorized)
             assertRefusal(try await client.call(.get, "/v1/shows/\(id)/events", key: publicKey), .forbidden, field: "token")
             assertRefusal(try await client.call(.get, events, key: publicKey), .notFound)   // no show yet
+            XCTAssertEqual((resolved["beacons"] as? [[String: Any]])?.first?["hasShow"] as? Bool, false, "no show yet: the page need not ask")
             assertStatus(try await client.call(.put, "/v1/shows/\(id)", key: secret, json: ["deck": deck, "page": 2]), .ok)
+            let again = try await client.call(.post, "/v1beta1/beaconinfo:getforobserved", key: publicKey,
+                                              json: ["observations": [try beacon.observation()]]).json
+            XCTAssertEqual((again["beacons"] as? [[String: Any]])?.first?["hasShow"] as? Bool, true, "the resolve says the show is on")
 
             let feed = world.hub.present.showFeed
             async let stream = client.call(.get, events, key: publicKey)

@@ -134,6 +134,9 @@ struct GetForObservedResponse: Codable, Sendable {
         /// Nearcast's addition: what lets the public key watch this beacon (its attachments, its
         /// show) for the next ten minutes (`BeaconReadGrant`).
         var watchToken: String?
+        /// Nearcast's addition: whether the beacon carries a show now, so a page asks for the
+        /// show only when there is one.
+        var hasShow: Bool?
     }
     var beacons: [Beacon]
 }

@@ -69,7 +69,8 @@ struct ResolveController: Sendable {
                 answered.append(GetForObservedResponse.Beacon(
                     advertisedId: observation.advertisedId, beaconName: name, description: found.description,
                     attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json),
-                    watchToken: grant.token(project: access.project, beaconName: name)))
+                    watchToken: grant.token(project: access.project, beaconName: name),
+                    hasShow: try await grant.shows.show(ShowFeed.Key(project: access.project, beaconName: name), nowMs: nowMs) != nil))
             }
             limiter.spendUnknownTokens(unknown, from: context.remoteAddress, project: access.project)
             observed.increment(by: body.observations.count)

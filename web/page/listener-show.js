@@ -165,7 +165,7 @@ function lostText() {
 
 // --- The show ------------------------------------------------------------------------------------
 
-async function openShow(id) {
+async function openShow(id, retried = false) {
   if (!state.hub) return;
   const key = validPassFor(id) || state.publicKey;
   if (!key) return;
@@ -180,6 +180,12 @@ async function openShow(id) {
     return;
   }
   if (response.status === 404) return;   // this box carries no show (yet): asked again while heard
+  if (response.status === 403 && !retried && state.pass && key === state.pass.id) {
+    // The pass was revoked (a new code, joining by code off, a new show): renew it by hearing,
+    // else follow with the public key if the page has it.
+    if (await renewRevokedPass() || state.publicKey) return openShow(id, true);
+    return showState(revokedText);
+  }
   if (!response.ok) {
     showState(`The hub refused the presentation: ${await errorMessage(response)}`);
     return;
@@ -204,17 +210,15 @@ function follow(id, key, grant) {
   source.addEventListener("ended", () => endShow("The presentation has ended."));
   // The pass this stream was opened with was revoked or expired: renew it by hearing if this phone
   // hears the box, then follow again with what holds; else ask for the code on the screen.
+  // (Any pass held now is taken as revoked too: one renewed since the stream opened was given
+  // under the same code. A pass renewed after the revocation costs one renewal more, no harm.)
   source.addEventListener("revoked", async () => {
     source.close();
     if (state.source === source) state.source = null;
-    if (state.pass && state.pass.id === key) {
-      state.pass.revoked = true;
-      state.pass.renewalTriedAt = -Infinity;
-      await renewPassByHearing();
-    }
+    if (await renewRevokedPass() && state.beacon === id) return openShow(id);
     if (state.beacon !== id) return;
-    if (validPassFor(id) || state.publicKey) return openShow(id);
-    endShow("The presenter changed the code, so this phone stopped following: type the code on the screen to follow again.");
+    if (state.publicKey) return openShow(id);
+    endShow(revokedText);
   });
   source.onerror = () => {
     if (source.readyState !== EventSource.CLOSED) {
@@ -227,6 +231,18 @@ function follow(id, key, grant) {
       endShow("The hub stopped sending this presentation.");
     }
   };
+}
+
+const revokedText = "The presenter changed the code, so this phone stopped following: type the code on the screen to follow again.";
+
+/** The pass held was refused or its stream revoked: marks it so, and renews it by hearing if this
+ * phone hears the box. True when a pass that holds is held after. */
+async function renewRevokedPass() {
+  if (!state.pass) return false;
+  state.pass.revoked = true;
+  state.pass.renewalTriedAt = -Infinity;
+  await renewPassByHearing();
+  return validPassFor(state.pass.beacon) !== null;
 }
 
 function endShow(text) {

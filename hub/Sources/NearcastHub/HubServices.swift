@@ -147,6 +147,6 @@ struct PresentParts: Sendable {
     }
 }
 
-extension ShowFeed.Key {
-    init(_ show: ShowStore.Show) { self.init(project: show.project, beaconName: show.beaconName) }
+extension BeaconRef {
+    init(_ show: Show) { self.init(project: show.project, beaconName: show.beaconName) }
 }

@@ -22,7 +22,7 @@ struct ProjectCommand: AsyncParsableCommand {
         var name: String
 
         @Option(name: .long, help: "Which keys: both (default), public or secret.")
-        var only: ProjectStore.Rotation = .both
+        var only: ProjectKeys.Rotation = .both
 
         @OptionGroup var options: DatabaseOptions
 
@@ -67,4 +67,4 @@ struct ProjectCommand: AsyncParsableCommand {
     }
 }
 
-extension ProjectStore.Rotation: ExpressibleByArgument {}
+extension ProjectKeys.Rotation: ExpressibleByArgument {}

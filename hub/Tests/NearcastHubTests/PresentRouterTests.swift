@@ -267,7 +267,7 @@ final class PresentRouterTests: XCTestCase {
                 try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
                                          headers: [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]) { $0.status == .ok }
             }
-            func move(to page: Int) async throws -> ShowStore.Show {
+            func move(to page: Int) async throws -> Show {
                 try await world.hub.repositories.shows.put(project: "demo", beaconName: world.beaconName, deckID: deck, page: page)
             }
             // Page 1 for a second, then 2 (End on a two-page deck), then back to 1 at once.

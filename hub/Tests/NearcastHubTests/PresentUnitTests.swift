@@ -40,8 +40,8 @@ final class PresentUnitTests: XCTestCase {
         Presence(serviceKey: ServiceKey(privateKey: Curve25519.KeyAgreement.PrivateKey()))
     }
 
-    private func beacon(salt: String = "5a17", joining: Bool = true) -> ShowStore.LiveBeacon {
-        ShowStore.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677", exponent: 7, codeSalt: salt, codeJoining: joining, codeShare: 50)
+    private func beacon(salt: String = "5a17", joining: Bool = true) -> Show.LiveBeacon {
+        Show.LiveBeacon(project: "demo", beaconName: "beacons/4!0011223344556677", exponent: 7, codeSalt: salt, codeJoining: joining, codeShare: 50)
     }
 
     /// The code changes every minute and the one before stays valid for a minute; a new salt (the
@@ -64,7 +64,7 @@ final class PresentUnitTests: XCTestCase {
     }
 
     func testTheCodesCapCountsPassesOverTenMinutes() {
-        let ledger = CodePassLedger(), key = ShowFeed.Key(project: "demo", beaconName: "beacons/4!00")
+        let ledger = CodePassLedger(), key = BeaconRef(project: "demo", beaconName: "beacons/4!00")
         XCTAssertEqual(CodePassLedger.limit(followers: 0, share: 50), 5, "the first few may always join")
         XCTAssertEqual(CodePassLedger.limit(followers: 100, share: 50), 55)
         XCTAssertEqual(CodePassLedger.limit(followers: 100, share: 0), 5)
@@ -95,7 +95,7 @@ final class PresentUnitTests: XCTestCase {
     /// A pass holds for the show it names while its salt is the show's and (from the code)
     /// joining is on.
     func testAPassHoldsOnlyForItsShowItsSaltAndJoining() {
-        var show = ShowStore.Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 1_000)
+        var show = Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 1_000)
         let seen = Presence.ShowBinding(show, proof: .seen), heard = Presence.ShowBinding(show, proof: .heard)
         XCTAssertTrue(seen.holds(for: show))
         XCTAssertFalse(seen.holds(for: nil), "no show")
@@ -103,20 +103,20 @@ final class PresentUnitTests: XCTestCase {
         XCTAssertFalse(seen.holds(for: show), "joining off: not a pass from the code")
         XCTAssertTrue(heard.holds(for: show), "joining off: a pass from hearing")
         show.sightCode.joining = true
-        show.sightCode.salt = ShowStore.newSalt()
+        show.sightCode.salt = Show.newSalt()
         XCTAssertFalse(seen.holds(for: show), "a new code")
         XCTAssertFalse(heard.holds(for: show), "a new code")
-        let later = ShowStore.Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 2_000)
+        let later = Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 2_000)
         XCTAssertFalse(Presence.ShowBinding(startedMs: 1_000, saltTag: Presence.saltTag(later.sightCode.salt), proof: .heard).holds(for: later),
                        "another show, even under the same salt")
-        XCTAssertTrue(ShowStore.SightCode.needsNewSalt(joining: false, rotate: false), "J off revokes")
-        XCTAssertFalse(ShowStore.SightCode.needsNewSalt(joining: true, rotate: false))
-        XCTAssertFalse(ShowStore.SightCode.needsNewSalt(joining: nil, rotate: false))
+        XCTAssertTrue(Show.SightCode.needsNewSalt(joining: false, rotate: false), "J off revokes")
+        XCTAssertFalse(Show.SightCode.needsNewSalt(joining: true, rotate: false))
+        XCTAssertFalse(Show.SightCode.needsNewSalt(joining: nil, rotate: false))
     }
 
     func testRateLimitsArePerPhoneAndPerBeacon() async {
         let desk = ReactionDesk(limits: .init(perPhonePerSecond: 4, perPhoneBurst: 12, perBeaconPerSecond: 100, perBeaconBurst: 20))
-        let show = ShowFeed.Key(project: "demo", beaconName: "beacons/4!00")
+        let show = BeaconRef(project: "demo", beaconName: "beacons/4!00")
         var admitted = 0
         for _ in 0..<15 where await desk.admit("👏", to: show, phone: "a", nowMs: 0) == nil { admitted += 1 }
         XCTAssertEqual(admitted, 12, "a phone's burst")

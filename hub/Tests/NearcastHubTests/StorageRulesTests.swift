@@ -37,7 +37,7 @@ final class StorageRulesTests: XCTestCase {
         return answer.json["beaconName"] as? String ?? ""
     }
 
-    private static func key(_ beaconName: String) -> ShowFeed.Key { ShowFeed.Key(project: "demo", beaconName: beaconName) }
+    private static func key(_ beaconName: String) -> BeaconRef { BeaconRef(project: "demo", beaconName: beaconName) }
 
     func testADeckDeleteEndsItsShowsAndTellsTheirStreams() async throws {
         try await RouterWorld.each { world, client, storage in

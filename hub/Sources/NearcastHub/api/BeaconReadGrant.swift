@@ -21,7 +21,7 @@ struct BeaconReadGrant: Sendable {
     }
 
     /// Throws 403 unless `access` may read `beaconName` (see the type's comment).
-    func check(_ access: ProjectStore.Access, beaconName: String, request: Request) async throws {
+    func check(_ access: Access, beaconName: String, request: Request) async throws {
         switch access {
         case .manage:
             return

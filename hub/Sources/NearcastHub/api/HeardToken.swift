@@ -9,7 +9,7 @@ enum HeardToken {
     /// clock ran a little fast since its last heartbeat is 1 ahead at most).
     struct Resolution: Sendable {
         var beaconName: String
-        var kind: BeaconRecord.Kind
+        var kind: Beacon.Kind
         var epochsBehind: Int64
         var epochsAhead: Int64 = 0
     }

@@ -9,7 +9,7 @@ import NIOCore
 public struct HubRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller's project and rights; nil on the routes that need no key.
-    var access: ProjectStore.Access?
+    var access: Access?
     /// The client's address (a reaction without a phone id is limited by it).
     let remoteAddress: String?
     /// Completes when the request's channel closes (the HTTP/1 connection, or the HTTP/2
@@ -37,7 +37,7 @@ public struct HubRequestContext: RequestContext {
 
     /// The caller, on a route behind `KeyMiddleware` (a 401 anywhere else: a route that forgot it
     /// refuses rather than serving everyone).
-    func caller() throws(APIError) -> ProjectStore.Access {
+    func caller() throws(APIError) -> Access {
         guard let access else { throw APIError.unauthenticated }
         return access
     }

@@ -13,7 +13,7 @@ struct KeyChecker: Sendable {
 
     /// The caller's project and rights; 401 without a key, 403 with an unknown one or a public
     /// key (or a pass) where the secret one is needed.
-    func access(_ request: Request, manage: Bool) async throws -> ProjectStore.Access {
+    func access(_ request: Request, manage: Bool) async throws -> Access {
         guard let key = RequestSupport.key(of: request) else { throw APIError.unauthenticated }
         if key.hasPrefix(Presence.passPrefix) {
             guard let pass = presence.verify(pass: key, nowMs: clock.nowMs()) else {
@@ -22,8 +22,8 @@ struct KeyChecker: Sendable {
             if manage { throw APIError(.forbidden, "this call needs the project's secret key; a pass only reads") }
             return .pass(pass)
         }
-        let hash = ProjectStore.hash(key), now = clock.nowMs()
-        let access: ProjectStore.Access?
+        let hash = ProjectKeys.hash(key), now = clock.nowMs()
+        let access: Access?
         if let cached = cache.lookup(hash, nowMs: now) {
             access = cached
         } else {
@@ -50,8 +50,8 @@ struct KeyChecker: Sendable {
             guard let pass = presence.verify(pass: key, nowMs: now) else { return .keyless }
             return audienceClass(of: request, project: pass.project, nowMs: now)
         }
-        let hash = ProjectStore.hash(key)
-        let access: ProjectStore.Access?
+        let hash = ProjectKeys.hash(key)
+        let access: Access?
         if let cached = cache.lookup(hash, nowMs: now) {
             access = cached
         } else {

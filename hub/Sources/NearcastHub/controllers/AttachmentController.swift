@@ -16,8 +16,8 @@ struct AttachmentController: Sendable {
             let body = try await request.decode(as: AttachmentJSON.self, context: context)
             try NamespacedType.validate(body.namespacedType, project: access.project, field: "namespacedType")
             let data = try Base64Field.decode(body.data, field: "data")
-            guard data.count <= AttachmentStore.maximumDataBytes else {
-                throw APIError.invalid("data", "is \(data.count) bytes; an attachment holds at most \(AttachmentStore.maximumDataBytes) (100 KiB)")
+            guard data.count <= Attachment.maximumDataBytes else {
+                throw APIError.invalid("data", "is \(data.count) bytes; an attachment holds at most \(Attachment.maximumDataBytes) (100 KiB)")
             }
             let record = try await attachments.add(project: access.project, beaconName: name,
                                                        namespacedType: body.namespacedType, data: Base64Field.encode(data))

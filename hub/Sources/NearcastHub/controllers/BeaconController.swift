@@ -59,8 +59,8 @@ struct BeaconController: Sendable {
 
     /// Checks a registration and, for an EID, derives the identity key the Eddystone way and
     /// proves it with the beacon's initial EID.
-    func makeRecord(_ body: RegisterBeaconRequest, project: String) throws -> BeaconRecord {
-        guard let kind = BeaconRecord.Kind(rawValue: body.advertisedId.type) else {
+    func makeRecord(_ body: RegisterBeaconRequest, project: String) throws -> Beacon {
+        guard let kind = Beacon.Kind(rawValue: body.advertisedId.type) else {
             throw APIError.invalid("advertisedId.type", "'\(body.advertisedId.type)' must be EDDYSTONE or EDDYSTONE_EID")
         }
         if let description = body.description {
@@ -76,7 +76,7 @@ struct BeaconController: Sendable {
             guard body.ephemeralIdRegistration == nil else {
                 throw APIError.invalid("ephemeralIdRegistration", "is only for EDDYSTONE_EID beacons")
             }
-            return BeaconRecord(project: project, advertisedIDHex: Hex.format(id), description: body.description, createdMs: now)
+            return Beacon(project: project, advertisedIDHex: Hex.format(id), description: body.description, createdMs: now)
         case .eid:
             let id = try Base64Field.decode(body.advertisedId.id, field: "advertisedId.id", count: 8)
             guard let registration = body.ephemeralIdRegistration else {
@@ -88,9 +88,9 @@ struct BeaconController: Sendable {
             guard Data(serviceKey) == self.serviceKey.publicKey else {
                 throw APIError.invalid(field + "serviceEcdhPublicKey", "is not this hub's key (GET /v1beta1/eidparams gives it)")
             }
-            guard BeaconRecord.exponents.contains(registration.rotationPeriodExponent) else {
+            guard Beacon.exponents.contains(registration.rotationPeriodExponent) else {
                 throw APIError.invalid(field + "rotationPeriodExponent",
-                                       "\(registration.rotationPeriodExponent) is outside \(BeaconRecord.exponents.lowerBound)-\(BeaconRecord.exponents.upperBound)")
+                                       "\(registration.rotationPeriodExponent) is outside \(Beacon.exponents.lowerBound)-\(Beacon.exponents.upperBound)")
             }
             guard let initialClock = UInt32(exactly: registration.initialClockValue) else {
                 throw APIError.invalid(field + "initialClockValue", "\(registration.initialClockValue) is not a 32-bit beacon time (0-4294967295)")
@@ -113,10 +113,10 @@ struct BeaconController: Sendable {
                 throw APIError.invalid(field + "initialEid",
                                        "does not match the EID of the key derived from beaconEcdhPublicKey at initialClockValue \(registration.initialClockValue) and exponent \(registration.rotationPeriodExponent)")
             }
-            let eid = BeaconRecord.EIDRegistration(
+            let eid = Beacon.EIDRegistration(
                 identityKeyHex: Hex.format(identityKey), beaconPublicKey: registration.beaconEcdhPublicKey,
                 exponent: registration.rotationPeriodExponent, clock: .init(value: Int64(initialClock), atMs: now))
-            return BeaconRecord(project: project, advertisedIDHex: Hex.format(id), eidRegistration: eid,
+            return Beacon(project: project, advertisedIDHex: Hex.format(id), eidRegistration: eid,
                                 description: body.description, createdMs: now)
         }
     }
@@ -136,7 +136,7 @@ struct BeaconController: Sendable {
         }
     }
 
-    static func json(_ record: BeaconRecord) -> BeaconJSON {
+    static func json(_ record: Beacon) -> BeaconJSON {
         let id = (try? Hex.parse(record.advertisedIDHex)) ?? []
         var beacon = BeaconJSON(beaconName: record.beaconName,
                                 advertisedId: AdvertisedID(type: record.kind.rawValue, id: Base64Field.encode(id)),

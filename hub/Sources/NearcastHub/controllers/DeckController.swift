@@ -60,7 +60,7 @@ struct DeckController: Sendable {
             guard let page = context.parameters.get("page", as: Int.self), page >= 1 else {
                 throw APIError.invalid("page", "'\(context.parameters.get("page") ?? "")' is not a page number (1, 2, ...)")
             }
-            let size: DeckStore.ImageSize
+            let size: Deck.ImageSize
             switch request.uri.queryParameters["size"].map(String.init) {
             case nil, "full": size = .full
             case "thumb": size = .thumb

@@ -27,7 +27,7 @@ struct PhoneController: Sendable {
             try limiter.admitPhoneID(from: context.remoteAddress)
             let now = clock.nowMs()
             let beaconName = try await proof.beacon(proved: body.observed, access: access, nowMs: now)
-            guard let show = try await showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) else {
+            guard let show = try await showCache.show(BeaconRef(project: access.project, beaconName: beaconName), nowMs: now) else {
                 throw APIError(.forbidden, "\(beaconName) has no show running, so it gives no phone ids")
             }
             let proof = body.observed.type == "NEARCAST_PASS" ? "seen" : "heard"

@@ -71,7 +71,7 @@ struct PresenceController: Sendable {
         }
         let now = clock.nowMs()
         let beaconName = try await proof.beacon(proved: observed, access: access, nowMs: now)
-        guard let show = try await showCache.show(ShowFeed.Key(project: access.project, beaconName: beaconName), nowMs: now) else {
+        guard let show = try await showCache.show(BeaconRef(project: access.project, beaconName: beaconName), nowMs: now) else {
             throw APIError(.forbidden, "\(beaconName) has no show running, so hearing it earns no pass")
         }
         return Presence.Pass(project: access.project, beaconName: beaconName, expiresMs: now + Presence.passMilliseconds,
@@ -94,7 +94,7 @@ struct PresenceController: Sendable {
             limiter.spendFailedCode(from: address)
             return nil
         }
-        let key = ShowFeed.Key(project: beacon.project, beaconName: beacon.beaconName)
+        let key = BeaconRef(project: beacon.project, beaconName: beacon.beaconName)
         // The show the code is of, read afresh: the pass names its start and its code's salt.
         guard let show = try await shows.get(project: beacon.project, beaconName: beacon.beaconName),
               show.sightCode.salt == beacon.codeSalt, show.sightCode.joining else {

@@ -61,7 +61,7 @@ struct ReactionController: Sendable {
             throw APIError.invalid("reaction", "'\(body.reaction.prefix(40))' is not one of this project's reactions (GET /v1/reactions/choices)")
         }
         let beaconName = try await proof.beacon(proved: body.observed, access: access, nowMs: now)
-        let key = ShowFeed.Key(project: access.project, beaconName: beaconName)
+        let key = BeaconRef(project: access.project, beaconName: beaconName)
         guard let show = try await showCache.show(key, nowMs: now) else {
             throw APIError(.forbidden, "\(beaconName) has no show running, so it takes no reactions")
         }

@@ -28,8 +28,8 @@ struct ResolveController: Sendable {
         open.get("/v1beta1/eidparams") { _, _ in
             EIDParamsJSON(
                 serviceEcdhPublicKey: Base64Field.encode(resolver.serviceKey.publicKey),
-                minRotationPeriodExponent: BeaconRecord.exponents.lowerBound,
-                maxRotationPeriodExponent: BeaconRecord.exponents.upperBound)
+                minRotationPeriodExponent: Beacon.exponents.lowerBound,
+                maxRotationPeriodExponent: Beacon.exponents.upperBound)
         }
         readers.post("/v1beta1/beaconinfo:getforobserved") { request, context in
             let started = ContinuousClock.now
@@ -70,7 +70,7 @@ struct ResolveController: Sendable {
                     advertisedId: observation.advertisedId, beaconName: name, description: found.description,
                     attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json),
                     watchToken: grant.token(project: access.project, beaconName: name),
-                    hasShow: try await grant.shows.show(ShowFeed.Key(project: access.project, beaconName: name), nowMs: nowMs) != nil))
+                    hasShow: try await grant.shows.show(BeaconRef(project: access.project, beaconName: name), nowMs: nowMs) != nil))
             }
             limiter.spendUnknownTokens(unknown, from: context.remoteAddress, project: access.project)
             observed.increment(by: body.observations.count)

@@ -31,13 +31,13 @@ struct ShowController: Sendable {
                 throw APIError.invalid("deck", "'\(body.deck)' is not a deck id (16 lowercase hex digits)")
             }
             let show = try await shows.put(project: access.project, beaconName: name, deckID: body.deck, page: body.page ?? 1)
-            showCache.forget(ShowFeed.Key(show))
+            showCache.forget(BeaconRef(show))
             return try await views.json(show, presenter: true)
         }
         managers.delete("/v1/shows/:beacon") { _, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            defer { showCache.forget(ShowFeed.Key(project: access.project, beaconName: name)) }
+            defer { showCache.forget(BeaconRef(project: access.project, beaconName: name)) }
             guard try await shows.delete(project: access.project, beaconName: name) else {
                 throw APIError.notFound("a show on \(name)")
             }
@@ -55,7 +55,7 @@ struct ShowController: Sendable {
                                               share: body.maxShare, rotate: body.rotate ?? false) else {
                 throw APIError.notFound("a show on \(name)")
             }
-            showCache.forget(ShowFeed.Key(project: access.project, beaconName: name))
+            showCache.forget(BeaconRef(project: access.project, beaconName: name))
             guard let show = try await shows.get(project: access.project, beaconName: name) else { throw APIError.notFound("a show on \(name)") }
             let change = "\(body.joining.map { $0 ? "on" : "off" } ?? "unchanged")" + (body.rotate == true ? ", new code" : "")
                 + (body.maxShare.map { ", at most \($0) %" } ?? "")
@@ -93,7 +93,7 @@ struct ShowController: Sendable {
             let name = try RequestSupport.beaconName(context)
             try await grant.check(access, beaconName: name, request: request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
-            let key = ShowFeed.Key(project: access.project, beaconName: name)
+            let key = BeaconRef(project: access.project, beaconName: name)
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
             let pass: Presence.Pass? = if case .pass(let pass) = access { pass } else { nil }

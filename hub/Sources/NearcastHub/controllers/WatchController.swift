@@ -120,7 +120,7 @@ struct WatchController: Sendable {
         return routes
     }
 
-    private static func event(_ attachments: [AttachmentStore.Record]) -> ByteBuffer {
+    private static func event(_ attachments: [Attachment]) -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = (try? encoder.encode(AttachmentListJSON(attachments: attachments.map(\.json)))) ?? Data("{}".utf8)

@@ -69,7 +69,7 @@ actor EIDResolverCache {
         syncedAt = signal
     }
 
-    private func apply(_ record: BeaconRecord) throws {
+    private func apply(_ record: Beacon) throws {
         let key = record.project + "\n" + record.beaconName
         // Two synchronisations may overlap (the actor is re-entered while one awaits the
         // database): a change already applied is skipped.

@@ -14,7 +14,7 @@ struct TokenResolver: Sendable {
     /// Resolves `advertised` in `project` at hub time `nowMs`; nil for a token the project does
     /// not know. A malformed type or id is a 400 naming `field`.
     func resolve(_ advertised: AdvertisedID, field: String, project: String, nowMs: Int64) async throws -> HeardToken.Resolution? {
-        guard let kind = BeaconRecord.Kind(rawValue: advertised.type) else {
+        guard let kind = Beacon.Kind(rawValue: advertised.type) else {
             throw APIError.invalid(field + ".advertisedId.type", "'\(advertised.type)' must be EDDYSTONE or EDDYSTONE_EID")
         }
         let id = try Base64Field.decode(advertised.id, field: field + ".advertisedId.id")

@@ -131,7 +131,7 @@ public final class HubLimiter: Sendable {
     }
 
     /// A request with `access`'s key: 429 past the key's rate.
-    func admitRequest(_ access: ProjectStore.Access) throws(APIError) {
+    func admitRequest(_ access: Access) throws(APIError) {
         guard settings.enabled else { return }
         if let wait = rates.keyRate.take(access.limitKey, nowNs: Self.nowNs()) {
             count(.keyRate)

@@ -9,11 +9,11 @@ final class CodePassLedger: Sendable {
     /// that cannot hear it may always join.
     static let floor = 5
 
-    private let issued = NIOLockedValueBox([ShowFeed.Key: [Int64]]())
+    private let issued = NIOLockedValueBox([BeaconRef: [Int64]]())
 
     /// Records a pass for `key` at `nowMs` if fewer than `limit` were given in the last pass
     /// lifetime; false (nothing recorded) at the cap.
-    func admit(_ key: ShowFeed.Key, limit: Int, nowMs: Int64) -> Bool {
+    func admit(_ key: BeaconRef, limit: Int, nowMs: Int64) -> Bool {
         issued.withLockedValue { table in
             var times = table[key, default: []].filter { nowMs - $0 < Presence.passMilliseconds }
             guard times.count < limit else {
@@ -27,7 +27,7 @@ final class CodePassLedger: Sendable {
     }
 
     /// Passes given for `key`'s code in the last pass lifetime.
-    func count(_ key: ShowFeed.Key, nowMs: Int64) -> Int {
+    func count(_ key: BeaconRef, nowMs: Int64) -> Int {
         issued.withLockedValue { $0[key, default: []].filter { nowMs - $0 < Presence.passMilliseconds }.count }
     }
 

@@ -6,7 +6,7 @@ actor DeckImageCache {
         var project: String
         var deckID: String
         var page: Int
-        var size: DeckStore.ImageSize
+        var size: Deck.ImageSize
     }
 
     let maximumBytes: Int

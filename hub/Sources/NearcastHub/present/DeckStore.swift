@@ -7,46 +7,6 @@ import SQLKit
 /// instance on one PostgreSQL serves the same deck. A deck never changes: a new upload is a new
 /// deck.
 struct DeckStore: Sendable {
-    /// A deck as listed.
-    struct Deck: Sendable {
-        var deckID: String
-        var title: String
-        var pages: Int
-        var bytes: Int
-        var width: Int
-        var height: Int
-        var createdMs: Int64
-
-        /// A new deck of `rendered`'s pages, under a new random id.
-        init(title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered, createdMs: Int64) {
-            var generator = SystemRandomNumberGenerator()
-            self.init(deckID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8), title: title,
-                      pages: rendered.pages.count, bytes: sourceBytes, width: rendered.width, height: rendered.height,
-                      createdMs: createdMs)
-        }
-
-        init(deckID: String, title: String, pages: Int, bytes: Int, width: Int, height: Int, createdMs: Int64) {
-            self.deckID = deckID
-            self.title = title
-            self.pages = pages
-            self.bytes = bytes
-            self.width = width
-            self.height = height
-            self.createdMs = createdMs
-        }
-
-        var json: DeckJSON {
-            DeckJSON(deck: deckID, title: title, pages: pages, bytes: bytes, width: width, height: height,
-                     createdTime: HubClock.timestamp(ms: createdMs))
-        }
-    }
-
-    /// Which of a page's two images.
-    enum ImageSize: String, Sendable {
-        case full
-        case thumb
-    }
-
     let database: HubDatabase
     let clock: HubClock
     /// Tells the streams of the shows a deleted deck ends (`nearcast_shows`).
@@ -167,7 +127,7 @@ struct DeckStore: Sendable {
         return ended
     }
 
-    func image(project: String, deckID: String, page: Int, size: ImageSize) async throws -> [UInt8]? {
+    func image(project: String, deckID: String, page: Int, size: Deck.ImageSize) async throws -> [UInt8]? {
         let column = size == .full ? "full_image" : "thumb_image"
         let text = try await database.read { db in
             try await db.raw("""

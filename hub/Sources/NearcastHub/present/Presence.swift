@@ -39,7 +39,7 @@ struct Presence: Sendable {
 
     /// The show's codes for the current minute and the one before; none while code joining is
     /// off.
-    func codes(for beacon: ShowStore.LiveBeacon, nowMs: Int64) -> [Code] {
+    func codes(for beacon: Show.LiveBeacon, nowMs: Int64) -> [Code] {
         guard beacon.codeJoining, nowMs >= 0 else { return [] }
         let minute = nowMs / Self.codeMilliseconds
         return (Int64(0)...1).map { behind in
@@ -99,13 +99,13 @@ struct Presence: Sendable {
         }
 
         /// The binding of a pass earned now for `show` by `proof`.
-        init(_ show: ShowStore.Show, proof: Proof) {
+        init(_ show: Show, proof: Proof) {
             self.init(startedMs: show.startedMs, saltTag: Presence.saltTag(show.sightCode.salt), proof: proof)
         }
 
         /// Whether a pass so bound still proves presence at `show` (the beacon's show now, nil
         /// when it has none).
-        func holds(for show: ShowStore.Show?) -> Bool {
+        func holds(for show: Show?) -> Bool {
             guard let show, show.startedMs == startedMs, Presence.saltTag(show.sightCode.salt) == saltTag else { return false }
             return proof == .heard || show.sightCode.joining
         }

@@ -74,7 +74,7 @@ struct ShowJSON: ResponseEncodable, Decodable, Sendable, Equatable {
         var height: Int
         var page: Int
         var shownUpTo: Int
-        /// The pages the audience may open, ascending (`ShowStore.Show.openPages`).
+        /// The pages the audience may open, ascending (`Show.openPages`).
         var shown: [Int]
         var startedTime: String
         var startedMs: Int64

@@ -41,8 +41,8 @@ actor ReactionDesk {
 
     let limits: Limits
     private var phones: [String: Bucket] = [:]
-    private var beacons: [ShowFeed.Key: Bucket] = [:]
-    private var waiting: [ShowFeed.Key: [Waiting]] = [:]
+    private var beacons: [BeaconRef: Bucket] = [:]
+    private var waiting: [BeaconRef: [Waiting]] = [:]
     /// When each phone last had a reaction drawn, by show: the fair share's memory.
     private var lastDrawnMs: [String: Int64] = [:]
 
@@ -50,7 +50,7 @@ actor ReactionDesk {
 
     /// Admits one reaction from `phone` to the show, or says how long to wait (seconds, rounded
     /// up: Retry-After takes whole seconds).
-    func admit(_ value: String, to key: ShowFeed.Key, phone: String, nowMs: Int64) -> Int? {
+    func admit(_ value: String, to key: BeaconRef, phone: String, nowMs: Int64) -> Int? {
         let phoneKey = key.project + "\n" + phone
         var phoneBucket = phones[phoneKey] ?? Bucket(tokens: limits.perPhoneBurst, lastMs: nowMs)
         var beaconBucket = beacons[key] ?? Bucket(tokens: limits.perBeaconBurst, lastMs: nowMs)
@@ -70,7 +70,7 @@ actor ReactionDesk {
     }
 
     /// Everything waiting, by show; the desk is empty after.
-    func takeWaiting() -> [ShowFeed.Key: [Waiting]] {
+    func takeWaiting() -> [BeaconRef: [Waiting]] {
         defer { waiting = [:] }
         return waiting
     }
@@ -79,7 +79,7 @@ actor ReactionDesk {
     /// whose reactions were drawn longest ago (or never) first. A machine that holds a thousand
     /// ids gets a thousand phones' share, no more, and a phone tapping now and then is drawn
     /// before ids drawn a moment ago.
-    func draw(_ waiting: [Waiting], of key: ShowFeed.Key, limit: Int = drawnPerBatch, nowMs: Int64) -> [Waiting] {
+    func draw(_ waiting: [Waiting], of key: BeaconRef, limit: Int = drawnPerBatch, nowMs: Int64) -> [Waiting] {
         var firstByPhone: [String: Waiting] = [:]
         for reaction in waiting where firstByPhone[reaction.phone] == nil { firstByPhone[reaction.phone] = reaction }
         let prefix = key.project + "\n" + key.beaconName + "\n"

@@ -9,7 +9,7 @@ struct RoomProof: Sendable {
 
     /// The beacon whose room the phone proved it is in: a heard EID of its current rotation
     /// period or the one before, or a pass for the code on its screen.
-    func beacon(proved observed: AdvertisedID, access: ProjectStore.Access, nowMs: Int64) async throws -> String {
+    func beacon(proved observed: AdvertisedID, access: Access, nowMs: Int64) async throws -> String {
         if observed.type == "NEARCAST_PASS" {
             guard let pass = presence.verify(pass: observed.id, nowMs: nowMs), pass.project == access.project else {
                 throw APIError(.forbidden, "observed.id: the pass is not valid or has expired: scan the code on the presenter's screen again",
@@ -42,7 +42,7 @@ struct RoomProof: Sendable {
     /// for, under the code's current salt, and (for a pass from the code) with joining by code
     /// on. A phone in the room renews its pass by hearing the box or by the current code.
     static func checkStillHeld(_ pass: Presence.Pass, shows: ShowCache, nowMs: Int64, field: String? = nil) async throws {
-        let show = try await shows.show(ShowFeed.Key(project: pass.project, beaconName: pass.beaconName), nowMs: nowMs)
+        let show = try await shows.show(BeaconRef(project: pass.project, beaconName: pass.beaconName), nowMs: nowMs)
         guard let binding = pass.show, binding.holds(for: show) else {
             let why = if show == nil || show?.startedMs != pass.show?.startedMs {
                 "it was given for a show that has ended"

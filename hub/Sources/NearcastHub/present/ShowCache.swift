@@ -9,7 +9,7 @@ final class ShowCache: Sendable {
     private let shows: any ShowRepository
     private let choices: any ReactionChoicesRepository
     private struct Entries {
-        var shows: [ShowFeed.Key: (show: ShowStore.Show?, readMs: Int64)] = [:]
+        var shows: [BeaconRef: (show: Show?, readMs: Int64)] = [:]
         var choices: [String: (choices: ReactionChoices, readMs: Int64)] = [:]
         /// Bumped by every forget: a read that began before one is not kept.
         var generation: UInt64 = 0
@@ -22,7 +22,7 @@ final class ShowCache: Sendable {
         self.choices = choices
     }
 
-    func show(_ key: ShowFeed.Key, nowMs: Int64) async throws -> ShowStore.Show? {
+    func show(_ key: BeaconRef, nowMs: Int64) async throws -> Show? {
         let (cached, generation) = entries.withLockedValue { entries in
             (entries.shows[key].flatMap { nowMs - $0.readMs < Self.maximumAgeMs ? $0 : nil }, entries.generation)
         }
@@ -57,7 +57,7 @@ final class ShowCache: Sendable {
     }
 
     /// A show changed (or every show, `nil`, after a gap in the change notifications).
-    func forget(_ key: ShowFeed.Key?) {
+    func forget(_ key: BeaconRef?) {
         entries.withLockedValue { entries in
             if let key { entries.shows[key] = nil } else { entries.shows = [:] }
             entries.generation &+= 1

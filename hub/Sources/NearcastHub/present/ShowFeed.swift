@@ -10,10 +10,6 @@ import NIOCore
 /// presenters (the secret key) also get follower counts, the sight code and reaction batches.
 /// Keep-alives come from one ticker for all streams, not a task per connection.
 public final class ShowFeed: Sendable {
-    struct Key: Hashable, Sendable {
-        var project: String
-        var beaconName: String
-    }
 
     /// Who holds a stream.
     enum Role: Sendable {
@@ -30,14 +26,14 @@ public final class ShowFeed: Sendable {
     }
 
     private struct State {
-        var subscribers: [Key: [UUID: Subscriber]] = [:]
+        var subscribers: [BeaconRef: [UUID: Subscriber]] = [:]
         /// What followers were last sent per show, to skip sending the same again.
-        var lastFollowerEvent: [Key: ByteBuffer] = [:]
-        var refresh: (@Sendable (Key) async -> Void)?
+        var lastFollowerEvent: [BeaconRef: ByteBuffer] = [:]
+        var refresh: (@Sendable (BeaconRef) async -> Void)?
         /// Told of every change to any show, streams or not (`ShowCache` forgets it); nil: all.
-        var onChange: (@Sendable (Key?) -> Void)?
-        var refreshing: Set<Key> = []
-        var refreshAgain: Set<Key> = []
+        var onChange: (@Sendable (BeaconRef?) -> Void)?
+        var refreshing: Set<BeaconRef> = []
+        var refreshAgain: Set<BeaconRef> = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -45,12 +41,12 @@ public final class ShowFeed: Sendable {
     public init() {}
 
     /// What reads a show and sends it (`HubServices` installs it).
-    func setRefresh(_ refresh: @escaping @Sendable (Key) async -> Void) {
+    func setRefresh(_ refresh: @escaping @Sendable (BeaconRef) async -> Void) {
         state.withLockedValue { $0.refresh = refresh }
     }
 
     /// What hears of every change to any show, whether this instance streams it or not.
-    func setOnChange(_ onChange: @escaping @Sendable (Key?) -> Void) {
+    func setOnChange(_ onChange: @escaping @Sendable (BeaconRef?) -> Void) {
         state.withLockedValue { $0.onChange = onChange }
     }
 
@@ -63,7 +59,7 @@ public final class ShowFeed: Sendable {
     }
 
     /// Followers per show on this instance.
-    func followersByShow() -> [Key: Int] {
+    func followersByShow() -> [BeaconRef: Int] {
         state.withLockedValue { state in
             state.subscribers.mapValues { $0.values.filter { $0.role == .follower }.count }
         }
@@ -71,7 +67,7 @@ public final class ShowFeed: Sendable {
 
     /// A stream for one show, and its continuation (for the first event, which only this stream
     /// gets); it ends when the consumer stops reading or the show ends.
-    func subscribe(_ key: Key, role: Role, pass: Presence.Pass? = nil) -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
+    func subscribe(_ key: BeaconRef, role: Role, pass: Presence.Pass? = nil) -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
         let id = UUID()
         // Slow readers skip to the newest events rather than growing a queue without bound.
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(64))
@@ -91,9 +87,9 @@ public final class ShowFeed: Sendable {
     /// The show may have changed: read it and send it (once at a time per show; a change that
     /// arrives meanwhile triggers one more read).
     func changed(project: String, beaconName: String) {
-        let key = Key(project: project, beaconName: beaconName)
+        let key = BeaconRef(project: project, beaconName: beaconName)
         state.withLockedValue { $0.onChange }?(key)
-        let refresh: (@Sendable (Key) async -> Void)? = state.withLockedValue { state in
+        let refresh: (@Sendable (BeaconRef) async -> Void)? = state.withLockedValue { state in
             guard state.subscribers[key] != nil, let refresh = state.refresh else { return nil }
             if state.refreshing.contains(key) {
                 state.refreshAgain.insert(key)
@@ -125,7 +121,7 @@ public final class ShowFeed: Sendable {
 
     /// Sends a show's state: `follower` to followers (skipped when it is what they last got),
     /// `presenter` to presenters.
-    func send(_ key: Key, follower: ByteBuffer, presenter: ByteBuffer) {
+    func send(_ key: BeaconRef, follower: ByteBuffer, presenter: ByteBuffer) {
         let targets = state.withLockedValue { state -> [(Subscriber, ByteBuffer)] in
             let sendFollowers = state.lastFollowerEvent[key] != follower
             state.lastFollowerEvent[key] = follower
@@ -140,13 +136,13 @@ public final class ShowFeed: Sendable {
     }
 
     /// Sends bytes to a show's presenters only (reaction batches).
-    func sendToPresenters(_ key: Key, _ bytes: ByteBuffer) {
+    func sendToPresenters(_ key: BeaconRef, _ bytes: ByteBuffer) {
         let targets = state.withLockedValue { ($0.subscribers[key] ?? [:]).values.filter { $0.role == .presenter } }
         for subscriber in targets { subscriber.continuation.yield(bytes) }
     }
 
     /// The show ended: `event: ended` to everyone, and the streams close.
-    func end(_ key: Key) {
+    func end(_ key: BeaconRef) {
         let targets = state.withLockedValue { state -> [Subscriber] in
             state.lastFollowerEvent[key] = nil
             return Array((state.subscribers[key] ?? [:]).values)
@@ -160,7 +156,7 @@ public final class ShowFeed: Sendable {
     /// Ends the streams of `key` opened with a pass that `show` (the show now) no longer stands
     /// by: another show, a new code, joining by code turned off. Each gets `event: revoked`
     /// first, so its page renews the pass (by hearing, or the code) and follows again.
-    func revokePasses(_ key: Key, show: ShowStore.Show) {
+    func revokePasses(_ key: BeaconRef, show: Show) {
         let revoked = state.withLockedValue { state -> [Subscriber] in
             let gone = (state.subscribers[key] ?? [:]).filter { _, subscriber in
                 guard let binding = subscriber.pass?.show else { return false }

@@ -63,7 +63,7 @@ struct ShowStore: Sendable {
 
     func addReactions(project: String, beaconName: String, counted: [String: Int],
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
-        let key = ShowFeed.Key(project: project, beaconName: beaconName)
+        let key = BeaconRef(project: project, beaconName: beaconName)
         let counts = try await database.transaction { db -> [String: Int]? in
             guard let row = try await db.raw("""
                 SELECT counts FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
@@ -80,7 +80,7 @@ struct ShowStore: Sendable {
         return counts
     }
 
-    func liveBeacons() async throws -> [LiveBeacon] {
+    func liveBeacons() async throws -> [Show.LiveBeacon] {
         try await database.read { db in
             try await db.raw("""
                 SELECT s.project AS project, s.beacon_name AS beacon_name, b.exponent AS exponent, s.code_salt AS code_salt,
@@ -88,7 +88,7 @@ struct ShowStore: Sendable {
                 FROM shows s JOIN beacons b ON b.project = s.project AND b.beacon_name = s.beacon_name
                 WHERE b.status = 'ACTIVE' AND b.identity_key IS NOT NULL
                 """).all().map { row in
-                    LiveBeacon(project: try row.decode(column: "project", as: String.self),
+                    Show.LiveBeacon(project: try row.decode(column: "project", as: String.self),
                                beaconName: try row.decode(column: "beacon_name", as: String.self),
                                exponent: try row.decode(column: "exponent", as: Int.self),
                                codeSalt: try row.decode(column: "code_salt", as: String.self),
@@ -110,9 +110,9 @@ struct ShowStore: Sendable {
                     UPDATE shows SET code_share = \(bind: share) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                     """).run()
             }
-            if SightCode.needsNewSalt(joining: joining, rotate: rotate) {
+            if Show.SightCode.needsNewSalt(joining: joining, rotate: rotate) {
                 try await db.raw("""
-                    UPDATE shows SET code_salt = \(bind: Self.newSalt()) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                    UPDATE shows SET code_salt = \(bind: Show.newSalt()) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                     """).run()
             }
         }
@@ -133,19 +133,19 @@ struct ShowStore: Sendable {
         return done
     }
 
-    func box(project: String, beaconName: String) async throws -> Box? {
+    func box(project: String, beaconName: String) async throws -> Show.Box? {
         // Any status: a deleted beacon's row stays, and its show with it.
         try await database.read { db in
             guard let row = try await db.raw("""
                 SELECT description, heartbeat_ms, created_ms FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).first() else { return nil }
-            return Self.box(beaconName: beaconName, description: try row.decode(column: "description", as: String?.self),
+            return Show.box(beaconName: beaconName, description: try row.decode(column: "description", as: String?.self),
                             heartbeatMs: try row.decode(column: "heartbeat_ms", as: Int64?.self),
                             createdMs: try row.decode(column: "created_ms", as: Int64.self))
         }
     }
 
-    func recordFollowers(instance: String, _ counts: [ShowFeed.Key: Int]) async throws {
+    func recordFollowers(instance: String, _ counts: [BeaconRef: Int]) async throws {
         let now = clock.nowMs()
         try await database.transaction { db in
             for (key, followers) in counts {
@@ -158,14 +158,14 @@ struct ShowStore: Sendable {
                 // (what they see did not change).
                 try await notifier.announce(db, project: key.project, beaconName: key.beaconName)
             }
-            try await db.raw("DELETE FROM show_followers WHERE updated_ms < \(bind: now - Self.followersKeptMs)").run()
+            try await db.raw("DELETE FROM show_followers WHERE updated_ms < \(bind: now - Show.followersKeptMs)").run()
         }
         for key in counts.keys { notifier.committed(project: key.project, beaconName: key.beaconName) }
     }
 
     /// (PostgreSQL's SUM of a BIGINT is a NUMERIC, hence the cast back.)
     func followers(project: String, beaconName: String) async throws -> Int {
-        let since = clock.nowMs() - Self.followersFreshMs
+        let since = clock.nowMs() - Show.followersFreshMs
         return try await database.read { db in
             try await db.raw("""
                 SELECT CAST(COALESCE(SUM(followers), 0) AS BIGINT) AS total FROM show_followers
@@ -185,7 +185,7 @@ struct ShowStore: Sendable {
              startedMs: try row.decode(column: "started_ms", as: Int64.self),
              updatedMs: try row.decode(column: "updated_ms", as: Int64.self),
              counts: decodeCounts(try row.decode(column: "counts", as: String.self)),
-             sightCode: SightCode(salt: try row.decode(column: "code_salt", as: String.self),
+             sightCode: Show.SightCode(salt: try row.decode(column: "code_salt", as: String.self),
                                   joining: try row.decode(column: "code_joining", as: Int.self) != 0,
                                   share: try row.decode(column: "code_share", as: Int.self)))
     }

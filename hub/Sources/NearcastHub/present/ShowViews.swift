@@ -19,7 +19,7 @@ struct ShowViews: Sendable {
     let followerReports: FollowerReports
 
     /// The show's JSON; the presenter's fields only when `presenter` (the secret key).
-    func json(_ show: ShowStore.Show, presenter: Bool) async throws -> ShowJSON {
+    func json(_ show: Show, presenter: Bool) async throws -> ShowJSON {
         let deck = try await decks.get(project: show.project, deckID: show.deckID)
         let choices = try await self.choices.get(project: show.project)
         let audience = ShowJSON.Audience(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
@@ -42,7 +42,7 @@ struct ShowViews: Sendable {
             }
             json.codeJoining = beacon.codeJoining
             json.codeMaxShare = beacon.codeShare
-            json.codePasses = codePasses.count(ShowFeed.Key(show), nowMs: now)
+            json.codePasses = codePasses.count(BeaconRef(show), nowMs: now)
             json.rotationPeriodSeconds = 1 << beacon.exponent
         }
         let box = try await shows.box(project: show.project, beaconName: show.beaconName)
@@ -58,15 +58,15 @@ struct ShowViews: Sendable {
 
     /// Followers on this instance that its last report to the database does not include yet
     /// (a phone that joined in the last few seconds), so a presenter sees them at once.
-    private func localFollowersNotYetRecorded(_ show: ShowStore.Show) async throws -> Int {
-        let key = ShowFeed.Key(show)
+    private func localFollowersNotYetRecorded(_ show: Show) async throws -> Int {
+        let key = BeaconRef(show)
         let local = showFeed.followersByShow()[key] ?? 0
         let recorded = await followerReports.lastReported(key)
         return max(0, local - recorded)
     }
 
     /// Reads a show and sends it to this instance's streams (`ShowFeed`'s refresh).
-    func send(_ key: ShowFeed.Key) async {
+    func send(_ key: BeaconRef) async {
         do {
             guard let show = try await shows.get(project: key.project, beaconName: key.beaconName) else {
                 showFeed.end(key)

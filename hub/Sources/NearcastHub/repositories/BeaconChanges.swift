@@ -11,14 +11,14 @@ protocol BeaconChanges: Sendable {
     /// The beacons changed after `seq`, in change order, with the attachments of the active ones.
     func changed(after seq: Int64) async throws -> ChangedBeacons
     /// The EID beacons changed after `seq`, in change order.
-    func eidChanged(after seq: Int64) async throws -> [BeaconRecord]
+    func eidChanged(after seq: Int64) async throws -> [Beacon]
 }
 
 /// Beacons changed since a change number, and the attachments of the active ones.
 struct ChangedBeacons: Sendable {
-    var beacons: [BeaconRecord]
+    var beacons: [Beacon]
     /// By `ChangedBeacons.key(project, beacon name)`, oldest first.
-    var attachments: [String: [AttachmentStore.Record]]
+    var attachments: [String: [Attachment]]
 
     static func key(_ project: String, _ beaconName: String) -> String { project + "\n" + beaconName }
 }

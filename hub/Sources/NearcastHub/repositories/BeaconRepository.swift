@@ -3,10 +3,10 @@
 /// tests. Every call names the project: another project's beacon is a 404.
 protocol BeaconRepository: Sendable {
     /// Registers one; 409 while an active beacon has its name.
-    func register(_ record: BeaconRecord) async throws -> BeaconRecord
+    func register(_ record: Beacon) async throws -> Beacon
     /// The project's active beacons, oldest first.
-    func list(project: String) async throws -> [BeaconRecord]
-    func get(project: String, beaconName: String) async throws -> BeaconRecord
+    func list(project: String) async throws -> [Beacon]
+    func get(project: String, beaconName: String) async throws -> Beacon
     /// Deletes it and its attachments.
     func delete(project: String, beaconName: String) async throws
     /// Keeps what the box reported; for an EID with a clock value, re-anchors its clock.

@@ -3,7 +3,7 @@ import NearcastCore
 /// Beacons and their attachments in memory: one project never sees another's beacons, a deleted
 /// beacon takes its attachments and stays as a tombstone, attachments list in the order added.
 extension MemoryHubData {
-    func register(_ record: BeaconRecord) throws -> BeaconRecord {
+    func register(_ record: Beacon) throws -> Beacon {
         guard activeBeacon(record.project, record.beaconName) == nil else {
             throw APIError(.conflict, "\(record.beaconName) is already registered in this project", field: "advertisedId")
         }
@@ -15,17 +15,17 @@ extension MemoryHubData {
         return try beacon(project: record.project, beaconName: record.beaconName)
     }
 
-    func beacons(project: String) -> [BeaconRecord] {
+    func beacons(project: String) -> [Beacon] {
         (beacons[project] ?? [:]).values.filter(\.active)
             .sorted { ($0.createdMs, $0.beaconName) < ($1.createdMs, $1.beaconName) }
     }
 
-    func beacon(project: String, beaconName: String) throws(APIError) -> BeaconRecord {
+    func beacon(project: String, beaconName: String) throws(APIError) -> Beacon {
         guard let record = activeBeacon(project, beaconName) else { throw APIError.notFound(beaconName) }
         return record
     }
 
-    func activeBeacon(_ project: String, _ beaconName: String) -> BeaconRecord? {
+    func activeBeacon(_ project: String, _ beaconName: String) -> Beacon? {
         beacons[project]?[beaconName].flatMap { $0.active ? $0 : nil }
     }
 
@@ -40,11 +40,11 @@ extension MemoryHubData {
     func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) throws {
         var record = try beacon(project: project, beaconName: beaconName)
-        record.lastHeartbeat = BeaconRecord.LastHeartbeat(json: heartbeatJSON, atMs: atMs)
+        record.lastHeartbeat = Beacon.LastHeartbeat(json: heartbeatJSON, atMs: atMs)
         // A re-anchored clock or the venue's new name for the box: the resolvers read it again.
         var renumber = false
         if let clockValue, record.kind == .eid {
-            record.eidRegistration?.clock = BeaconRecord.ClockReading(value: Int64(clockValue), atMs: atMs)
+            record.eidRegistration?.clock = Beacon.ClockReading(value: Int64(clockValue), atMs: atMs)
             renumber = true
         }
         if let boxName, !boxName.isEmpty, record.description != boxName {
@@ -57,10 +57,10 @@ extension MemoryHubData {
 
     // MARK: Attachments
 
-    func addAttachment(project: String, beaconName: String, namespacedType: String, data: String) throws -> AttachmentStore.Record {
+    func addAttachment(project: String, beaconName: String, namespacedType: String, data: String) throws -> Attachment {
         _ = try beacon(project: project, beaconName: beaconName)
         var generator = SystemRandomNumberGenerator()
-        let record = AttachmentStore.Record(
+        let record = Attachment(
             beaconName: beaconName, attachmentID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8),
             namespacedType: namespacedType, data: data, createdMs: clock.nowMs())
         attachments[ChangedBeacons.key(project, beaconName), default: []].append(record)
@@ -68,7 +68,7 @@ extension MemoryHubData {
         return record
     }
 
-    func attachments(project: String, beaconName: String, filter: NamespacedTypeFilter) throws -> [AttachmentStore.Record] {
+    func attachments(project: String, beaconName: String, filter: NamespacedTypeFilter) throws -> [Attachment] {
         _ = try beacon(project: project, beaconName: beaconName)
         return (attachments[ChangedBeacons.key(project, beaconName)] ?? []).filter { filter.matches($0.namespacedType) }
     }
@@ -98,7 +98,7 @@ extension MemoryHubData {
         return found
     }
 
-    func eidBeaconsChanged(after seq: Int64) -> [BeaconRecord] {
+    func eidBeaconsChanged(after seq: Int64) -> [Beacon] {
         beaconsChanged(after: seq).beacons.filter { $0.kind == .eid }
     }
 

@@ -3,9 +3,9 @@
 /// only once a show of the project has it open, choices the defaults until a project sets its own.
 extension MemoryHubData {
     func addDeck(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered,
-                 quotaBytes: Int) throws -> DeckStore.Deck {
+                 quotaBytes: Int) throws -> Deck {
         try DeckStore.checkQuota(used: storedImageBytes(project: project), adding: DeckStore.storedBytes(rendered), quota: quotaBytes)
-        let deck = DeckStore.Deck(title: title, sourceBytes: sourceBytes, rendered: rendered, createdMs: clock.nowMs())
+        let deck = Deck(title: title, sourceBytes: sourceBytes, rendered: rendered, createdMs: clock.nowMs())
         decks[project, default: [:]][deck.deckID] = StoredDeck(deck: deck, pages: rendered.pages)
         return deck
     }
@@ -20,11 +20,11 @@ extension MemoryHubData {
         }
     }
 
-    func decks(project: String) -> [DeckStore.Deck] {
+    func decks(project: String) -> [Deck] {
         (decks[project] ?? [:]).values.map(\.deck).sorted { ($1.createdMs, $0.deckID) < ($0.createdMs, $1.deckID) }
     }
 
-    func deck(project: String, deckID: String) throws(APIError) -> DeckStore.Deck {
+    func deck(project: String, deckID: String) throws(APIError) -> Deck {
         guard let stored = decks[project]?[deckID] else { throw APIError.notFound("deck \(deckID)") }
         return stored.deck
     }
@@ -38,7 +38,7 @@ extension MemoryHubData {
         return ended.map(\.beaconName)
     }
 
-    func image(project: String, deckID: String, page: Int, size: DeckStore.ImageSize) -> [UInt8]? {
+    func image(project: String, deckID: String, page: Int, size: Deck.ImageSize) -> [UInt8]? {
         guard let pages = decks[project]?[deckID]?.pages, pages.indices.contains(page - 1) else { return nil }
         return size == .full ? pages[page - 1].full : pages[page - 1].thumbnail
     }

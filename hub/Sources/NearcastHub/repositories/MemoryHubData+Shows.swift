@@ -1,67 +1,67 @@
 /// Shows in memory: one per beacon, started only on an active beacon with a deck of the project
 /// and a page of it; the live beacons only active EID beacons with an identity key; follower
-/// counts summed over the instances that reported in the last `ShowStore.followersFreshMs`.
+/// counts summed over the instances that reported in the last `Show.followersFreshMs`.
 extension MemoryHubData {
-    func putShow(project: String, beaconName: String, deckID: String, page: Int) throws -> ShowStore.Show {
+    func putShow(project: String, beaconName: String, deckID: String, page: Int) throws -> Show {
         _ = try beacon(project: project, beaconName: beaconName)
         guard let deck = decks[project]?[deckID]?.deck else { throw APIError(.notFound, "deck \(deckID) not found", field: "deck") }
-        try ShowStore.Show.check(page: page, of: deckID, pages: deck.pages)
-        let key = ShowFeed.Key(project: project, beaconName: beaconName), now = clock.nowMs()
+        try Show.check(page: page, of: deckID, pages: deck.pages)
+        let key = BeaconRef(project: project, beaconName: beaconName), now = clock.nowMs()
         if shows[key] != nil {
             shows[key]?.go(deckID: deckID, page: page, nowMs: now)
         } else {
-            shows[key] = ShowStore.Show(project: project, beaconName: beaconName, deckID: deckID, page: page, nowMs: now)
+            shows[key] = Show(project: project, beaconName: beaconName, deckID: deckID, page: page, nowMs: now)
         }
         return shows[key]!
     }
 
-    func show(_ key: ShowFeed.Key) -> ShowStore.Show? { shows[key] }
+    func show(_ key: BeaconRef) -> Show? { shows[key] }
 
-    func deleteShow(_ key: ShowFeed.Key) -> Bool { shows.removeValue(forKey: key) != nil }
+    func deleteShow(_ key: BeaconRef) -> Bool { shows.removeValue(forKey: key) != nil }
 
     /// The new counts, nil when the show ended.
-    func addReactions(_ key: ShowFeed.Key, counted: [String: Int]) -> [String: Int]? {
+    func addReactions(_ key: BeaconRef, counted: [String: Int]) -> [String: Int]? {
         guard shows[key] != nil else { return nil }
         for (value, count) in counted { shows[key]?.counts[value, default: 0] += count }
         return shows[key]?.counts
     }
 
-    func liveBeacons() -> [ShowStore.LiveBeacon] {
+    func liveBeacons() -> [Show.LiveBeacon] {
         shows.compactMap { key, show in
             guard let eid = activeBeacon(key.project, key.beaconName)?.eidRegistration, eid.identityKeyHex != nil
             else { return nil }
-            return ShowStore.LiveBeacon(project: key.project, beaconName: key.beaconName, exponent: eid.exponent,
+            return Show.LiveBeacon(project: key.project, beaconName: key.beaconName, exponent: eid.exponent,
                                         codeSalt: show.sightCode.salt, codeJoining: show.sightCode.joining,
                                         codeShare: show.sightCode.share)
         }
     }
 
-    func setCode(_ key: ShowFeed.Key, joining: Bool?, share: Int?, rotate: Bool) -> Bool {
+    func setCode(_ key: BeaconRef, joining: Bool?, share: Int?, rotate: Bool) -> Bool {
         guard var show = shows[key] else { return false }
         if let joining { show.sightCode.joining = joining }
         if let share { show.sightCode.share = share }
-        if ShowStore.SightCode.needsNewSalt(joining: joining, rotate: rotate) { show.sightCode.salt = ShowStore.newSalt() }
+        if Show.SightCode.needsNewSalt(joining: joining, rotate: rotate) { show.sightCode.salt = Show.newSalt() }
         shows[key] = show
         return true
     }
 
     /// Of any beacon ever registered: a deleted one's tombstone still names its box.
-    func box(_ key: ShowFeed.Key) -> ShowStore.Box? {
+    func box(_ key: BeaconRef) -> Show.Box? {
         guard let beacon = beacons[key.project]?[key.beaconName] else { return nil }
-        return ShowStore.box(beaconName: key.beaconName, description: beacon.description, heartbeatMs: beacon.lastHeartbeat?.atMs,
+        return Show.box(beaconName: key.beaconName, description: beacon.description, heartbeatMs: beacon.lastHeartbeat?.atMs,
                              createdMs: beacon.createdMs)
     }
 
-    func recordFollowers(instance: String, _ counts: [ShowFeed.Key: Int]) {
+    func recordFollowers(instance: String, _ counts: [BeaconRef: Int]) {
         let now = clock.nowMs()
         for (key, count) in counts { followers[instance, default: [:]][key] = FollowerRow(followers: count, updatedMs: now) }
         for name in followers.keys {
-            followers[name] = followers[name]?.filter { $0.value.updatedMs >= now - ShowStore.followersKeptMs }
+            followers[name] = followers[name]?.filter { $0.value.updatedMs >= now - Show.followersKeptMs }
         }
     }
 
-    func followers(_ key: ShowFeed.Key) -> Int {
-        let since = clock.nowMs() - ShowStore.followersFreshMs
+    func followers(_ key: BeaconRef) -> Int {
+        let since = clock.nowMs() - Show.followersFreshMs
         return followers.values.compactMap { $0[key] }.filter { $0.updatedMs >= since }.reduce(0) { $0 + $1.followers }
     }
 }

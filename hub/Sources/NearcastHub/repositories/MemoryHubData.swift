@@ -16,7 +16,7 @@ actor MemoryHubData {
 
     /// A deck and its pages' images (JPEG), first page first.
     struct StoredDeck: Sendable {
-        var deck: DeckStore.Deck
+        var deck: Deck
         var pages: [DeckRenderer.Page]
     }
 
@@ -28,16 +28,16 @@ actor MemoryHubData {
 
     var projects: [String: Project] = [:]
     /// Beacons by project, then name: the active ones and the tombstones of deleted ones.
-    var beacons: [String: [String: BeaconRecord]] = [:]
+    var beacons: [String: [String: Beacon]] = [:]
     /// Attachments by `ChangedBeacons.key(project, beacon name)`, in the order added.
-    var attachments: [String: [AttachmentStore.Record]] = [:]
+    var attachments: [String: [Attachment]] = [:]
     /// Field checks by project, newest last.
     var fieldChecks: [String: [FieldCheckJSON]] = [:]
     /// Decks by project, then id.
     var decks: [String: [String: StoredDeck]] = [:]
-    var shows: [ShowFeed.Key: ShowStore.Show] = [:]
+    var shows: [BeaconRef: Show] = [:]
     /// Follower counts by instance, then show.
-    var followers: [String: [ShowFeed.Key: FollowerRow]] = [:]
+    var followers: [String: [BeaconRef: FollowerRow]] = [:]
     /// The projects' own reaction choices (the others have the defaults).
     var choices: [String: ReactionChoices] = [:]
     /// The last change number given (the database's `changes` counter).
@@ -57,14 +57,14 @@ actor MemoryHubData {
     // MARK: Projects
 
     func create(name: String) throws -> CreatedProject {
-        let created = try ProjectStore.newKeys(for: name)
+        let created = try ProjectKeys.newKeys(for: name)
         guard projects[name] == nil else { throw APIError(.conflict, "project \(name) already exists", field: "project") }
-        projects[name] = Project(name: name, apiKeyHash: ProjectStore.hash(created.apiKey),
-                                 secretKeyHash: ProjectStore.hash(created.secretKey))
+        projects[name] = Project(name: name, apiKeyHash: ProjectKeys.hash(created.apiKey),
+                                 secretKeyHash: ProjectKeys.hash(created.secretKey))
         return created
     }
 
-    func access(forHash hash: String) -> ProjectStore.Access? {
+    func access(forHash hash: String) -> Access? {
         for project in projects.values {
             if project.secretKeyHash == hash { return .manage(project: project.name) }
             if project.apiKeyHash == hash { return .read(project: project.name) }

@@ -5,18 +5,18 @@ struct MemoryDeckRepository: DeckRepository {
     let showFeed: ShowFeed
     let quotaBytes: Int
 
-    func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> DeckStore.Deck {
+    func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> Deck {
         try await data.addDeck(project: project, title: title, sourceBytes: sourceBytes, rendered: rendered, quotaBytes: quotaBytes)
     }
     func checkRoom(project: String) async throws { try await data.checkDeckRoom(project: project, quotaBytes: quotaBytes) }
-    func list(project: String) async throws -> [DeckStore.Deck] { await data.decks(project: project) }
-    func get(project: String, deckID: String) async throws -> DeckStore.Deck { try await data.deck(project: project, deckID: deckID) }
+    func list(project: String) async throws -> [Deck] { await data.decks(project: project) }
+    func get(project: String, deckID: String) async throws -> Deck { try await data.deck(project: project, deckID: deckID) }
     func delete(project: String, deckID: String) async throws -> [String] {
         let ended = try await data.deleteDeck(project: project, deckID: deckID)
         for beacon in ended { showFeed.changed(project: project, beaconName: beacon) }
         return ended
     }
-    func image(project: String, deckID: String, page: Int, size: DeckStore.ImageSize) async throws -> [UInt8]? {
+    func image(project: String, deckID: String, page: Int, size: Deck.ImageSize) async throws -> [UInt8]? {
         await data.image(project: project, deckID: deckID, page: page, size: size)
     }
     func pageWasShown(project: String, deckID: String, page: Int) async throws -> Bool {
@@ -30,12 +30,12 @@ struct MemoryShowRepository: ShowRepository {
     let data: MemoryHubData
     let showFeed: ShowFeed
 
-    func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> ShowStore.Show {
+    func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> Show {
         let show = try await data.putShow(project: project, beaconName: beaconName, deckID: deckID, page: page)
         showFeed.changed(project: project, beaconName: beaconName)
         return show
     }
-    func get(project: String, beaconName: String) async throws -> ShowStore.Show? { await data.show(Self.key(project, beaconName)) }
+    func get(project: String, beaconName: String) async throws -> Show? { await data.show(Self.key(project, beaconName)) }
     func delete(project: String, beaconName: String) async throws -> Bool {
         try await changed(project, beaconName) { await data.deleteShow(Self.key(project, beaconName)) }
     }
@@ -46,14 +46,14 @@ struct MemoryShowRepository: ShowRepository {
         try showFeed.sendReactions(key, ReactionBatchJSON(reactions: drawn, counts: counts))
         return counts
     }
-    func liveBeacons() async throws -> [ShowStore.LiveBeacon] { await data.liveBeacons() }
+    func liveBeacons() async throws -> [Show.LiveBeacon] { await data.liveBeacons() }
     func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
         try await changed(project, beaconName) {
             await data.setCode(Self.key(project, beaconName), joining: joining, share: share, rotate: rotate)
         }
     }
-    func box(project: String, beaconName: String) async throws -> ShowStore.Box? { await data.box(Self.key(project, beaconName)) }
-    func recordFollowers(instance: String, _ counts: [ShowFeed.Key: Int]) async throws {
+    func box(project: String, beaconName: String) async throws -> Show.Box? { await data.box(Self.key(project, beaconName)) }
+    func recordFollowers(instance: String, _ counts: [BeaconRef: Int]) async throws {
         await data.recordFollowers(instance: instance, counts)
         for key in counts.keys { showFeed.changed(project: key.project, beaconName: key.beaconName) }
     }
@@ -66,8 +66,8 @@ struct MemoryShowRepository: ShowRepository {
         return done
     }
 
-    private static func key(_ project: String, _ beaconName: String) -> ShowFeed.Key {
-        ShowFeed.Key(project: project, beaconName: beaconName)
+    private static func key(_ project: String, _ beaconName: String) -> BeaconRef {
+        BeaconRef(project: project, beaconName: beaconName)
     }
 }
 

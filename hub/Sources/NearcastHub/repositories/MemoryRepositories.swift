@@ -2,15 +2,15 @@
 struct MemoryProjectRepository: ProjectRepository {
     let data: MemoryHubData
     func create(name: String) async throws -> CreatedProject { try await data.create(name: name) }
-    func access(forHash hash: String) async throws -> ProjectStore.Access? { await data.access(forHash: hash) }
+    func access(forHash hash: String) async throws -> Access? { await data.access(forHash: hash) }
 }
 
 /// Beacons in memory (`MemoryHubData`).
 struct MemoryBeaconRepository: BeaconRepository {
     let data: MemoryHubData
-    func register(_ record: BeaconRecord) async throws -> BeaconRecord { try await data.register(record) }
-    func list(project: String) async throws -> [BeaconRecord] { await data.beacons(project: project) }
-    func get(project: String, beaconName: String) async throws -> BeaconRecord {
+    func register(_ record: Beacon) async throws -> Beacon { try await data.register(record) }
+    func list(project: String) async throws -> [Beacon] { await data.beacons(project: project) }
+    func get(project: String, beaconName: String) async throws -> Beacon {
         try await data.beacon(project: project, beaconName: beaconName)
     }
     func delete(project: String, beaconName: String) async throws { try await data.deleteBeacon(project: project, beaconName: beaconName) }
@@ -24,10 +24,10 @@ struct MemoryBeaconRepository: BeaconRepository {
 /// Attachments in memory (`MemoryHubData`).
 struct MemoryAttachmentRepository: AttachmentRepository {
     let data: MemoryHubData
-    func add(project: String, beaconName: String, namespacedType: String, data text: String) async throws -> AttachmentStore.Record {
+    func add(project: String, beaconName: String, namespacedType: String, data text: String) async throws -> Attachment {
         try await data.addAttachment(project: project, beaconName: beaconName, namespacedType: namespacedType, data: text)
     }
-    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [AttachmentStore.Record] {
+    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [Attachment] {
         try await data.attachments(project: project, beaconName: beaconName, filter: filter)
     }
     func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter) async throws -> Int {
@@ -51,5 +51,5 @@ struct MemoryFieldCheckRepository: FieldCheckRepository {
 extension MemoryBeaconRepository: BeaconChanges {
     var signal: ChangeSignal { data.changes }
     func changed(after seq: Int64) async throws -> ChangedBeacons { await data.beaconsChanged(after: seq) }
-    func eidChanged(after seq: Int64) async throws -> [BeaconRecord] { await data.eidBeaconsChanged(after: seq) }
+    func eidChanged(after seq: Int64) async throws -> [Beacon] { await data.eidBeaconsChanged(after: seq) }
 }

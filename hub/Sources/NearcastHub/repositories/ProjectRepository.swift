@@ -4,7 +4,7 @@ protocol ProjectRepository: Sendable {
     /// Makes a project and its keys (the only time they are shown); 409 for a name taken.
     func create(name: String) async throws -> CreatedProject
     /// What the key whose SHA-256 is `hash` grants, or nil for a key no project has.
-    func access(forHash hash: String) async throws -> ProjectStore.Access?
+    func access(forHash hash: String) async throws -> Access?
 }
 
 extension ProjectStore: ProjectRepository {}

@@ -4,30 +4,14 @@ import SQLKit
 
 /// Attachments `{namespacedType, data}` on a project's beacons.
 struct AttachmentStore: Sendable {
-    /// Nearby's limit on a message's content.
-    static let maximumDataBytes = 100 * 1024
-
-    struct Record: Sendable {
-        var beaconName: String
-        var attachmentID: String
-        var namespacedType: String
-        var data: String
-        var createdMs: Int64
-
-        var json: AttachmentJSON {
-            AttachmentJSON(attachmentName: "\(beaconName)/attachments/\(attachmentID)", namespacedType: namespacedType,
-                           data: data, creationTimeMs: HubClock.timestamp(ms: createdMs))
-        }
-    }
-
     let database: HubDatabase
     let notifier: ChangeNotifier
     let clock: HubClock
 
-    func add(project: String, beaconName: String, namespacedType: String, data: String) async throws -> Record {
+    func add(project: String, beaconName: String, namespacedType: String, data: String) async throws -> Attachment {
         var generator = SystemRandomNumberGenerator()
         let id = Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8)
-        let record = Record(beaconName: beaconName, attachmentID: id, namespacedType: namespacedType, data: data,
+        let record = Attachment(beaconName: beaconName, attachmentID: id, namespacedType: namespacedType, data: data,
                             createdMs: clock.nowMs())
         try await database.transaction { db in
             // The counter first: its row lock orders this after any delete of the beacon that
@@ -47,7 +31,7 @@ struct AttachmentStore: Sendable {
     }
 
     /// The beacon's attachments, oldest first, those matching `filter` only.
-    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [Record] {
+    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [Attachment] {
         try await database.read { db in
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)
             return try await db.raw("""
@@ -107,8 +91,8 @@ struct AttachmentStore: Sendable {
     }
 
     /// An attachment row (`beacon_name, attachment_id, namespaced_type, data, created_ms`).
-    static func record(row: any SQLRow) throws -> Record {
-        Record(beaconName: try row.decode(column: "beacon_name", as: String.self),
+    static func record(row: any SQLRow) throws -> Attachment {
+        Attachment(beaconName: try row.decode(column: "beacon_name", as: String.self),
                attachmentID: try row.decode(column: "attachment_id", as: String.self),
                namespacedType: try row.decode(column: "namespaced_type", as: String.self),
                data: try row.decode(column: "data", as: String.self),

@@ -13,7 +13,7 @@ actor BeaconDirectory {
     /// An active beacon as a resolve answers it.
     struct Beacon: Sendable {
         var description: String?
-        var attachments: [AttachmentStore.Record]
+        var attachments: [Attachment]
     }
 
     /// What a synchronisation did, for /metrics and the tests.

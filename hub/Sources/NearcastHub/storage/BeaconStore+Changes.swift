@@ -8,10 +8,10 @@ extension BeaconStore: BeaconChanges {
     func changed(after seq: Int64) async throws -> ChangedBeacons {
         try await database.read { db in
             let beacons = try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons WHERE change_seq > \(bind: seq) ORDER BY change_seq
-                """).all().map(BeaconRecord.init(row:))
+                SELECT \(unsafeRaw: Beacon.columns) FROM beacons WHERE change_seq > \(bind: seq) ORDER BY change_seq
+                """).all().map(Beacon.init(row:))
             guard !beacons.isEmpty else { return ChangedBeacons(beacons: [], attachments: [:]) }
-            var attachments: [String: [AttachmentStore.Record]] = [:]
+            var attachments: [String: [Attachment]] = [:]
             let rows = try await db.raw("""
                 SELECT a.project AS project, a.beacon_name AS beacon_name, a.attachment_id AS attachment_id,
                        a.namespaced_type AS namespaced_type, a.data AS data, a.created_ms AS created_ms
@@ -28,12 +28,12 @@ extension BeaconStore: BeaconChanges {
         }
     }
 
-    func eidChanged(after seq: Int64) async throws -> [BeaconRecord] {
+    func eidChanged(after seq: Int64) async throws -> [Beacon] {
         try await database.read { db in
             try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                SELECT \(unsafeRaw: Beacon.columns) FROM beacons
                 WHERE change_seq > \(bind: seq) AND advertised_type = 'EDDYSTONE_EID' ORDER BY change_seq
-                """).all().map(BeaconRecord.init(row:))
+                """).all().map(Beacon.init(row:))
         }
     }
 }

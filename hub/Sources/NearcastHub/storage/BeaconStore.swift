@@ -8,7 +8,7 @@ struct BeaconStore: Sendable {
 
     /// Registers a beacon. An active beacon of the same name is a conflict; a deleted one is
     /// registered afresh (its old attachments went with it).
-    func register(_ record: BeaconRecord) async throws -> BeaconRecord {
+    func register(_ record: Beacon) async throws -> Beacon {
         try await database.transaction { db in
             // The counter first: it serialises writers, so two registrations of one name
             // cannot both see it free.
@@ -26,7 +26,7 @@ struct BeaconStore: Sendable {
             // A UID's key and clock columns stay NULL; so do the heartbeat's, until the box's first.
             let eid = stored.eidRegistration
             try await db.raw("""
-                INSERT INTO beacons (\(unsafeRaw: BeaconRecord.columns)) VALUES (
+                INSERT INTO beacons (\(unsafeRaw: Beacon.columns)) VALUES (
                     \(bind: stored.project), \(bind: stored.beaconName), \(bind: stored.kind.rawValue),
                     \(bind: stored.advertisedIDHex), \(bind: eid?.identityKeyHex), \(bind: eid?.beaconPublicKey),
                     \(bind: eid?.exponent), \(bind: eid?.clock.value), \(bind: eid?.clock.atMs),
@@ -37,34 +37,34 @@ struct BeaconStore: Sendable {
         }
     }
 
-    func list(project: String) async throws -> [BeaconRecord] {
+    func list(project: String) async throws -> [Beacon] {
         try await database.read { db in
             try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                SELECT \(unsafeRaw: Beacon.columns) FROM beacons
                 WHERE project = \(bind: project) AND status = 'ACTIVE' ORDER BY created_ms, beacon_name
-                """).all().map(BeaconRecord.init(row:))
+                """).all().map(Beacon.init(row:))
         }
     }
 
-    func get(project: String, beaconName: String) async throws -> BeaconRecord {
+    func get(project: String, beaconName: String) async throws -> Beacon {
         let record = try await database.read { db in
             try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                SELECT \(unsafeRaw: Beacon.columns) FROM beacons
                 WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
-                """).first().map(BeaconRecord.init(row:))
+                """).first().map(Beacon.init(row:))
         }
         guard let record else { throw APIError.notFound(beaconName) }
         return record
     }
 
     /// A UID or direct token the project registered, by its hex id.
-    func find(project: String, kind: BeaconRecord.Kind, idHex: String) async throws -> BeaconRecord? {
+    func find(project: String, kind: Beacon.Kind, idHex: String) async throws -> Beacon? {
         try await database.read { db in
             try await db.raw("""
-                SELECT \(unsafeRaw: BeaconRecord.columns) FROM beacons
+                SELECT \(unsafeRaw: Beacon.columns) FROM beacons
                 WHERE project = \(bind: project) AND advertised_type = \(bind: kind.rawValue)
                   AND advertised_id = \(bind: idHex) AND status = 'ACTIVE'
-                """).first().map(BeaconRecord.init(row:))
+                """).first().map(Beacon.init(row:))
         }
     }
 
@@ -95,7 +95,7 @@ struct BeaconStore: Sendable {
                 SELECT advertised_type, description FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
                 """).first()
             guard let found else { throw APIError.notFound(beaconName) }
-            if let clockValue, try found.decode(column: "advertised_type", as: String.self) == BeaconRecord.Kind.eid.rawValue {
+            if let clockValue, try found.decode(column: "advertised_type", as: String.self) == Beacon.Kind.eid.rawValue {
                 let seq = try await ChangeCounter.next(db)
                 try await db.raw("""
                     UPDATE beacons SET heartbeat = \(bind: heartbeatJSON), heartbeat_ms = \(bind: atMs),

@@ -9,17 +9,17 @@ final class KeyCache: Sendable {
     static let maximumAgeMs: Int64 = 1_000
     static let maximumEntries = 10_000
 
-    private let entries = NIOLockedValueBox([String: (access: ProjectStore.Access?, readMs: Int64)]())
+    private let entries = NIOLockedValueBox([String: (access: Access?, readMs: Int64)]())
 
     /// The cached answer for a key's hash, if fresh: `.some(nil)` is "no project has it".
-    func lookup(_ hash: String, nowMs: Int64) -> ProjectStore.Access?? {
+    func lookup(_ hash: String, nowMs: Int64) -> Access?? {
         entries.withLockedValue { table in
             guard let entry = table[hash], nowMs - entry.readMs < Self.maximumAgeMs else { return nil }
             return .some(entry.access)
         }
     }
 
-    func store(_ hash: String, _ access: ProjectStore.Access?, nowMs: Int64) {
+    func store(_ hash: String, _ access: Access?, nowMs: Int64) {
         entries.withLockedValue { table in
             if table.count >= Self.maximumEntries {
                 table = table.filter { nowMs - $0.value.readMs < Self.maximumAgeMs }

@@ -10,12 +10,8 @@ import NIOConcurrencyHelpers
 /// PostgreSQL every instance, the writer included, is signalled by LISTEN/NOTIFY
 /// (`PostgresChangeListener`), so a change made through any hub reaches every follower.
 public final class ChangeFeed: Sendable {
-    struct Key: Hashable, Sendable {
-        var project: String
-        var beaconName: String
-    }
 
-    private let subscribers = NIOLockedValueBox([Key: [UUID: AsyncStream<Void>.Continuation]]())
+    private let subscribers = NIOLockedValueBox([BeaconRef: [UUID: AsyncStream<Void>.Continuation]]())
     private let generations = NIOLockedValueBox(UInt64(0))
     /// The encoded attachments shared by the watchers of each beacon.
     let events = WatchEvents()
@@ -33,7 +29,7 @@ public final class ChangeFeed: Sendable {
     /// A stream that yields whenever the beacon's attachments may have changed; it ends when the
     /// consumer stops iterating.
     func subscribe(project: String, beaconName: String) -> AsyncStream<Void> {
-        let key = Key(project: project, beaconName: beaconName), id = UUID()
+        let key = BeaconRef(project: project, beaconName: beaconName), id = UUID()
         // Only the latest signal matters: a watcher that is slow to read skips to the newest state.
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         subscribers.withLockedValue { $0[key, default: [:]][id] = continuation }
@@ -50,7 +46,7 @@ public final class ChangeFeed: Sendable {
 
     func publish(project: String, beaconName: String) {
         advance()
-        let waiting = subscribers.withLockedValue { Array(($0[Key(project: project, beaconName: beaconName)] ?? [:]).values) }
+        let waiting = subscribers.withLockedValue { Array(($0[BeaconRef(project: project, beaconName: beaconName)] ?? [:]).values) }
         for continuation in waiting { continuation.yield() }
     }
 

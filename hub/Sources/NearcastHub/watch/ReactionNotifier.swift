@@ -13,7 +13,7 @@ struct ReactionNotifier: Sendable {
     let feed: ShowFeed
 
     /// Call inside the counting transaction.
-    func announce(_ db: any SQLDatabase, _ key: ShowFeed.Key, _ batch: ReactionBatchJSON) async throws {
+    func announce(_ db: any SQLDatabase, _ key: BeaconRef, _ batch: ReactionBatchJSON) async throws {
         guard isPostgres else { return }
         for start in stride(from: 0, to: batch.reactions.count, by: Self.reactionsPerNotification) {
             let end = min(start + Self.reactionsPerNotification, batch.reactions.count)
@@ -25,7 +25,7 @@ struct ReactionNotifier: Sendable {
     }
 
     /// Call after the transaction committed.
-    func committed(_ key: ShowFeed.Key, _ batch: ReactionBatchJSON) throws {
+    func committed(_ key: BeaconRef, _ batch: ReactionBatchJSON) throws {
         guard !isPostgres else { return }
         try feed.sendReactions(key, batch)
     }
@@ -34,14 +34,14 @@ struct ReactionNotifier: Sendable {
     static func deliver(payload: String, to feed: ShowFeed) {
         let parts = payload.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return }
-        feed.sendToPresenters(ShowFeed.Key(project: String(parts[0]), beaconName: String(parts[1])),
+        feed.sendToPresenters(BeaconRef(project: String(parts[0]), beaconName: String(parts[1])),
                               ShowFeed.event("reactions", json: Data(parts[2].utf8)))
     }
 }
 
 extension ShowFeed {
     /// A batch of reactions to this instance's presenters of the show.
-    func sendReactions(_ key: Key, _ batch: ReactionBatchJSON) throws {
+    func sendReactions(_ key: BeaconRef, _ batch: ReactionBatchJSON) throws {
         sendToPresenters(key, Self.event("reactions", json: try JSONText.encode(batch)))
     }
 }

@@ -3,60 +3,60 @@ import Foundation
 /// What a show is, whichever storage keeps it (`ShowRepository`), and the rules both storages
 /// apply: how a show moves and switches decks, which page a deck has, what the presenter is told
 /// of the box, how long an instance's follower count counts.
-extension ShowStore {
-    /// One show: a deck on a beacon (the room's box).
-    struct Show: Sendable, Equatable {
-        var project: String
-        var beaconName: String
-        var deckID: String
-        /// The live page, on the projected screen since `updatedMs`.
-        var page: Int
-        /// The pages before it that stayed on the screen long enough to count as shown.
-        var shown: ShownPages
-        var startedMs: Int64
-        var updatedMs: Int64
-        var counts: [String: Int]
-        /// How phones may join by the code on the screen; what a pass is bound to.
-        var sightCode: SightCode
+/// One show: a deck on a beacon (the room's box).
+struct Show: Sendable, Equatable {
+    var project: String
+    var beaconName: String
+    var deckID: String
+    /// The live page, on the projected screen since `updatedMs`.
+    var page: Int
+    /// The pages before it that stayed on the screen long enough to count as shown.
+    var shown: ShownPages
+    var startedMs: Int64
+    var updatedMs: Int64
+    var counts: [String: Int]
+    /// How phones may join by the code on the screen; what a pass is bound to.
+    var sightCode: SightCode
 
-        /// What the audience may open: the pages shown and the live one.
-        var openPages: ShownPages {
-            var open = shown
-            open.insert(page)
-            return open
-        }
-
-        /// The furthest page the audience may open (the API's `shownUpTo`).
-        var shownUpTo: Int { max(shown.highest ?? page, page) }
-
-        /// Moves the show to `page` at `nowMs`: the page it leaves counts as shown if it stayed
-        /// on the screen for the dwell.
-        mutating func move(to page: Int, nowMs: Int64) {
-            guard page != self.page else { return }
-            if nowMs - updatedMs >= ShownPages.dwellMs { shown.insert(self.page) }
-            self.page = page
-            updatedMs = nowMs
-        }
-
-        /// Moves the show to `page` of `deckID`. A different deck switches the show to it: the
-        /// show goes on (its start, its reaction counts, its followers and their passes carry
-        /// over) and only the pages shown start again, from the new deck's `page`.
-        mutating func go(deckID: String, page: Int, nowMs: Int64) {
-            guard deckID != self.deckID else { return move(to: page, nowMs: nowMs) }
-            self.deckID = deckID
-            self.page = page
-            shown = ShownPages()
-            updatedMs = nowMs
-        }
-
-        /// A 400 unless `page` is one of the deck's `pages`.
-        static func check(page: Int, of deckID: String, pages: Int) throws(APIError) {
-            guard pages >= 1, (1...pages).contains(page) else {
-                throw APIError.invalid("page", "\(page) is not a page of deck \(deckID) (1-\(pages))")
-            }
-        }
+    /// What the audience may open: the pages shown and the live one.
+    var openPages: ShownPages {
+        var open = shown
+        open.insert(page)
+        return open
     }
 
+    /// The furthest page the audience may open (the API's `shownUpTo`).
+    var shownUpTo: Int { max(shown.highest ?? page, page) }
+
+    /// Moves the show to `page` at `nowMs`: the page it leaves counts as shown if it stayed
+    /// on the screen for the dwell.
+    mutating func move(to page: Int, nowMs: Int64) {
+        guard page != self.page else { return }
+        if nowMs - updatedMs >= ShownPages.dwellMs { shown.insert(self.page) }
+        self.page = page
+        updatedMs = nowMs
+    }
+
+    /// Moves the show to `page` of `deckID`. A different deck switches the show to it: the
+    /// show goes on (its start, its reaction counts, its followers and their passes carry
+    /// over) and only the pages shown start again, from the new deck's `page`.
+    mutating func go(deckID: String, page: Int, nowMs: Int64) {
+        guard deckID != self.deckID else { return move(to: page, nowMs: nowMs) }
+        self.deckID = deckID
+        self.page = page
+        shown = ShownPages()
+        updatedMs = nowMs
+    }
+
+    /// A 400 unless `page` is one of the deck's `pages`.
+    static func check(page: Int, of deckID: String, pages: Int) throws(APIError) {
+        guard pages >= 1, (1...pages).contains(page) else {
+            throw APIError.invalid("page", "\(page) is not a page of deck \(deckID) (1-\(pages))")
+        }
+    }
+}
+
+extension Show {
     /// A show's sight-code settings: the salt of the code shown now (a new one, K, revokes every
     /// pass given before it), whether phones may join by the code (J) and the share of the
     /// followers that may hold passes from it.
@@ -112,7 +112,7 @@ extension ShowStore {
     }
 }
 
-extension ShowStore.Show {
+extension Show {
     /// A show starting at `page` at `nowMs`.
     init(project: String, beaconName: String, deckID: String, page: Int, nowMs: Int64) {
         self.init(project: project, beaconName: beaconName, deckID: deckID, page: page, shown: ShownPages(),

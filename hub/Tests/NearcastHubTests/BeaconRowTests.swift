@@ -4,15 +4,15 @@ import SQLKit
 @testable import NearcastHub
 import XCTest
 
-/// `BeaconRecord`'s grouped fields against the `beacons` table's columns: what the store writes
-/// reads back field for field (in memory and through `BeaconRecord(row:)` from SQLite), a
+/// `Beacon`'s grouped fields against the `beacons` table's columns: what the store writes
+/// reads back field for field (in memory and through `Beacon(row:)` from SQLite), a
 /// heartbeat replaces the last heartbeat and re-reads only an EID's clock, a deleted EID keeps all
 /// but its identity key, and only a complete EID row reads as a registration.
-final class BeaconRecordRowTests: XCTestCase {
+final class BeaconRowTests: XCTestCase {
     /// A UID beacon, with a description and no EID fields.
-    private static let door = BeaconRecord(project: "demo", advertisedIDHex: "0a0b", description: "Door", createdMs: 1_000)
+    private static let door = Beacon(project: "demo", advertisedIDHex: "0a0b", description: "Door", createdMs: 1_000)
     /// An EID beacon with its clock near the top of its 32 bits.
-    private static let box = BeaconRecord(
+    private static let box = Beacon(
         project: "demo", advertisedIDHex: "0102030405060708",
         eidRegistration: .init(identityKeyHex: String(repeating: "ab", count: 16), beaconPublicKey: "cHVibGljIGtleQ==",
                                exponent: 9, clock: .init(value: 4_000_000_000, atMs: 2_000)),
@@ -66,7 +66,7 @@ final class BeaconRecordRowTests: XCTestCase {
                 for (type, id, clock) in [("EDDYSTONE", "0c", "5"), ("EDDYSTONE_EID", "0d0d0d0d0d0d0d0d", "NULL")] {
                     let name = "beacons/\(type == "EDDYSTONE" ? 3 : 4)!\(id)"
                     try await db.raw("""
-                        INSERT INTO beacons (\(unsafeRaw: BeaconRecord.columns)) VALUES ('demo', \(bind: name), \(bind: type),
+                        INSERT INTO beacons (\(unsafeRaw: Beacon.columns)) VALUES ('demo', \(bind: name), \(bind: type),
                             \(bind: id), 'abab', 'cGs=', 9, \(unsafeRaw: clock), 1, NULL, 'ACTIVE', 1, NULL, NULL, 1000)
                         """).run()
                 }
@@ -82,7 +82,7 @@ final class BeaconRecordRowTests: XCTestCase {
 
     /// `expected` with the change number the storage gave `stored`: memory and SQLite count their
     /// own way (`StorageRulesTests` checks the numbering), every other field must match.
-    private static func numbered(_ expected: BeaconRecord, as stored: BeaconRecord) -> BeaconRecord {
+    private static func numbered(_ expected: Beacon, as stored: Beacon) -> Beacon {
         var numbered = expected
         numbered.changeSeq = stored.changeSeq
         return numbered

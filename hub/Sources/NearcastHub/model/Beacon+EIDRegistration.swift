@@ -1,6 +1,4 @@
-import SQLKit
-
-extension BeaconRecord {
+extension Beacon {
     /// What an EID beacon registered with: the identity key the hub derived from the beacon's
     /// public key, the rotation exponent, and the beacon's clock as last read. The resolvers need
     /// all of it to compute the beacon's EIDs; the API shows back the public key, exponent and
@@ -11,7 +9,7 @@ extension BeaconRecord {
         var identityKeyHex: String?
         /// The beacon's X25519 public key, base64 as registered.
         var beaconPublicKey: String
-        /// EIDs rotate every 2^exponent seconds (`BeaconRecord.exponents`).
+        /// EIDs rotate every 2^exponent seconds (`Beacon.exponents`).
         var exponent: Int
         /// Read at registration, read again by every heartbeat that carries a clock value.
         var clock: ClockReading
@@ -23,26 +21,5 @@ extension BeaconRecord {
     struct ClockReading: Sendable, Equatable {
         var value: Int64
         var atMs: Int64
-    }
-}
-
-extension BeaconRecord.EIDRegistration {
-    /// The registration in an EID row's columns; nil when any column but the identity key is
-    /// empty (the hub writes them all), so the resolvers log and skip such a row, as before.
-    init?(row: any SQLRow) throws {
-        guard let beaconPublicKey = try row.decode(column: "beacon_public_key", as: String?.self),
-              let exponent = try row.decode(column: "exponent", as: Int?.self),
-              let clock = try BeaconRecord.ClockReading(row: row) else { return nil }
-        self.init(identityKeyHex: try row.decode(column: "identity_key", as: String?.self),
-                  beaconPublicKey: beaconPublicKey, exponent: exponent, clock: clock)
-    }
-}
-
-extension BeaconRecord.ClockReading {
-    /// The reading in `clock_value` and `clock_at_ms`; nil when either is empty.
-    init?(row: any SQLRow) throws {
-        guard let value = try row.decode(column: "clock_value", as: Int64?.self),
-              let atMs = try row.decode(column: "clock_at_ms", as: Int64?.self) else { return nil }
-        self.init(value: value, atMs: atMs)
     }
 }

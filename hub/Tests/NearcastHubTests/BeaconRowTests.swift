@@ -36,9 +36,9 @@ final class BeaconRowTests: XCTestCase {
             XCTAssertEqual(listed, [door, box], "\(storage)")
 
             // A clock value in a UID's heartbeat moves no clock: it has none.
-            try await beacons.recordHeartbeat(project: "demo", beaconName: door.beaconName, heartbeatJSON: #"{"clockValue":8}"#,
+            try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: door.beaconName),  heartbeatJSON: #"{"clockValue":8}"#,
                                               clockValue: 8, boxName: nil, atMs: 3_500)
-            try await beacons.recordHeartbeat(project: "demo", beaconName: box.beaconName, heartbeatJSON: #"{"clockValue":7}"#,
+            try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box.beaconName),  heartbeatJSON: #"{"clockValue":7}"#,
                                               clockValue: 7, boxName: "Room A", atMs: 3_000)
             door.lastHeartbeat = .init(json: #"{"clockValue":8}"#, atMs: 3_500)
             box.lastHeartbeat = .init(json: #"{"clockValue":7}"#, atMs: 3_000)
@@ -50,7 +50,7 @@ final class BeaconRowTests: XCTestCase {
             XCTAssertGreaterThan(anchored.changeSeq, box.changeSeq, "\(storage)")
             XCTAssertEqual(anchored, Self.numbered(box, as: anchored), "\(storage)")
 
-            try await beacons.delete(project: "demo", beaconName: box.beaconName)
+            try await beacons.delete(BeaconRef(project: "demo", beaconName: box.beaconName))
             let eids = try await changes.eidChanged(after: 0)
             let tombstone = try XCTUnwrap(eids.first, "\(storage)")
             box.active = false
@@ -71,10 +71,10 @@ final class BeaconRowTests: XCTestCase {
                         """).run()
                 }
             }
-            let uid = try await world.hub.repositories.beacons.get(project: "demo", beaconName: "beacons/3!0c")
+            let uid = try await world.hub.repositories.beacons.get(BeaconRef(project: "demo", beaconName: "beacons/3!0c"))
             XCTAssertEqual(uid.kind, .uid)
             XCTAssertNil(uid.eidRegistration, "a UID record carries no EID fields")
-            let eid = try await world.hub.repositories.beacons.get(project: "demo", beaconName: "beacons/4!0d0d0d0d0d0d0d0d")
+            let eid = try await world.hub.repositories.beacons.get(BeaconRef(project: "demo", beaconName: "beacons/4!0d0d0d0d0d0d0d0d"))
             XCTAssertEqual(eid.kind, .eid)
             XCTAssertNil(eid.eidRegistration, "without a clock the resolvers skip it, as they did")
         }

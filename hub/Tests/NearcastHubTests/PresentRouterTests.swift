@@ -70,7 +70,7 @@ final class PresentRouterTests: XCTestCase {
         let page = DeckRenderer.Page(full: [0xFF, 0xD8], thumbnail: [0xFF, 0xD8])
         let deck = try await hub.repositories.decks.add(project: "demo", title: "t", sourceBytes: 1,
                                            rendered: .init(pages: [page, page], width: 16, height: 9))
-        _ = try await hub.repositories.shows.put(project: "demo", beaconName: record.beaconName, deckID: deck.deckID, page: 1)
+        _ = try await hub.repositories.shows.put(BeaconRef(project: "demo", beaconName: record.beaconName),  deckID: deck.deckID, page: 1)
         return World(hub: hub, clock: clock, keys: keys, beaconName: record.beaconName, identityKey: identityKey,
                      beaconClock: beaconClock, directory: directory)
     }
@@ -160,7 +160,7 @@ final class PresentRouterTests: XCTestCase {
 
     func testAPassProvesPresenceUntilItExpires() async throws {
         try await eachWorld { world, client in
-            let live = try await world.hub.repositories.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
+            let live = try await world.hub.repositories.shows.liveBeacon(BeaconRef(project: "demo", beaconName: world.beaconName))
             let beacon = try XCTUnwrap(live)
             let code = try XCTUnwrap(try world.hub.present.presence.codes(for: beacon, nowMs: world.clock.clock.nowMs()).first).code
             let pass: PresenceJSON = try await client.execute(
@@ -218,7 +218,7 @@ final class PresentRouterTests: XCTestCase {
                     (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
                 }
             }
-            let live = try await world.hub.repositories.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
+            let live = try await world.hub.repositories.shows.liveBeacon(BeaconRef(project: "demo", beaconName: world.beaconName))
             let code = try XCTUnwrap(try world.hub.present.presence.codes(for: try XCTUnwrap(live), nowMs: world.clock.clock.nowMs()).first).code
             let (joined, seen) = try await presence(#"{"code": "\#(code)"}"#, key: nil)
             XCTAssertEqual(joined, .ok)
@@ -268,7 +268,7 @@ final class PresentRouterTests: XCTestCase {
                                          headers: [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]) { $0.status == .ok }
             }
             func move(to page: Int) async throws -> Show {
-                try await world.hub.repositories.shows.put(project: "demo", beaconName: world.beaconName, deckID: deck, page: page)
+                try await world.hub.repositories.shows.put(BeaconRef(project: "demo", beaconName: world.beaconName),  deckID: deck, page: page)
             }
             // Page 1 for a second, then 2 (End on a two-page deck), then back to 1 at once.
             world.clock.advance(seconds: 1)
@@ -299,7 +299,7 @@ final class PresentRouterTests: XCTestCase {
     func testThePresenterIsToldWhyNoPhoneFollowsAndSeesTheBoxsName() async throws {
         try await eachWorld { world, client in
             func presenterView() async throws -> ShowJSON.Presenter {
-                let show = try await world.hub.repositories.shows.get(project: "demo", beaconName: world.beaconName)
+                let show = try await world.hub.repositories.shows.get(BeaconRef(project: "demo", beaconName: world.beaconName))
                 let json = try await world.hub.present.views.json(try XCTUnwrap(show), presenter: true)
                 return try XCTUnwrap(json.presenter)
             }
@@ -308,12 +308,12 @@ final class PresentRouterTests: XCTestCase {
             XCTAssertNil(view.box?.lastResolvedTime)
             XCTAssertTrue(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
             // With joining by the code turned off, the hint does not offer it.
-            _ = try await world.hub.repositories.shows.setCode(project: "demo", beaconName: world.beaconName, joining: false, share: nil, rotate: false)
+            _ = try await world.hub.repositories.shows.setCode(BeaconRef(project: "demo", beaconName: world.beaconName),  joining: false, share: nil, rotate: false)
             view = try await presenterView()
             XCTAssertEqual(view.reach?.state, "not-heard")
             XCTAssertFalse(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
             XCTAssertTrue(view.reach?.message.contains("Joining with the code is off") == true, view.reach?.message ?? "")
-            _ = try await world.hub.repositories.shows.setCode(project: "demo", beaconName: world.beaconName, joining: true, share: nil, rotate: false)
+            _ = try await world.hub.repositories.shows.setCode(BeaconRef(project: "demo", beaconName: world.beaconName),  joining: true, share: nil, rotate: false)
 
             // A phone resolves what it heard.
             let heard = try Self.eid(world, beaconTime: world.beaconClock)
@@ -341,7 +341,7 @@ final class PresentRouterTests: XCTestCase {
             view = try await presenterView()
             XCTAssertEqual(view.box?.name, "Room 101")
             XCTAssertEqual(view.reach?.state, "not-heard", "in touch again; the last phone heard it 4 minutes ago")
-            let listed = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
+            let listed = try await world.hub.repositories.beacons.get(BeaconRef(project: "demo", beaconName: world.beaconName))
             XCTAssertEqual(listed.description, "Room 101", "the operators' list shows the name")
             // A name with a control character is refused, naming the field.
             try await client.execute(uri: "/v1beta1/beacons/\(beacon)/heartbeat", method: .post,
@@ -372,7 +372,7 @@ final class PresentRouterTests: XCTestCase {
     /// is refused, and the real current EID is still accepted after it.
     func testAFutureEIDMovesNoClockAndTheCurrentOneStillProvesPresence() async throws {
         try await eachWorld { world, client in
-            let before = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
+            let before = try await world.hub.repositories.beacons.get(BeaconRef(project: "demo", beaconName: world.beaconName))
             let future = try Self.eid(world, beaconTime: world.beaconClock + 20 * 128)
             var (status, text) = try await Self.react(client, world, observed: future)
             XCTAssertEqual(status, .forbidden, text)
@@ -381,7 +381,7 @@ final class PresentRouterTests: XCTestCase {
             try await client.execute(uri: "/v1beta1/beaconinfo:getforobserved", method: .post,
                                      headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey],
                                      body: ByteBuffer(string: body)) { XCTAssertEqual($0.status, .ok) }
-            let after = try await world.hub.repositories.beacons.get(project: "demo", beaconName: world.beaconName)
+            let after = try await world.hub.repositories.beacons.get(BeaconRef(project: "demo", beaconName: world.beaconName))
             XCTAssertEqual(after.eidRegistration?.clock, before.eidRegistration?.clock, "hearing moved no clock")
             (status, text) = try await Self.react(client, world, observed: try Self.eid(world, beaconTime: world.beaconClock))
             XCTAssertEqual(status, .accepted, text)
@@ -443,9 +443,9 @@ final class PresentRouterTests: XCTestCase {
             XCTAssertEqual(status, .accepted, text)
             // A new show (ended and started again) takes none of the old show's ids.
             let decks = try await world.hub.repositories.decks.list(project: "demo")
-            _ = try await world.hub.repositories.shows.delete(project: "demo", beaconName: world.beaconName)
+            _ = try await world.hub.repositories.shows.delete(BeaconRef(project: "demo", beaconName: world.beaconName))
             world.clock.advance(seconds: 1)
-            _ = try await world.hub.repositories.shows.put(project: "demo", beaconName: world.beaconName, deckID: try XCTUnwrap(decks.first).deckID, page: 1)
+            _ = try await world.hub.repositories.shows.put(BeaconRef(project: "demo", beaconName: world.beaconName),  deckID: try XCTUnwrap(decks.first).deckID, page: 1)
             world.hub.present.showCache.forget(project: "demo")
             (status, text) = try await react(as: "another phone")
             XCTAssertEqual(status, .forbidden, text)

@@ -30,7 +30,7 @@ extension PresentRouterTests {
 
     /// A pass for the code the show's salt gives now (shown or not), or the refusal.
     static func passFromCode(_ client: some TestClientProtocol, _ world: World) async throws -> Answer {
-        let found = try await world.hub.repositories.shows.liveBeacon(project: "demo", beaconName: world.beaconName)
+        let found = try await world.hub.repositories.shows.liveBeacon(BeaconRef(project: "demo", beaconName: world.beaconName))
         var live = try XCTUnwrap(found)
         live.codeJoining = true   // what the code would be: a phone may type the last one it saw
         let code = try XCTUnwrap(world.hub.present.presence.codes(for: live, nowMs: world.clock.clock.nowMs()).first).code

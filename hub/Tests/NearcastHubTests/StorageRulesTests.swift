@@ -44,17 +44,17 @@ final class StorageRulesTests: XCTestCase {
             let shows = world.hub.repositories.shows, decks = world.hub.repositories.decks
             let box = try await Self.eid(world, client), door = try await Self.uid(world, client, [1, 2])
             let deck = try await Self.deck(world, pages: 3), kept = try await Self.deck(world, pages: 2)
-            _ = try await shows.put(project: "demo", beaconName: box, deckID: deck, page: 2)
-            _ = try await shows.put(project: "demo", beaconName: door, deckID: kept, page: 1)
+            _ = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 2)
+            _ = try await shows.put(BeaconRef(project: "demo", beaconName: door),  deckID: kept, page: 1)
             let opened = try await decks.pageWasShown(project: "demo", deckID: deck, page: 2)
             XCTAssertTrue(opened, "\(storage): the live page is open")
             let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .follower).0)
 
             let ended = try await decks.delete(project: "demo", deckID: deck)
             XCTAssertEqual(ended, [box], "\(storage)")
-            let gone = try await shows.get(project: "demo", beaconName: box)
+            let gone = try await shows.get(BeaconRef(project: "demo", beaconName: box))
             XCTAssertNil(gone, "\(storage)")
-            let other = try await shows.get(project: "demo", beaconName: door)
+            let other = try await shows.get(BeaconRef(project: "demo", beaconName: door))
             XCTAssertEqual(other?.deckID, kept, "\(storage): another deck's show goes on")
             let stillOpen = try await decks.pageWasShown(project: "demo", deckID: deck, page: 2)
             XCTAssertFalse(stillOpen, "\(storage)")
@@ -65,7 +65,7 @@ final class StorageRulesTests: XCTestCase {
             let told = await stream.waitFor("event: ended")
             XCTAssertTrue(told, "\(storage): the show's stream is told it ended: \(stream.text)")
             await assertAPIError(.notFound) { _ = try await decks.delete(project: "demo", deckID: deck) }
-            await assertAPIError(.notFound, field: "deck") { _ = try await shows.put(project: "demo", beaconName: box, deckID: deck, page: 1) }
+            await assertAPIError(.notFound, field: "deck") { _ = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1) }
         }
     }
 
@@ -74,50 +74,50 @@ final class StorageRulesTests: XCTestCase {
         try await RouterWorld.each(clock: clock.clock) { world, client, storage in
             let shows = world.hub.repositories.shows
             let box = try await Self.eid(world, client), gone = try await Self.uid(world, client, [3])
-            try await world.hub.repositories.beacons.delete(project: "demo", beaconName: gone)
+            try await world.hub.repositories.beacons.delete(BeaconRef(project: "demo", beaconName: gone))
             let deck = try await Self.deck(world, pages: 3), next = try await Self.deck(world, pages: 2)
-            await assertAPIError(.notFound) { _ = try await shows.put(project: "demo", beaconName: gone, deckID: deck, page: 1) }
-            await assertAPIError(.notFound) { _ = try await shows.put(project: "other", beaconName: box, deckID: deck, page: 1) }
+            await assertAPIError(.notFound) { _ = try await shows.put(BeaconRef(project: "demo", beaconName: gone),  deckID: deck, page: 1) }
+            await assertAPIError(.notFound) { _ = try await shows.put(BeaconRef(project: "other", beaconName: box),  deckID: deck, page: 1) }
             for page in [0, 4] {
-                await assertAPIError(.badRequest, field: "page") { _ = try await shows.put(project: "demo", beaconName: box, deckID: deck, page: page) }
+                await assertAPIError(.badRequest, field: "page") { _ = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: page) }
             }
 
-            let started = try await shows.put(project: "demo", beaconName: box, deckID: deck, page: 1)
+            let started = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1)
             let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).0)
-            let counts = try await shows.addReactions(project: "demo", beaconName: box, counted: ["👏": 3],
+            let counts = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),  counted: ["👏": 3],
                                                       drawn: [.init(value: "👏", time: clock.clock.nowMs())])
             XCTAssertEqual(counts, ["👏": 3], "\(storage)")
             let sent = await stream.waitFor(#""counts":{"👏":3}"#)
             XCTAssertTrue(sent, "\(storage): the batch reaches the presenters: \(stream.text)")
             clock.advance(seconds: 3)
-            _ = try await shows.put(project: "demo", beaconName: box, deckID: deck, page: 3)
-            let moved = try await shows.get(project: "demo", beaconName: box)
+            _ = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 3)
+            let moved = try await shows.get(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(moved?.shown.pages, [1], "\(storage): page 1 stayed for the dwell")
             clock.advance(seconds: 1)
-            let switched = try await shows.put(project: "demo", beaconName: box, deckID: next, page: 2)
+            let switched = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: next, page: 2)
             XCTAssertEqual(switched.startedMs, started.startedMs, "\(storage)")
             XCTAssertEqual(switched.counts, ["👏": 3], "\(storage)")
             XCTAssertEqual(switched.shown.pages, [], "\(storage): the pages shown start again")
-            let read = try await shows.get(project: "demo", beaconName: box)
+            let read = try await shows.get(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(read, switched, "\(storage)")
 
-            let live = try await shows.liveBeacon(project: "demo", beaconName: box)
+            let live = try await shows.liveBeacon(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(live?.codeJoining, true, "\(storage)")
             XCTAssertEqual(live?.codeShare, 50, "\(storage)")
-            let changed = try await shows.setCode(project: "demo", beaconName: box, joining: false, share: 20, rotate: true)
+            let changed = try await shows.setCode(BeaconRef(project: "demo", beaconName: box),  joining: false, share: 20, rotate: true)
             XCTAssertTrue(changed, "\(storage)")
-            let after = try await shows.liveBeacon(project: "demo", beaconName: box)
+            let after = try await shows.liveBeacon(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(after?.codeJoining, false, "\(storage)")
             XCTAssertEqual(after?.codeShare, 20, "\(storage)")
             XCTAssertNotEqual(after?.codeSalt, live?.codeSalt, "\(storage): a new salt")
 
-            let ended = try await shows.delete(project: "demo", beaconName: box)
+            let ended = try await shows.delete(BeaconRef(project: "demo", beaconName: box))
             XCTAssertTrue(ended, "\(storage)")
-            let again = try await shows.delete(project: "demo", beaconName: box)
+            let again = try await shows.delete(BeaconRef(project: "demo", beaconName: box))
             XCTAssertFalse(again, "\(storage)")
-            let noShow = try await shows.addReactions(project: "demo", beaconName: box, counted: ["👏": 1], drawn: [])
+            let noShow = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),  counted: ["👏": 1], drawn: [])
             XCTAssertNil(noShow, "\(storage)")
-            let noCode = try await shows.setCode(project: "demo", beaconName: box, joining: true, share: nil, rotate: false)
+            let noCode = try await shows.setCode(BeaconRef(project: "demo", beaconName: box),  joining: true, share: nil, rotate: false)
             XCTAssertFalse(noCode, "\(storage)")
         }
     }
@@ -128,26 +128,26 @@ final class StorageRulesTests: XCTestCase {
             let shows = world.hub.repositories.shows
             let box = try await Self.eid(world, client), door = try await Self.uid(world, client, [4])
             let deck = try await Self.deck(world, pages: 1)
-            _ = try await shows.put(project: "demo", beaconName: box, deckID: deck, page: 1)
+            _ = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1)
             let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).0)
             try await shows.recordFollowers(instance: "a", [Self.key(box): 3, Self.key(door): 7])
             try await shows.recordFollowers(instance: "b", [Self.key(box): 2])
-            var total = try await shows.followers(project: "demo", beaconName: box)
+            var total = try await shows.followers(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(total, 5, "\(storage): the instances' counts add up")
             let told = await stream.waitFor(#""followers":5"#)
             XCTAssertTrue(told, "\(storage): the presenters see the new count: \(stream.text)")
             clock.advance(seconds: 20)
             try await shows.recordFollowers(instance: "a", [Self.key(box): 4])
-            total = try await shows.followers(project: "demo", beaconName: box)
+            total = try await shows.followers(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(total, 6, "\(storage): b's report is 20 s old, still counted")
             clock.advance(seconds: 11)
-            total = try await shows.followers(project: "demo", beaconName: box)
+            total = try await shows.followers(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(total, 4, "\(storage): b's report is 31 s old, not counted")
-            let other = try await shows.followers(project: "demo", beaconName: door)
+            let other = try await shows.followers(BeaconRef(project: "demo", beaconName: door))
             XCTAssertEqual(other, 0, "\(storage): a's count for the door is stale too")
             clock.advance(seconds: 5 * 60)
             try await shows.recordFollowers(instance: "b", [Self.key(box): 1])
-            total = try await shows.followers(project: "demo", beaconName: box)
+            total = try await shows.followers(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(total, 1, "\(storage)")
         }
     }
@@ -159,31 +159,31 @@ final class StorageRulesTests: XCTestCase {
             let registered = clock.clock.nowMs()
             let box = try await Self.eid(world, client), door = try await Self.uid(world, client, [5])
             let deck = try await Self.deck(world, pages: 1)
-            for beacon in [box, door] { _ = try await shows.put(project: "demo", beaconName: beacon, deckID: deck, page: 1) }
+            for beacon in [box, door] { _ = try await shows.put(BeaconRef(project: "demo", beaconName: beacon),  deckID: deck, page: 1) }
             var live = try await shows.liveBeacons()
             XCTAssertEqual(live.map(\.beaconName), [box], "\(storage): a UID beacon has no sight code")
             XCTAssertEqual(live.first?.exponent, 7, "\(storage)")
 
-            var seen = try await shows.box(project: "demo", beaconName: box)
+            var seen = try await shows.box(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(seen?.name, box, "\(storage): no description, the beacon's name")
             XCTAssertEqual(seen?.lastSeenMs, registered, "\(storage): no heartbeat, the registration")
             clock.advance(seconds: 60)
-            try await beacons.recordHeartbeat(project: "demo", beaconName: box, heartbeatJSON: "{}", clockValue: nil, boxName: "Room A",
+            try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box),  heartbeatJSON: "{}", clockValue: nil, boxName: "Room A",
                                               atMs: clock.clock.nowMs())
-            seen = try await shows.box(project: "demo", beaconName: box)
+            seen = try await shows.box(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(seen?.name, "Room A", "\(storage)")
             XCTAssertEqual(seen?.lastSeenMs, registered + 60_000, "\(storage)")
-            try await beacons.recordHeartbeat(project: "demo", beaconName: box, heartbeatJSON: "{}", clockValue: nil, boxName: nil,
+            try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box),  heartbeatJSON: "{}", clockValue: nil, boxName: nil,
                                               atMs: registered - 5_000)
-            seen = try await shows.box(project: "demo", beaconName: box)
+            seen = try await shows.box(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(seen?.lastSeenMs, registered, "\(storage): never before the registration")
 
-            try await beacons.delete(project: "demo", beaconName: box)
+            try await beacons.delete(BeaconRef(project: "demo", beaconName: box))
             live = try await shows.liveBeacons()
             XCTAssertTrue(live.isEmpty, "\(storage): a deleted beacon's show has no sight code")
-            seen = try await shows.box(project: "demo", beaconName: box)
+            seen = try await shows.box(BeaconRef(project: "demo", beaconName: box))
             XCTAssertEqual(seen?.name, "Room A", "\(storage): the deleted beacon's row still names its box")
-            let never = try await shows.box(project: "demo", beaconName: "beacons/3!99")
+            let never = try await shows.box(BeaconRef(project: "demo", beaconName: "beacons/3!99"))
             XCTAssertNil(never, "\(storage)")
         }
     }
@@ -224,7 +224,7 @@ final class StorageRulesTests: XCTestCase {
             var changed = try await changes.changed(after: 0)
             let registered = try XCTUnwrap(changed.beacons.last, "\(storage)")
             XCTAssertEqual(registered.beaconName, door)
-            _ = try await attachments.add(project: "demo", beaconName: door, namespacedType: "demo/a", data: "eA==")
+            _ = try await attachments.add(BeaconRef(project: "demo", beaconName: door),  namespacedType: "demo/a", data: "eA==")
             changed = try await changes.changed(after: registered.changeSeq)
             XCTAssertEqual(changed.beacons.map(\.beaconName), [door], "\(storage): an attachment renumbers its beacon")
             XCTAssertEqual(changed.attachments[ChangedBeacons.key("demo", door)]?.map(\.data), ["eA=="], "\(storage)")
@@ -234,21 +234,21 @@ final class StorageRulesTests: XCTestCase {
             let eids = try await changes.eidChanged(after: attached)
             XCTAssertEqual(eids.map(\.beaconName), [box], "\(storage)")
             let boxSeq = try XCTUnwrap(eids.first).changeSeq
-            try await beacons.recordHeartbeat(project: "demo", beaconName: box, heartbeatJSON: "{}", clockValue: nil, boxName: nil, atMs: 1)
+            try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box),  heartbeatJSON: "{}", clockValue: nil, boxName: nil, atMs: 1)
             let quiet = try await changes.changed(after: boxSeq)
             XCTAssertTrue(quiet.beacons.isEmpty, "\(storage): a heartbeat that moves no clock and no name changes nothing read")
-            try await beacons.recordHeartbeat(project: "demo", beaconName: box, heartbeatJSON: "{}", clockValue: 5, boxName: nil, atMs: 2)
+            try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box),  heartbeatJSON: "{}", clockValue: 5, boxName: nil, atMs: 2)
             let anchored = try await changes.eidChanged(after: boxSeq)
             XCTAssertEqual(anchored.first?.eidRegistration?.clock.value, 5, "\(storage): a re-anchored clock is read again")
 
-            try await beacons.delete(project: "demo", beaconName: door)
+            try await beacons.delete(BeaconRef(project: "demo", beaconName: door))
             changed = try await changes.changed(after: attached)
             let tombstone = try XCTUnwrap(changed.beacons.first { $0.beaconName == door }, "\(storage)")
             XCTAssertFalse(tombstone.active, "\(storage)")
             XCTAssertNil(changed.attachments[ChangedBeacons.key("demo", door)], "\(storage): its attachments went with it")
             let again = try await Self.uid(world, client, [6])
             XCTAssertEqual(again, door, "\(storage): a deleted beacon registers afresh")
-            let listed = try await attachments.list(project: "demo", beaconName: door)
+            let listed = try await attachments.list(BeaconRef(project: "demo", beaconName: door))
             XCTAssertTrue(listed.isEmpty, "\(storage)")
         }
     }

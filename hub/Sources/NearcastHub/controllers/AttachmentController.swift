@@ -19,7 +19,7 @@ struct AttachmentController: Sendable {
             guard data.count <= Attachment.maximumDataBytes else {
                 throw APIError.invalid("data", "is \(data.count) bytes; an attachment holds at most \(Attachment.maximumDataBytes) (100 KiB)")
             }
-            let record = try await attachments.add(project: access.project, beaconName: name,
+            let record = try await attachments.add(BeaconRef(project: access.project, beaconName: name), 
                                                        namespacedType: body.namespacedType, data: Base64Field.encode(data))
             logger.info("attachments: \(access.project) added \(body.namespacedType) (\(data.count) bytes) to \(name)")
             return record.json
@@ -27,20 +27,20 @@ struct AttachmentController: Sendable {
         router.get("/v1beta1/beacons/:beacon/attachments") { request, context in
             let access = try context.caller()
             let filter = try Self.filter(request)
-            let records = try await attachments.list(project: access.project, beaconName: try RequestSupport.beaconName(context),
+            let records = try await attachments.list(BeaconRef(project: access.project, beaconName: try RequestSupport.beaconName(context)), 
                                                          filter: filter)
             return AttachmentListJSON(attachments: records.map(\.json))
         }
         router.delete("/v1beta1/beacons/:beacon/attachments/:attachment") { request, context in
             let access = try context.caller()
             let id = context.parameters.get("attachment") ?? ""
-            _ = try await attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
+            _ = try await attachments.delete(BeaconRef(project: access.project, beaconName: try RequestSupport.beaconName(context)), 
                                                  attachmentID: id)
             return EmptyJSON()
         }
         router.post("/v1beta1/beacons/:beacon/attachments:batchDelete") { request, context in
             let access = try context.caller()
-            let count = try await attachments.delete(project: access.project, beaconName: try RequestSupport.beaconName(context),
+            let count = try await attachments.delete(BeaconRef(project: access.project, beaconName: try RequestSupport.beaconName(context)), 
                                                          attachmentID: nil, filter: try Self.filter(request))
             return DeletedJSON(numDeleted: count)
         }

@@ -31,13 +31,13 @@ struct BeaconController: Sendable {
         }
         router.get("/v1beta1/beacons/:beacon") { _, context in
             let access = try context.caller()
-            let record = try await beacons.get(project: access.project, beaconName: try RequestSupport.beaconName(context))
+            let record = try await beacons.get(BeaconRef(project: access.project, beaconName: try RequestSupport.beaconName(context)))
             return Self.json(record)
         }
         router.delete("/v1beta1/beacons/:beacon") { _, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            try await beacons.delete(project: access.project, beaconName: name)
+            try await beacons.delete(BeaconRef(project: access.project, beaconName: name))
             logger.info("beacons: \(access.project) deleted \(name)")
             return EmptyJSON()
         }
@@ -49,7 +49,7 @@ struct BeaconController: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
-            try await beacons.recordHeartbeat(project: access.project, beaconName: name, heartbeatJSON: text,
+            try await beacons.recordHeartbeat(BeaconRef(project: access.project, beaconName: name),  heartbeatJSON: text,
                                                   clockValue: heartbeat.clockValue.map(UInt32.init), boxName: heartbeat.name,
                                                   atMs: clock.nowMs())
             return EmptyJSON()

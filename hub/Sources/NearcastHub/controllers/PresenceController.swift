@@ -96,12 +96,12 @@ struct PresenceController: Sendable {
         }
         let key = BeaconRef(project: beacon.project, beaconName: beacon.beaconName)
         // The show the code is of, read afresh: the pass names its start and its code's salt.
-        guard let show = try await shows.get(project: beacon.project, beaconName: beacon.beaconName),
+        guard let show = try await shows.get(BeaconRef(project: beacon.project, beaconName: beacon.beaconName)),
               show.sightCode.salt == beacon.codeSalt, show.sightCode.joining else {
             limiter.spendFailedCode(from: address)
             return nil
         }
-        let followers = try await shows.followers(project: beacon.project, beaconName: beacon.beaconName)
+        let followers = try await shows.followers(BeaconRef(project: beacon.project, beaconName: beacon.beaconName))
         let limit = CodePassLedger.limit(followers: followers, share: beacon.codeShare)
         guard codePasses.admit(key, limit: limit, nowMs: now) else {
             throw APIError(.forbidden, "code: this presentation has let in as many phones by its code as the presenter allows "

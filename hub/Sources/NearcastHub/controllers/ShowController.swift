@@ -30,7 +30,7 @@ struct ShowController: Sendable {
             guard body.deck.count == 16, body.deck.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
                 throw APIError.invalid("deck", "'\(body.deck)' is not a deck id (16 lowercase hex digits)")
             }
-            let show = try await shows.put(project: access.project, beaconName: name, deckID: body.deck, page: body.page ?? 1)
+            let show = try await shows.put(BeaconRef(project: access.project, beaconName: name),  deckID: body.deck, page: body.page ?? 1)
             showCache.forget(BeaconRef(show))
             return try await views.json(show, presenter: true)
         }
@@ -38,7 +38,7 @@ struct ShowController: Sendable {
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
             defer { showCache.forget(BeaconRef(project: access.project, beaconName: name)) }
-            guard try await shows.delete(project: access.project, beaconName: name) else {
+            guard try await shows.delete(BeaconRef(project: access.project, beaconName: name)) else {
                 throw APIError.notFound("a show on \(name)")
             }
             logger.info("shows: \(access.project) ended the show on \(name)")
@@ -51,12 +51,12 @@ struct ShowController: Sendable {
             if let share = body.maxShare, !(0...100).contains(share) {
                 throw APIError.invalid("maxShare", "\(share) is not a share of the followers: give 0 to 100 (%)")
             }
-            guard try await shows.setCode(project: access.project, beaconName: name, joining: body.joining,
+            guard try await shows.setCode(BeaconRef(project: access.project, beaconName: name),  joining: body.joining,
                                               share: body.maxShare, rotate: body.rotate ?? false) else {
                 throw APIError.notFound("a show on \(name)")
             }
             showCache.forget(BeaconRef(project: access.project, beaconName: name))
-            guard let show = try await shows.get(project: access.project, beaconName: name) else { throw APIError.notFound("a show on \(name)") }
+            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else { throw APIError.notFound("a show on \(name)") }
             let change = "\(body.joining.map { $0 ? "on" : "off" } ?? "unchanged")" + (body.rotate == true ? ", new code" : "")
                 + (body.maxShare.map { ", at most \($0) %" } ?? "")
             logger.info("shows: \(access.project) set joining by code on \(name): \(change)")
@@ -65,7 +65,7 @@ struct ShowController: Sendable {
         managers.get("/v1/shows/:beacon/qr.svg") { request, context in
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
-            guard let show = try await shows.get(project: access.project, beaconName: name) else {
+            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else {
                 throw APIError.notFound("a show on \(name)")
             }
             let json = try await views.json(show, presenter: true)
@@ -83,7 +83,7 @@ struct ShowController: Sendable {
             let access = try context.caller()
             let name = try RequestSupport.beaconName(context)
             try await grant.check(access, beaconName: name, request: request)
-            guard let show = try await shows.get(project: access.project, beaconName: name) else {
+            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else {
                 throw APIError.notFound("a show on \(name)")
             }
             return try await views.json(show, presenter: access.canManage)
@@ -98,7 +98,7 @@ struct ShowController: Sendable {
             // Subscribe before the first read, so no change falls between the two.
             let pass: Presence.Pass? = if case .pass(let pass) = access { pass } else { nil }
             let (events, continuation) = views.showFeed.subscribe(key, role: role, pass: pass)
-            guard let show = try await shows.get(project: access.project, beaconName: name) else {
+            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else {
                 continuation.finish()
                 throw APIError.notFound("a show on \(name)")
             }

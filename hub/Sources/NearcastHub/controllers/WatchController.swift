@@ -43,7 +43,7 @@ struct WatchController: Sendable {
             let read: @Sendable () async throws -> WatchEvents.Event = {
                 reads.increment()
                 do {
-                    return .attachments(Self.event(try await attachments.list(project: access.project, beaconName: name, filter: filter)))
+                    return .attachments(Self.event(try await attachments.list(BeaconRef(project: access.project, beaconName: name),  filter: filter)))
                 } catch let error as APIError where error.status == .notFound {
                     return .deleted
                 }

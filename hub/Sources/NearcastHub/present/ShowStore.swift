@@ -13,7 +13,8 @@ struct ShowStore: Sendable {
     let reactions: ReactionNotifier
     let clock: HubClock
 
-    func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> Show {
+    func put(_ beacon: BeaconRef, deckID: String, page: Int) async throws -> Show {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let now = clock.nowMs()
         let show = try await database.transaction { db -> Show in
             guard try await db.raw("""
@@ -45,8 +46,9 @@ struct ShowStore: Sendable {
         return show
     }
 
-    func get(project: String, beaconName: String) async throws -> Show? {
-        try await database.read { db in try await get(db, project: project, beaconName: beaconName) }
+    func get(_ beacon: BeaconRef) async throws -> Show? {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await database.read { db in try await get(db, project: project, beaconName: beaconName) }
     }
 
     private func get(_ db: any SQLDatabase, project: String, beaconName: String) async throws -> Show? {
@@ -55,14 +57,16 @@ struct ShowStore: Sendable {
             """).first().map(Self.show(row:))
     }
 
-    func delete(project: String, beaconName: String) async throws -> Bool {
-        try await write(project: project, beaconName: beaconName) { db in
+    func delete(_ beacon: BeaconRef) async throws -> Bool {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await write(project: project, beaconName: beaconName) { db in
             try await db.raw("DELETE FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)").run()
         }
     }
 
-    func addReactions(project: String, beaconName: String, counted: [String: Int],
+    func addReactions(_ beacon: BeaconRef, counted: [String: Int],
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = BeaconRef(project: project, beaconName: beaconName)
         let counts = try await database.transaction { db -> [String: Int]? in
             guard let row = try await db.raw("""
@@ -98,8 +102,9 @@ struct ShowStore: Sendable {
         }
     }
 
-    func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
-        try await write(project: project, beaconName: beaconName) { db in
+    func setCode(_ beacon: BeaconRef, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await write(project: project, beaconName: beaconName) { db in
             if let joining {
                 try await db.raw("""
                     UPDATE shows SET code_joining = \(bind: joining ? 1 : 0) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
@@ -133,9 +138,10 @@ struct ShowStore: Sendable {
         return done
     }
 
-    func box(project: String, beaconName: String) async throws -> Show.Box? {
+    func box(_ beacon: BeaconRef) async throws -> Show.Box? {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         // Any status: a deleted beacon's row stays, and its show with it.
-        try await database.read { db in
+        return try await database.read { db in
             guard let row = try await db.raw("""
                 SELECT description, heartbeat_ms, created_ms FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).first() else { return nil }
@@ -164,7 +170,8 @@ struct ShowStore: Sendable {
     }
 
     /// (PostgreSQL's SUM of a BIGINT is a NUMERIC, hence the cast back.)
-    func followers(project: String, beaconName: String) async throws -> Int {
+    func followers(_ beacon: BeaconRef) async throws -> Int {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let since = clock.nowMs() - Show.followersFreshMs
         return try await database.read { db in
             try await db.raw("""

@@ -29,11 +29,11 @@ struct ShowViews: Sendable {
                                          reactions: choices.json)
         guard presenter else { return ShowJSON(audience: audience) }
         var json = ShowJSON.Presenter()   // the presenter's fields
-        json.followers = try await shows.followers(project: show.project, beaconName: show.beaconName)
+        json.followers = try await shows.followers(BeaconRef(project: show.project, beaconName: show.beaconName))
             + (try await localFollowersNotYetRecorded(show))
         json.counts = show.counts
         let now = clock.nowMs()
-        if let beacon = try await shows.liveBeacon(project: show.project, beaconName: show.beaconName) {
+        if let beacon = try await shows.liveBeacon(BeaconRef(project: show.project, beaconName: show.beaconName)) {
             if let current = presence.codes(for: beacon, nowMs: now).first(where: { $0.minutesBehind == 0 }) {
                 json.code = current.code
                 json.codeExpiresMs = current.expiresMs
@@ -45,7 +45,7 @@ struct ShowViews: Sendable {
             json.codePasses = codePasses.count(BeaconRef(show), nowMs: now)
             json.rotationPeriodSeconds = 1 << beacon.exponent
         }
-        let box = try await shows.box(project: show.project, beaconName: show.beaconName)
+        let box = try await shows.box(BeaconRef(project: show.project, beaconName: show.beaconName))
         let name = box?.name ?? show.beaconName
         let resolvedMs = heardBoxes.lastHeardMs(project: show.project, beaconName: show.beaconName)
         json.box = ShowBoxJSON(name: name, lastSeenTime: box?.lastSeenMs.map(HubClock.timestamp(ms:)),
@@ -68,7 +68,7 @@ struct ShowViews: Sendable {
     /// Reads a show and sends it to this instance's streams (`ShowFeed`'s refresh).
     func send(_ key: BeaconRef) async {
         do {
-            guard let show = try await shows.get(project: key.project, beaconName: key.beaconName) else {
+            guard let show = try await shows.get(BeaconRef(project: key.project, beaconName: key.beaconName)) else {
                 showFeed.end(key)
                 return
             }

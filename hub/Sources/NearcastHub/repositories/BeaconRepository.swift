@@ -6,11 +6,11 @@ protocol BeaconRepository: Sendable {
     func register(_ record: Beacon) async throws -> Beacon
     /// The project's active beacons, oldest first.
     func list(project: String) async throws -> [Beacon]
-    func get(project: String, beaconName: String) async throws -> Beacon
+    func get(_ beacon: BeaconRef) async throws -> Beacon
     /// Deletes it and its attachments.
-    func delete(project: String, beaconName: String) async throws
+    func delete(_ beacon: BeaconRef) async throws
     /// Keeps what the box reported; for an EID with a clock value, re-anchors its clock.
-    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
+    func recordHeartbeat(_ beacon: BeaconRef, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) async throws
 }
 

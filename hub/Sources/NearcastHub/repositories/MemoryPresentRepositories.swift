@@ -30,34 +30,38 @@ struct MemoryShowRepository: ShowRepository {
     let data: MemoryHubData
     let showFeed: ShowFeed
 
-    func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> Show {
+    func put(_ beacon: BeaconRef, deckID: String, page: Int) async throws -> Show {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let show = try await data.putShow(project: project, beaconName: beaconName, deckID: deckID, page: page)
         showFeed.changed(project: project, beaconName: beaconName)
         return show
     }
-    func get(project: String, beaconName: String) async throws -> Show? { await data.show(Self.key(project, beaconName)) }
-    func delete(project: String, beaconName: String) async throws -> Bool {
-        try await changed(project, beaconName) { await data.deleteShow(Self.key(project, beaconName)) }
+    func get(_ beacon: BeaconRef) async throws -> Show? { await data.show(Self.key(beacon.project, beacon.beaconName)) }
+    func delete(_ beacon: BeaconRef) async throws -> Bool {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await changed(project, beaconName) { await data.deleteShow(Self.key(project, beaconName)) }
     }
-    func addReactions(project: String, beaconName: String, counted: [String: Int],
+    func addReactions(_ beacon: BeaconRef, counted: [String: Int],
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = Self.key(project, beaconName)
         guard let counts = await data.addReactions(key, counted: counted) else { return nil }
         try showFeed.sendReactions(key, ReactionBatchJSON(reactions: drawn, counts: counts))
         return counts
     }
     func liveBeacons() async throws -> [Show.LiveBeacon] { await data.liveBeacons() }
-    func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
-        try await changed(project, beaconName) {
+    func setCode(_ beacon: BeaconRef, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await changed(project, beaconName) {
             await data.setCode(Self.key(project, beaconName), joining: joining, share: share, rotate: rotate)
         }
     }
-    func box(project: String, beaconName: String) async throws -> Show.Box? { await data.box(Self.key(project, beaconName)) }
+    func box(_ beacon: BeaconRef) async throws -> Show.Box? { await data.box(Self.key(beacon.project, beacon.beaconName)) }
     func recordFollowers(instance: String, _ counts: [BeaconRef: Int]) async throws {
         await data.recordFollowers(instance: instance, counts)
         for key in counts.keys { showFeed.changed(project: key.project, beaconName: key.beaconName) }
     }
-    func followers(project: String, beaconName: String) async throws -> Int { await data.followers(Self.key(project, beaconName)) }
+    func followers(_ beacon: BeaconRef) async throws -> Int { await data.followers(Self.key(beacon.project, beacon.beaconName)) }
 
     /// Runs `write`; when it changed the show (true), tells its streams.
     private func changed(_ project: String, _ beaconName: String, _ write: () async throws -> Bool) async throws -> Bool {

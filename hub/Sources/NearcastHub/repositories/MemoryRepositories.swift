@@ -10,12 +10,14 @@ struct MemoryBeaconRepository: BeaconRepository {
     let data: MemoryHubData
     func register(_ record: Beacon) async throws -> Beacon { try await data.register(record) }
     func list(project: String) async throws -> [Beacon] { await data.beacons(project: project) }
-    func get(project: String, beaconName: String) async throws -> Beacon {
-        try await data.beacon(project: project, beaconName: beaconName)
+    func get(_ beacon: BeaconRef) async throws -> Beacon {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await data.beacon(project: project, beaconName: beaconName)
     }
-    func delete(project: String, beaconName: String) async throws { try await data.deleteBeacon(project: project, beaconName: beaconName) }
-    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
+    func delete(_ beacon: BeaconRef) async throws { try await data.deleteBeacon(project: beacon.project, beaconName: beacon.beaconName) }
+    func recordHeartbeat(_ beacon: BeaconRef, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) async throws {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         try await data.recordHeartbeat(project: project, beaconName: beaconName, heartbeatJSON: heartbeatJSON,
                                        clockValue: clockValue, boxName: boxName, atMs: atMs)
     }
@@ -24,14 +26,17 @@ struct MemoryBeaconRepository: BeaconRepository {
 /// Attachments in memory (`MemoryHubData`).
 struct MemoryAttachmentRepository: AttachmentRepository {
     let data: MemoryHubData
-    func add(project: String, beaconName: String, namespacedType: String, data text: String) async throws -> Attachment {
-        try await data.addAttachment(project: project, beaconName: beaconName, namespacedType: namespacedType, data: text)
+    func add(_ beacon: BeaconRef, namespacedType: String, data text: String) async throws -> Attachment {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await data.addAttachment(project: project, beaconName: beaconName, namespacedType: namespacedType, data: text)
     }
-    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [Attachment] {
-        try await data.attachments(project: project, beaconName: beaconName, filter: filter)
+    func list(_ beacon: BeaconRef, filter: NamespacedTypeFilter) async throws -> [Attachment] {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await data.attachments(project: project, beaconName: beaconName, filter: filter)
     }
-    func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter) async throws -> Int {
-        try await data.deleteAttachments(project: project, beaconName: beaconName, attachmentID: attachmentID, filter: filter)
+    func delete(_ beacon: BeaconRef, attachmentID: String?, filter: NamespacedTypeFilter) async throws -> Int {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await data.deleteAttachments(project: project, beaconName: beaconName, attachmentID: attachmentID, filter: filter)
     }
 }
 

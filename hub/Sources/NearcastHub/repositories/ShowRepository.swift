@@ -6,13 +6,13 @@ protocol ShowRepository: Sendable {
     /// Starts a show of `deckID` on the beacon at `page`, or moves (or switches) the running one
     /// (`Show.go`). 404 unless the beacon is active and the deck the project's; 400 for
     /// a page the deck does not have.
-    func put(project: String, beaconName: String, deckID: String, page: Int) async throws -> Show
-    func get(project: String, beaconName: String) async throws -> Show?
+    func put(_ beacon: BeaconRef, deckID: String, page: Int) async throws -> Show
+    func get(_ beacon: BeaconRef) async throws -> Show?
     /// Ends the beacon's show; false when it had none.
-    func delete(project: String, beaconName: String) async throws -> Bool
+    func delete(_ beacon: BeaconRef) async throws -> Bool
     /// Adds a batch of reactions (`counted`: value -> how many) to the show's counts and sends
     /// `drawn` with the new counts to its presenters; nil, and nothing sent, when the show ended.
-    func addReactions(project: String, beaconName: String, counted: [String: Int],
+    func addReactions(_ beacon: BeaconRef, counted: [String: Int],
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]?
     /// Every show's beacon with its sight-code settings: only active EID beacons with an identity
     /// key (a show on a UID beacon has no sight code).
@@ -21,22 +21,22 @@ protocol ShowRepository: Sendable {
     /// that may hold passes from the code, a new code at once (a new salt: every code shown so
     /// far stops working, and every pass given so far is revoked; turning joining off takes a
     /// new salt too, `SightCode.needsNewSalt`). False when the beacon has no show.
-    func setCode(project: String, beaconName: String, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool
+    func setCode(_ beacon: BeaconRef, joining: Bool?, share: Int?, rotate: Bool) async throws -> Bool
     /// A show's box as the presenter sees it (`Show.Box`), nil when the beacon was never
     /// registered.
-    func box(project: String, beaconName: String) async throws -> Show.Box?
+    func box(_ beacon: BeaconRef) async throws -> Show.Box?
     /// Records this instance's follower count of each show (and keeps them fresh), and tells the
     /// shows' presenters everywhere.
     func recordFollowers(instance: String, _ counts: [BeaconRef: Int]) async throws
     /// The phones following a show across every instance that reported lately
     /// (`Show.followersFreshMs`).
-    func followers(project: String, beaconName: String) async throws -> Int
+    func followers(_ beacon: BeaconRef) async throws -> Int
 }
 
 extension ShowRepository {
     /// One show's beacon, as `liveBeacons` lists them.
-    func liveBeacon(project: String, beaconName: String) async throws -> Show.LiveBeacon? {
-        try await liveBeacons().first { $0.project == project && $0.beaconName == beaconName }
+    func liveBeacon(_ beacon: BeaconRef) async throws -> Show.LiveBeacon? {
+        try await liveBeacons().first { $0.project == beacon.project && $0.beaconName == beacon.beaconName }
     }
 }
 

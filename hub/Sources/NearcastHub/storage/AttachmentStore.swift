@@ -8,7 +8,8 @@ struct AttachmentStore: Sendable {
     let notifier: ChangeNotifier
     let clock: HubClock
 
-    func add(project: String, beaconName: String, namespacedType: String, data: String) async throws -> Attachment {
+    func add(_ beacon: BeaconRef, namespacedType: String, data: String) async throws -> Attachment {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         var generator = SystemRandomNumberGenerator()
         let id = Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8)
         let record = Attachment(beaconName: beaconName, attachmentID: id, namespacedType: namespacedType, data: data,
@@ -31,8 +32,9 @@ struct AttachmentStore: Sendable {
     }
 
     /// The beacon's attachments, oldest first, those matching `filter` only.
-    func list(project: String, beaconName: String, filter: NamespacedTypeFilter) async throws -> [Attachment] {
-        try await database.read { db in
+    func list(_ beacon: BeaconRef, filter: NamespacedTypeFilter) async throws -> [Attachment] {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
+        return try await database.read { db in
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)
             return try await db.raw("""
                 SELECT beacon_name, attachment_id, namespaced_type, data, created_ms FROM attachments
@@ -44,7 +46,8 @@ struct AttachmentStore: Sendable {
 
     /// Deletes one attachment, or (with no id) all of the beacon's that match `filter`; returns
     /// how many went.
-    func delete(project: String, beaconName: String, attachmentID: String?, filter: NamespacedTypeFilter) async throws -> Int {
+    func delete(_ beacon: BeaconRef, attachmentID: String?, filter: NamespacedTypeFilter) async throws -> Int {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let deleted = try await database.transaction { db in
             let seq = try await ChangeCounter.next(db)
             try await Self.requireBeacon(db, project: project, beaconName: beaconName)

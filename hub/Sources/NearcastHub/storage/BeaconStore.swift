@@ -46,7 +46,8 @@ struct BeaconStore: Sendable {
         }
     }
 
-    func get(project: String, beaconName: String) async throws -> Beacon {
+    func get(_ beacon: BeaconRef) async throws -> Beacon {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let record = try await database.read { db in
             try await db.raw("""
                 SELECT \(unsafeRaw: Beacon.columns) FROM beacons
@@ -70,7 +71,8 @@ struct BeaconStore: Sendable {
 
     /// Deletes a beacon and its attachments. The row stays, marked DELETED and without its
     /// identity key, so every instance's resolver cache learns of the deletion.
-    func delete(project: String, beaconName: String) async throws {
+    func delete(_ beacon: BeaconRef) async throws {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         try await database.transaction { db in
             let seq = try await ChangeCounter.next(db)
             let found = try await db.raw("""
@@ -88,8 +90,9 @@ struct BeaconStore: Sendable {
     }
 
     /// Keeps what the box reported, and (for an EID with a clock value) re-anchors its clock.
-    func recordHeartbeat(project: String, beaconName: String, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
+    func recordHeartbeat(_ beacon: BeaconRef, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) async throws {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         try await database.transaction { db in
             let found = try await db.raw("""
                 SELECT advertised_type, description FROM beacons WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'

@@ -5,7 +5,7 @@ import NearcastCore
 /// Order of the chain: room (convolution with a ``ShoeBoxRoom`` or ``RoomModel`` response), time scale (Doppler or
 /// clock error, by resampling), the microphone's roll-off, background noise at the set C/N0,
 /// overdrive and clipping in the analog stage, then the converter's DC offset. C/N0 is measured against the
-/// mean power of the transmitted burst over its own duration (shared/notes/modem-measurement.md);
+/// mean power of the transmitted burst over its own duration (docs/design.md, how the modem is measured);
 /// the statistical room's response is scaled so its direct path has gain 1, the image-method
 /// room's to unit energy (so the noise stands in the same ratio to the burst as heard in the
 /// room, which is how the bar's "30 dB SNR" is meant), with its direct sound at the burst's start.

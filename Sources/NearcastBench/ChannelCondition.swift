@@ -63,7 +63,7 @@ public struct ChannelCondition: Sendable {
     /// C/N0 of the room conditions: SNR 30 dB in the 1.5 kHz band (C/N0 = SNR + 31.8 dB).
     public static let roomCN0 = 30 + 31.8
 
-    /// The conditions `nearcast bench modem` measures by default: the bar of issue 3.
+    /// The conditions `nearcast bench modem` measures by default: the modem's bar (docs/design.md, the audio burst).
     public static let standard: [ChannelCondition] = {
         var list: [ChannelCondition] = []
         func add(_ name: String, _ summary: String, _ configure: (inout ChannelCondition) -> Void) {
@@ -89,7 +89,7 @@ public struct ChannelCondition: Sendable {
         add("room-3m-omni", "the same room off axis (Q 2, DRR -5.2 dB), SNR 30 dB") {
             $0.room = offAxisRoom; $0.cn0 = roomCN0
         }
-        // Image-method rooms: the bar of issue 21.
+        // Image-method rooms: the rooms of the modem's bar (docs/design.md).
         let roomA = ShoeBoxRoom(rt60: 0.6, distance: 3)
         let roomB = ShoeBoxRoom(rt60: 0.8, distance: 5)
         add("room-a", "image-method room RT60 0.6 s, 3 m, omni (DRR about -8.6 dB), SNR 30 dB") {

@@ -5,7 +5,7 @@ import NearcastCore
 /// Order of the chain: room (convolution with a ``ShoeBoxRoom`` or ``RoomModel`` response), time scale (Doppler or
 /// clock error, by resampling), the microphone's roll-off, background noise at the set C/N0,
 /// overdrive and clipping in the analog stage, then the converter's DC offset. C/N0 is measured against the
-/// mean power of the transmitted burst over its own duration (shared/notes/modem-measurement.md);
+/// mean power of the transmitted burst over its own duration (docs/design.md, how the modem is measured);
 /// the statistical room's response is scaled so its direct path has gain 1, the image-method
 /// room's to unit energy (so the noise stands in the same ratio to the burst as heard in the
 /// room, which is how the bar's "30 dB SNR" is meant), with its direct sound at the burst's start.
@@ -63,7 +63,7 @@ public struct ChannelCondition: Sendable {
     /// C/N0 of the room conditions: SNR 30 dB in the 1.5 kHz band (C/N0 = SNR + 31.8 dB).
     public static let roomCN0 = 30 + 31.8
 
-    /// The conditions `nearcast bench modem` measures by default: the bar of issue 3.
+    /// The conditions `nearcast bench modem` measures by default: the modem's bar (docs/design.md, the audio burst).
     public static let standard: [ChannelCondition] = {
         var list: [ChannelCondition] = []
         func add(_ name: String, _ summary: String, _ configure: (inout ChannelCondition) -> Void) {
@@ -89,7 +89,7 @@ public struct ChannelCondition: Sendable {
         add("room-3m-omni", "the same room off axis (Q 2, DRR -5.2 dB), SNR 30 dB") {
             $0.room = offAxisRoom; $0.cn0 = roomCN0
         }
-        // Image-method rooms: the bar of issue 21.
+        // Image-method rooms: the rooms of the modem's bar (docs/design.md).
         let roomA = ShoeBoxRoom(rt60: 0.6, distance: 3)
         let roomB = ShoeBoxRoom(rt60: 0.8, distance: 5)
         add("room-a", "image-method room RT60 0.6 s, 3 m, omni (DRR about -8.6 dB), SNR 30 dB") {

@@ -6,7 +6,7 @@ import NearcastCore
 /// A Kaiser-windowed sinc, 128 taps, evaluated from a table of 512 fractional phases with
 /// linear interpolation between them: flat to 0.46·fs (20.3 kHz at 44.1 kHz), so every tone
 /// of the modem passes unharmed, with the stopband 70 dB down (per
-/// shared/notes/modem-measurement.md: never by dropping or repeating samples).
+/// docs/design.md, how the modem is measured: never by dropping or repeating samples).
 struct TimeScaler {
     static let halfTaps = 64
     static let phases = 512

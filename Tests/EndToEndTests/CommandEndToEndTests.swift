@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The fixed command-line contracts of DESIGN.md, through the real binary.
+/// The fixed command-line contracts (docs/design.md), through the real binary.
 final class CommandEndToEndTests: XCTestCase {
     func testEncodeThenDecodeForEveryRateKindAndSampleFormat() throws {
         let dir = try makeTemporaryDirectory()

@@ -158,7 +158,7 @@ struct NearcastProcess {
 /// Polls `condition` every `interval` seconds until it holds or `timeout` seconds have passed;
 /// true when it held (checked once more at the deadline). The end-to-end tests wait for a
 /// condition with this (a line in a log, a file, a socket answering, a status field), never
-/// for a fixed time (issue 31): the sleep here is only the interval between checks.
+/// for a fixed time: the sleep here is only the interval between checks.
 func waitUntil(timeout: TimeInterval, interval: TimeInterval = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {

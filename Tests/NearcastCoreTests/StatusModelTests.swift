@@ -23,13 +23,13 @@ final class StatusModelTests: XCTestCase {
         XCTAssertEqual(LEDPattern.pulses(count: 2).name, "pulse-2")
     }
 
-    /// Every row and column of DESIGN.md's LED table.
+    /// Every row and column of the LED table (docs/design.md).
     func testTheStatusModelIsTheDesignTable() {
         func patterns(_ states: DeviceStates) -> [LEDPattern] { StatusLED.allCases.map { StatusModel.pattern(for: $0, states) } }
         XCTAssertEqual(patterns(DeviceStates(broadcasting: false)), [.off, .off, .off, .off], "stopped, all ok, consent given")
         XCTAssertEqual(patterns(DeviceStates(broadcasting: true)), [.slowBlink, .off, .off, .off], "the heartbeat")
         XCTAssertEqual(StatusModel.pattern(for: .status, DeviceStates(broadcasting: true, fatal: true)), .fastBlink, "fatal wins")
-        // The status LED's "on" cell (unused in DESIGN.md's table): state not saved, broadcasting or not.
+        // The status LED's "on" cell (docs/design.md's LED table): state not saved, broadcasting or not.
         XCTAssertEqual(patterns(DeviceStates(broadcasting: true, stateNotSaved: true)), [.on, .off, .off, .off])
         XCTAssertEqual(StatusModel.pattern(for: .status, DeviceStates(broadcasting: false, stateNotSaved: true)), .on)
         XCTAssertEqual(StatusModel.pattern(for: .status, DeviceStates(fatal: true, stateNotSaved: true)), .fastBlink, "fatal still wins")

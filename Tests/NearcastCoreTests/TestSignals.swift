@@ -27,7 +27,7 @@ enum TestSignals {
     }
 
     /// Adds white Gaussian noise so the burst sits at `cn0` dB-Hz:
-    /// σ² = P·(fs/2) / 10^(C/N0 / 10) (shared/notes/modem-measurement.md).
+    /// σ² = P·(fs/2) / 10^(C/N0 / 10) (docs/design.md, how the modem is measured).
     static func addNoise(_ audio: inout [Float], cn0: Double, sampleRate: Int, burstPower: Double,
                          generator: inout SeededGenerator) {
         let sigma = Glibc.sqrt(burstPower * Double(sampleRate) / 2 / Glibc.pow(10, cn0 / 10))

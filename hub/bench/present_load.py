@@ -52,7 +52,7 @@ than a release one.
    the same address: --attack-resolvers keep-alive connections resolving the beacon's EID with
    every attachment (namespacedTypes ["*"]) as fast as they can, --attack-idle connections that
    say nothing, and --attack-stalled attachment watches that are never read. --attachment-bytes
-   puts an attachment of that size on the beacon first (1024 and 102400 are the issue's two), so
+   puts an attachment of that size on the beacon first (docs/presenter.md measures 1024 and 102400), so
    the page turns' latency can be compared across attachment sizes under the same load; the
    attack's resolves a second and their latency are reported.
 

@@ -7,8 +7,8 @@ one thread each), 100 tokens a call (the most getforobserved takes), in a random
 between them, each thread waiting out the Retry-After of every 429, for S seconds or until the
 token is found. Reports the tokens tried a second once the budgets are spent (the rate a long
 walk keeps), whether and when the token was found, and the expected time to find one token at
-that rate (half the space). Before issue 43 the per-address budget was the only brake: 31
-addresses found a token in 0.29 s.
+that rate (half the space). With the per-address budget alone, 31 addresses find a token in
+0.29 s; the project's budget is what slows a walk (docs/venue-operator.md, Limits).
 
   hub/bench/token_walk.py [--addresses 31] [--seconds 60]
 

@@ -1,4 +1,4 @@
-"""tools/demo, as a newcomer runs it: the whole venue on this machine in one command (issue 40).
+"""tools/demo, as a newcomer runs it: the whole venue on this machine in one command.
 
 Runs `tools/demo --dir DIR --port 0` with this checkout's debug builds (NEARCAST_BIN and
 NEARCAST_HUB_BIN, so it builds nothing), reads the addresses it prints last, opens the

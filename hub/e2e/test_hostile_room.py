@@ -1,4 +1,4 @@
-"""Present in a hostile room (issue 43): a reaction counts as one phone's.
+"""Present in a hostile room: a reaction counts as one phone's.
 
 Against real `nearcast-hub serve` processes on SQLite, an EID beacon with a show, clients through
 real sockets, everyone at one address (127.0.0.1: a venue's NAT):

@@ -258,7 +258,7 @@ class HubLimitsTests(unittest.TestCase):
             with self.subTest(path=path):
                 self.assertTooMany(call(hub, method, path, key=key, body={} if method == "POST" else None), "your address")
         # The presenter's and the audience's keys have buckets of their own at the address: a
-        # keyless flood from a venue's NAT spends neither (issue 43).
+        # keyless flood from a venue's NAT spends neither.
         self.assertEqual(call(hub, "GET", "/v1beta1/beacons", key=self.secret).status, 200)
         self.assertEqual(call(hub, "POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [heard(DOOR)]}, key=self.public).status, 200)
         # The address is the socket's: a forwarded-for header claiming another changes nothing.

@@ -275,9 +275,9 @@ class ListenerPageHearsTheBox(unittest.TestCase):
               f"over {stats.get_attribute('data-audio-seconds')} s")
 
     def test_with_details_closed_the_page_asks_for_no_attachments_and_opening_it_shows_them(self):
-        # The audience's phone needs the show, not the box's messages (issue 43: a beacon's 100 KiB
-        # attachment sent to every phone on every resolve slowed page turns): record what the page
-        # asks the hub for.
+        # The audience's phone needs the show, not the box's messages (a beacon's 100 KiB
+        # attachment sent to every phone on every resolve would slow page turns): record what the
+        # page asks the hub for.
         self.browser = chromium(*fake_microphone(self.microphone))
         self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
             window.__asked = { resolves: [], watches: 0 };

@@ -1,4 +1,4 @@
-"""Nearcast Present from the audience's side (issue 42): the listener page as a phone shows it, in
+"""Nearcast Present from the audience's side: the listener page as a phone shows it, in
 Debian's Chromium, headless, with the phone's viewport emulated (CSS px, touch, mobile viewport).
 
 One hub, one simulated box recorded through room A (its EID, current for 128-256 s: recorded again

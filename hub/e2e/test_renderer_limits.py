@@ -1,4 +1,4 @@
-"""The deck renderer keeps its limits (issue 43), through real hubs and real poppler processes:
+"""The deck renderer keeps its limits, through real hubs and real poppler processes:
 slow PDFs are stopped at the wall-clock deadline, one at a time, while the hub answers /healthz
 at once; an abandoned upload, a SIGTERM and a kill -9 of the hub each leave no renderer behind;
 a hub out of descriptors refuses an upload (503) and lives on; a project's storage quota

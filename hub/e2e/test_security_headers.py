@@ -1,4 +1,4 @@
-"""The hub's security headers (issue 43, "the pages can be framed"), through real HTTP and in
+"""The hub's security headers (no other site may frame a page), through real HTTP and in
 Debian's Chromium, headless.
 
 - Every kind of answer carries Content-Security-Policy (frame-ancestors 'none', only the hub's own

@@ -90,7 +90,7 @@ export async function openMicrophone(asking = () => {}) {
 
 /** The browser's own processing still on although openMicrophone asked for it off, as the track's
  * settings report it: e.g. ["echo cancellation", "noise suppression"]. Either of those two hears
- * neither of the box's bands (measured: issue 42); a browser that reports nothing counts as off. */
+ * neither of the box's bands (measured); a browser that reports nothing counts as off. */
 export function processingStillOn(track) {
   const settings = (track.getSettings && track.getSettings()) || {};
   return [["echoCancellation", "echo cancellation"], ["noiseSuppression", "noise suppression"], ["autoGainControl", "automatic gain control"]]

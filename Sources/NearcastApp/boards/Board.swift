@@ -5,7 +5,7 @@ import NearcastCore
 /// Boards are data, not code: the same binary runs on a Pi 3, 4, 5 or Zero 2 W, on the
 /// virtual board in qemu and on the simulated board, and only this description changes.
 public struct Board: Sendable, Equatable {
-    /// The LEDs every board must have, in the order of the LED table in DESIGN.md.
+    /// The LEDs every board must have, in the order of the LED table in docs/design.md.
     public typealias LEDRole = StatusLED
 
     /// One LED: a line of the board's GPIO chip.

@@ -2,7 +2,7 @@ import NearcastDrivers
 
 /// What build this is. `tools/package/release` stamps the version; a development build says `0.1.0-dev`.
 public enum BuildInfo {
-    /// The version: `tools/package/release` stamps it from git (e.g. `0.1.0~git212.g9616748`); a
+    /// The version: `tools/package/release` stamps it from git (`0.1.0~gitCOUNT.gCOMMIT`); a
     /// development build says `0.1.0-dev`.
     public static var version: String { BuildIdentity.version }
     /// The binary's GNU build ID (as `readelf -n` prints it), which tells two builds of the same

@@ -50,7 +50,7 @@ public struct DeviceStates: Sendable, Equatable {
     }
 }
 
-/// The status model: device states in, one pattern per LED out, exactly as DESIGN.md's table:
+/// The status model: device states in, one pattern per LED out, exactly as the LED table in docs/design.md:
 ///
 /// | LED | off | on | slow blink (1 Hz) | fast blink (5 Hz) |
 /// |---|---|---|---|---|

@@ -44,7 +44,7 @@ public enum LEDPattern: Sendable, Equatable {
     }
 }
 
-/// The four status LEDs every board has, in the order of DESIGN.md's LED table.
+/// The four status LEDs every board has, in the order of the LED table (docs/design.md).
 public enum StatusLED: String, Sendable, CaseIterable {
     case status, audio, ble, consent
 

@@ -1,6 +1,6 @@
 /// A problem the platform reports through the manager (``MessageManager/report(_:present:)``):
 /// Nearby's three (microphone permission, Bluetooth permission, Bluetooth power) and the other
-/// device states of the LED table in DESIGN.md. The manager's set of current problems is the
+/// device states of the LED table in docs/design.md. The manager's set of current problems is the
 /// one source the status LEDs, `status` and the error handlers read.
 ///
 /// ```swift

@@ -58,7 +58,7 @@ public struct AudioDeviceStatus: Sendable, Equatable {
     }
 }
 
-/// Why an audio device failed, in the terms of the LED table (DESIGN.md).
+/// Why an audio device failed, in the terms of the LED table (docs/design.md).
 public enum AudioDeviceError: Error, Equatable, CustomStringConvertible {
     /// The device does not exist (unplugged, wrong name): "audio device missing, retrying".
     case missing(device: String, reason: String)

@@ -5,8 +5,8 @@ import XCTest
 /// text (`RequestSupport.checkFreeText`: descriptions, box names, deck titles, field check
 /// labels) and attachments' types (`NamespacedType`).
 final class VisibleTextTests: XCTestCase {
-    /// Unicode's blank-looking characters, each alone in a scalar: the braille blank (issue 43's
-    /// find), the Hangul fillers, zero-width characters and bidi marks, invisible operators, the
+    /// Unicode's blank-looking characters, each alone in a scalar: the braille blank, the
+    /// Hangul fillers, zero-width characters and bidi marks, invisible operators, the
     /// BOM, the Mongolian vowel separator, the combining grapheme joiner, the Khmer inherent
     /// vowels, a variation selector and a tag on their own, the soft hyphen, the Arabic letter
     /// mark, the musical null notehead.

@@ -41,6 +41,11 @@ public struct HubRequestContext: RequestContext {
         guard let access else { throw APIError.unauthenticated }
         return access
     }
+
+    /// The route's `:beacon` in the caller's project (a 400 for a malformed name).
+    func beacon() throws -> BeaconRef {
+        BeaconRef(project: try caller().project, beaconName: try RequestSupport.beaconName(self))
+    }
 }
 
 /// Request bodies as JSON: a body over the context's limit is a 413, an empty one a 400, and a

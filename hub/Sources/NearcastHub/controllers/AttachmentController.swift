@@ -12,14 +12,14 @@ struct AttachmentController: Sendable {
         let router = keys.group(routes, .manage)
         router.post("/v1beta1/beacons/:beacon/attachments") { request, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon(), name = beacon.beaconName
             let body = try await request.decode(as: AttachmentJSON.self, context: context)
             try NamespacedType.validate(body.namespacedType, project: access.project, field: "namespacedType")
             let data = try Base64Field.decode(body.data, field: "data")
             guard data.count <= Attachment.maximumDataBytes else {
                 throw APIError.invalid("data", "is \(data.count) bytes; an attachment holds at most \(Attachment.maximumDataBytes) (100 KiB)")
             }
-            let record = try await attachments.add(BeaconRef(project: access.project, beaconName: name), 
+            let record = try await attachments.add(beacon, 
                                                        namespacedType: body.namespacedType, data: Base64Field.encode(data))
             logger.info("attachments: \(access.project) added \(body.namespacedType) (\(data.count) bytes) to \(name)")
             return record.json

@@ -36,20 +36,19 @@ struct BeaconController: Sendable {
         }
         router.delete("/v1beta1/beacons/:beacon") { _, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
-            try await beacons.delete(BeaconRef(project: access.project, beaconName: name))
+            let beacon = try context.beacon(), name = beacon.beaconName
+            try await beacons.delete(beacon)
             logger.info("beacons: \(access.project) deleted \(name)")
             return EmptyJSON()
         }
         router.post("/v1beta1/beacons/:beacon/heartbeat") { request, context in
-            let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon()
             let heartbeat = try await request.decode(as: Heartbeat.self, context: context)
             try Self.validate(heartbeat)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let text = String(decoding: try encoder.encode(heartbeat), as: UTF8.self)
-            try await beacons.recordHeartbeat(BeaconRef(project: access.project, beaconName: name),  heartbeatJSON: text,
+            try await beacons.recordHeartbeat(beacon,  heartbeatJSON: text,
                                                   clockValue: heartbeat.clockValue.map(UInt32.init), boxName: heartbeat.name,
                                                   atMs: clock.nowMs())
             return EmptyJSON()

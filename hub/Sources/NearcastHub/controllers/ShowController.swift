@@ -24,21 +24,20 @@ struct ShowController: Sendable {
         let readers = keys.group(routes, .read), managers = keys.group(routes, .manage)
         let followersGauge = Gauge(label: "nearcast_hub_show_followers")
         managers.put("/v1/shows/:beacon") { request, context in
-            let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon()
             let body = try await request.decode(as: ShowUpdate.self, context: context)
             guard body.deck.count == 16, body.deck.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
                 throw APIError.invalid("deck", "'\(body.deck)' is not a deck id (16 lowercase hex digits)")
             }
-            let show = try await shows.put(BeaconRef(project: access.project, beaconName: name),  deckID: body.deck, page: body.page ?? 1)
+            let show = try await shows.put(beacon,  deckID: body.deck, page: body.page ?? 1)
             showCache.forget(BeaconRef(show))
             return try await views.json(show, presenter: true)
         }
         managers.delete("/v1/shows/:beacon") { _, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
-            defer { showCache.forget(BeaconRef(project: access.project, beaconName: name)) }
-            guard try await shows.delete(BeaconRef(project: access.project, beaconName: name)) else {
+            let beacon = try context.beacon(), name = beacon.beaconName
+            defer { showCache.forget(beacon) }
+            guard try await shows.delete(beacon) else {
                 throw APIError.notFound("a show on \(name)")
             }
             logger.info("shows: \(access.project) ended the show on \(name)")
@@ -46,26 +45,25 @@ struct ShowController: Sendable {
         }
         managers.put("/v1/shows/:beacon/code") { request, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon(), name = beacon.beaconName
             let body = try await request.decode(as: CodeUpdate.self, context: context)
             if let share = body.maxShare, !(0...100).contains(share) {
                 throw APIError.invalid("maxShare", "\(share) is not a share of the followers: give 0 to 100 (%)")
             }
-            guard try await shows.setCode(BeaconRef(project: access.project, beaconName: name),  joining: body.joining,
+            guard try await shows.setCode(beacon,  joining: body.joining,
                                               share: body.maxShare, rotate: body.rotate ?? false) else {
                 throw APIError.notFound("a show on \(name)")
             }
-            showCache.forget(BeaconRef(project: access.project, beaconName: name))
-            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else { throw APIError.notFound("a show on \(name)") }
+            showCache.forget(beacon)
+            guard let show = try await shows.get(beacon) else { throw APIError.notFound("a show on \(name)") }
             let change = "\(body.joining.map { $0 ? "on" : "off" } ?? "unchanged")" + (body.rotate == true ? ", new code" : "")
                 + (body.maxShare.map { ", at most \($0) %" } ?? "")
             logger.info("shows: \(access.project) set joining by code on \(name): \(change)")
             return try await views.json(show, presenter: true)
         }
         managers.get("/v1/shows/:beacon/qr.svg") { request, context in
-            let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
-            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else {
+            let beacon = try context.beacon(), name = beacon.beaconName
+            guard let show = try await shows.get(beacon) else {
                 throw APIError.notFound("a show on \(name)")
             }
             let json = try await views.json(show, presenter: true)
@@ -81,24 +79,24 @@ struct ShowController: Sendable {
         }
         readers.get("/v1/shows/:beacon") { request, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon(), name = beacon.beaconName
             try await grant.check(access, beaconName: name, request: request)
-            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else {
+            guard let show = try await shows.get(beacon) else {
                 throw APIError.notFound("a show on \(name)")
             }
             return try await views.json(show, presenter: access.canManage)
         }
         readers.get("/v1/shows/:beacon/events") { request, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon(), name = beacon.beaconName
             try await grant.check(access, beaconName: name, request: request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
-            let key = BeaconRef(project: access.project, beaconName: name)
+            let key = beacon
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
             let pass: Presence.Pass? = if case .pass(let pass) = access { pass } else { nil }
             let (events, continuation) = views.showFeed.subscribe(key, role: role, pass: pass)
-            guard let show = try await shows.get(BeaconRef(project: access.project, beaconName: name)) else {
+            guard let show = try await shows.get(beacon) else {
                 continuation.finish()
                 throw APIError.notFound("a show on \(name)")
             }

@@ -31,7 +31,7 @@ struct WatchController: Sendable {
         let reads = Counter(label: "nearcast_hub_watch_reads_total")
         router.get("/v1beta1/beacons/:beacon/attachments:watch") { request, context in
             let access = try context.caller()
-            let name = try RequestSupport.beaconName(context)
+            let beacon = try context.beacon(), name = beacon.beaconName
             try await grant.check(access, beaconName: name, request: request)
             let filter = try AttachmentController.filter(request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
@@ -43,7 +43,7 @@ struct WatchController: Sendable {
             let read: @Sendable () async throws -> WatchEvents.Event = {
                 reads.increment()
                 do {
-                    return .attachments(Self.event(try await attachments.list(BeaconRef(project: access.project, beaconName: name),  filter: filter)))
+                    return .attachments(Self.event(try await attachments.list(beacon,  filter: filter)))
                 } catch let error as APIError where error.status == .notFound {
                     return .deleted
                 }

@@ -10,6 +10,9 @@ public struct HubRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller's project and rights; nil on the routes that need no key.
     var access: Access?
+    /// Who the request is, as `AddressRateMiddleware` found it (the key hashed and looked up
+    /// once); `KeyMiddleware` reads it instead of looking again. Nil until then.
+    var identity: CallerIdentity?
     /// The client's address (a reaction without a phone id is limited by it).
     let remoteAddress: String?
     /// Completes when the request's channel closes (the HTTP/1 connection, or the HTTP/2

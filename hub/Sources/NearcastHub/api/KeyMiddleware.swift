@@ -1,8 +1,9 @@
 import Hummingbird
 
-/// The key check, once for a group of routes: reads `X-Api-Key` (or `?key=`), finds its project
-/// and puts the caller in the context; 401 without a key, 403 with an unknown one or with a
-/// public key (or pass) where the secret key is needed; 429 past the key's request rate.
+/// The key check for a group of routes: the caller as `AddressRateMiddleware` already found it
+/// (or found now, with the limits off), put in the context; 401 without a key, 403 with an
+/// unknown one or with a public key (or pass) where the secret key is needed; 429 past the key's
+/// request rate.
 struct KeyMiddleware: RouterMiddleware {
     typealias Context = HubRequestContext
 
@@ -20,7 +21,7 @@ struct KeyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let access = try await keys.access(request, manage: need == .manage)
+        let access = try await keys.access(request, context: context, manage: need == .manage)
         try keys.limiter.admitRequest(access)
         context.access = access
         return try await next(request, context)

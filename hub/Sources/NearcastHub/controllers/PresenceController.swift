@@ -64,7 +64,7 @@ struct PresenceController: Sendable {
     /// never dropped while it hears the room. Only a heard EID renews a pass: a pass alone never
     /// buys another.
     func passFor(heard observed: AdvertisedID, request: Request, context: HubRequestContext) async throws -> Presence.Pass {
-        let access = try await keys.access(request, manage: false)
+        let access = try await keys.access(request, context: context, manage: false)
         try limiter.admitRequest(access)
         guard observed.type == "EDDYSTONE_EID" else {
             throw APIError.invalid("observed.type", "'\(observed.type)' must be EDDYSTONE_EID: a pass is renewed by hearing the box")

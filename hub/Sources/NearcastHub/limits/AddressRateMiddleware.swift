@@ -1,7 +1,9 @@
 import Hummingbird
 
-/// Every request's first check: 429 with Retry-After past its client address's rate for its
-/// class of caller (`CallerClass`: the presenter, the audience, keyless), before its body is read.
+/// Every request's first check: who it is (`KeyChecker.identify`, the key looked up once, kept
+/// in the context for `KeyMiddleware`), then 429 with Retry-After past its client address's rate
+/// for its class of caller (`CallerClass`: the presenter, the audience, keyless), before its
+/// body is read.
 struct AddressRateMiddleware: RouterMiddleware {
     typealias Context = HubRequestContext
 
@@ -10,8 +12,10 @@ struct AddressRateMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         guard keys.limiter.settings.enabled else { return try await next(request, context) }
-        let caller = await keys.callerClass(of: request, address: context.remoteAddress)
-        try keys.limiter.admitRequest(from: context.remoteAddress, as: caller)
+        var context = context
+        let identity = await keys.identify(request, address: context.remoteAddress)
+        context.identity = identity
+        try keys.limiter.admitRequest(from: context.remoteAddress, as: identity.callerClass)
         return try await next(request, context)
     }
 }

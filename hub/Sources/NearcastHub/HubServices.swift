@@ -40,8 +40,7 @@ public struct HubServices: Sendable {
         let phoneIDs = PhoneIDs(presence: presence)
         let limiter = HubLimiter(limits)
         let resolver = TokenResolver(serviceKey: serviceKey,
-                                     cache: EIDResolverCache(changes: repositories.beaconChanges, logger: logger),
-                                     directory: BeaconDirectory(changes: repositories.beaconChanges), heardBoxes: HeardBoxes())
+                                     index: BeaconIndex(changes: repositories.beaconChanges, logger: logger), heardBoxes: HeardBoxes())
         let present = PresentParts(repositories: repositories, clock: clock, logger: logger, presence: presence,
                                    phoneIDs: phoneIDs, showFeed: showFeed, heardBoxes: resolver.heardBoxes,
                                    renderer: DeckRenderer(limits: .init(deckLimits)))
@@ -69,8 +68,7 @@ public enum HubStorage: Sendable {
 struct HubRepositories: Sendable {
     let projects: any ProjectRepository
     let beacons: any BeaconRepository
-    /// What the resolvers' views of the beacons read to keep in step (`BeaconDirectory`,
-    /// `EIDResolverCache`).
+    /// What the resolvers' view of the beacons reads to keep in step (`BeaconIndex`).
     let beaconChanges: any BeaconChanges
     let attachments: any AttachmentRepository
     /// What the audience's phones heard of the boxes' test sounds.

@@ -51,7 +51,7 @@ final class BeaconRowTests: XCTestCase {
             XCTAssertEqual(anchored, Self.numbered(box, as: anchored), "\(storage)")
 
             try await beacons.delete(BeaconRef(project: "demo", beaconName: box.beaconName))
-            let eids = try await changes.eidChanged(after: 0)
+            let eids = try await changes.changed(after: 0).beacons.filter { $0.kind == .eid }
             let tombstone = try XCTUnwrap(eids.first, "\(storage)")
             box.active = false
             box.eidRegistration?.identityKeyHex = nil

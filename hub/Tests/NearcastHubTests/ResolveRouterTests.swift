@@ -65,6 +65,28 @@ final class ResolveRouterTests: XCTestCase {
         }
     }
 
+    /// One view of the beacons serves the EID table and the directory: a change costs one
+    /// synchronisation, however the resolve uses it, and no change costs none.
+    func testOneSynchronisationPerChangeServesTheEIDTableAndTheDirectory() async throws {
+        try await RouterWorld.each { world, client, _ in
+            let secret = world.demo.secretKey, index = world.hub.resolver.index
+            let box = try TestBeacon(hub: world.hub)
+            let boxName = try await Self.register(client, key: secret, try box.registration())
+            var answered = try await Self.observe(client, key: world.demo.apiKey, [try box.observation()])
+            XCTAssertEqual(answered.first?["beaconName"] as? String, boxName)
+            let before = await index.synchronisations
+            for _ in 0..<5 { _ = try await Self.observe(client, key: world.demo.apiKey, [try box.observation()]) }
+            let idle = await index.synchronisations
+            XCTAssertEqual(idle, before, "nothing changed: no synchronisation")
+            try await Self.attach(client, boxName, "slide 2", key: secret)
+            answered = try await Self.observe(client, key: world.demo.apiKey, [try box.observation()])
+            XCTAssertEqual(answered.first?["beaconName"] as? String, boxName, "the EID table")
+            XCTAssertEqual(answered.first.map(Self.data), ["slide 2"], "the directory")
+            let after = await index.synchronisations
+            XCTAssertEqual(after, before + 1, "one synchronisation for both")
+        }
+    }
+
     func testAWatchWithThePublicKeyNeedsTheTokenOfItsOwnBeacon() async throws {
         try await RouterWorld.each { world, client, _ in
             let secret = world.demo.secretKey

@@ -231,14 +231,14 @@ final class StorageRulesTests: XCTestCase {
             let attached = try XCTUnwrap(changed.beacons.first).changeSeq
 
             let box = try await Self.eid(world, client)
-            let eids = try await changes.eidChanged(after: attached)
+            let eids = try await changes.changed(after: attached).beacons.filter { $0.kind == .eid }
             XCTAssertEqual(eids.map(\.beaconName), [box], "\(storage)")
             let boxSeq = try XCTUnwrap(eids.first).changeSeq
             try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box),  heartbeatJSON: "{}", clockValue: nil, boxName: nil, atMs: 1)
             let quiet = try await changes.changed(after: boxSeq)
             XCTAssertTrue(quiet.beacons.isEmpty, "\(storage): a heartbeat that moves no clock and no name changes nothing read")
             try await beacons.recordHeartbeat(BeaconRef(project: "demo", beaconName: box),  heartbeatJSON: "{}", clockValue: 5, boxName: nil, atMs: 2)
-            let anchored = try await changes.eidChanged(after: boxSeq)
+            let anchored = try await changes.changed(after: boxSeq).beacons.filter { $0.kind == .eid }
             XCTAssertEqual(anchored.first?.eidRegistration?.clock.value, 5, "\(storage): a re-anchored clock is read again")
 
             try await beacons.delete(BeaconRef(project: "demo", beaconName: door))

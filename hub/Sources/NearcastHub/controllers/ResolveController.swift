@@ -63,9 +63,9 @@ struct ResolveController: Sendable {
                 }
                 guard seen.insert(name).inserted else { continue }
                 resolver.heardBoxes.heard(project: access.project, beaconName: name, nowMs: nowMs)
-                // From memory (exact: `BeaconDirectory`); deleted between the resolve and this read:
+                // From memory (exact: `BeaconIndex`); deleted between the resolve and this read:
                 // absent, like any unknown token.
-                guard let found = try await resolver.directory.beacon(project: access.project, beaconName: name) else { continue }
+                guard let found = try await resolver.index.entry(BeaconRef(project: access.project, beaconName: name)) else { continue }
                 answered.append(GetForObservedResponse.Beacon(
                     advertisedId: observation.advertisedId, beaconName: name, description: found.description,
                     attachments: found.attachments.filter { filter.matches($0.namespacedType) }.map(\.json),
@@ -75,8 +75,8 @@ struct ResolveController: Sendable {
             limiter.spendUnknownTokens(unknown, from: context.remoteAddress, project: access.project)
             observed.increment(by: body.observations.count)
             resolved.increment(by: answered.count)
-            tableGauge.record(await resolver.cache.tableSize)
-            synchronisationsGauge.record(await resolver.directory.synchronisations)
+            tableGauge.record(await resolver.index.tableSize)
+            synchronisationsGauge.record(await resolver.index.synchronisations)
             let elapsed = (ContinuousClock.now - started).components
             resolveTimer.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             return GetForObservedResponse(beacons: answered)

@@ -8,7 +8,7 @@ import Prometheus
 struct StatusController: Sendable {
     let database: any DatabaseHealth
     let feed: ChangeFeed
-    let eidTable: EIDResolverCache
+    let eidTable: BeaconIndex
     let metricsRegistry: PrometheusCollectorRegistry?
     let logger: Logger
 

@@ -1,13 +1,12 @@
 import NearcastCore
 
 /// Heard tokens to beacons: the hub's service key (which EID beacons register against), this
-/// instance's EID table (`EIDResolverCache`), the directory of beacons and their attachments
-/// (`BeaconDirectory`), and when a phone last resolved each box (`HeardBoxes`).
+/// instance's view of the beacons (`BeaconIndex`: the EID table and the directory of beacons
+/// and their attachments), and when a phone last resolved each box (`HeardBoxes`).
 struct TokenResolver: Sendable {
     let serviceKey: ServiceKey
-    let cache: EIDResolverCache
-    /// Active beacons and attachments in memory, for resolves.
-    let directory: BeaconDirectory
+    /// The beacons in memory, kept in step with the storage once for both uses.
+    let index: BeaconIndex
     /// When a phone last resolved each box, for the presenter's "why no phone follows" (`BoxReach`).
     let heardBoxes: HeardBoxes
 
@@ -23,14 +22,14 @@ struct TokenResolver: Sendable {
             guard (1...16).contains(id.count) else {
                 throw APIError.invalid(field + ".advertisedId.id", "an Eddystone id is 1-16 bytes (got \(id.count))")
             }
-            guard let name = try await directory.uid(project: project, idHex: Hex.format(id)) else { return nil }
+            guard let name = try await index.uid(project: project, idHex: Hex.format(id)) else { return nil }
             return HeardToken.Resolution(beaconName: name, kind: .uid, epochsBehind: 0)
         case .eid:
             guard id.count == 8, let token = try? Token(kind: .eid, bytes: id) else {
                 throw APIError.invalid(field + ".advertisedId.id", "an EID is 8 bytes (got \(id.count))")
             }
             let nowSeconds = nowMs / 1000
-            guard let found = try await cache.resolve(project: project, eid: token, nowSeconds: nowSeconds)
+            guard let found = try await index.resolve(project: project, eid: token, nowSeconds: nowSeconds)
             else { return nil }
             // Hearing never moves a beacon's clock: only the box's own registration and heartbeats
             // (every minute) do. A heard EID re-anchored it once, and one reaction carrying a

@@ -1,5 +1,4 @@
-/// What the in-memory views of the beacons (`BeaconDirectory`, `EIDResolverCache`) read to
-/// keep in step: a signal that moves whenever a change may have been committed, and the beacons
+/// What the in-memory view of the beacons (`BeaconIndex`) reads to keep in step: a signal that moves whenever a change may have been committed, and the beacons
 /// changed after a change number. Every change to a beacon (registered, re-anchored, renamed,
 /// deleted, its attachments changed) gives it the next number, and a deleted beacon stays as a
 /// tombstone (inactive, without its identity key), so "changed after N" finds deletions too.
@@ -10,8 +9,6 @@ protocol BeaconChanges: Sendable {
     var signal: ChangeSignal { get }
     /// The beacons changed after `seq`, in change order, with the attachments of the active ones.
     func changed(after seq: Int64) async throws -> ChangedBeacons
-    /// The EID beacons changed after `seq`, in change order.
-    func eidChanged(after seq: Int64) async throws -> [Beacon]
 }
 
 /// Beacons changed since a change number, and the attachments of the active ones.

@@ -98,9 +98,6 @@ extension MemoryHubData {
         return found
     }
 
-    func eidBeaconsChanged(after seq: Int64) -> [Beacon] {
-        beaconsChanged(after: seq).beacons.filter { $0.kind == .eid }
-    }
 
     /// The beacon or its attachments changed: a new change number, and its watchers are told.
     private func changed(_ project: String, _ beaconName: String) {

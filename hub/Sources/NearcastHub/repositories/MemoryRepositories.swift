@@ -56,5 +56,4 @@ struct MemoryFieldCheckRepository: FieldCheckRepository {
 extension MemoryBeaconRepository: BeaconChanges {
     var signal: ChangeSignal { data.changes }
     func changed(after seq: Int64) async throws -> ChangedBeacons { await data.beaconsChanged(after: seq) }
-    func eidChanged(after seq: Int64) async throws -> [Beacon] { await data.eidBeaconsChanged(after: seq) }
 }

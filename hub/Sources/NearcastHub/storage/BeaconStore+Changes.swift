@@ -27,13 +27,4 @@ extension BeaconStore: BeaconChanges {
             return ChangedBeacons(beacons: beacons, attachments: attachments)
         }
     }
-
-    func eidChanged(after seq: Int64) async throws -> [Beacon] {
-        try await database.read { db in
-            try await db.raw("""
-                SELECT \(unsafeRaw: Beacon.columns) FROM beacons
-                WHERE change_seq > \(bind: seq) AND advertised_type = 'EDDYSTONE_EID' ORDER BY change_seq
-                """).all().map(Beacon.init(row:))
-        }
-    }
 }

@@ -1,5 +1,5 @@
 // The hub's release version, stamped at build time. tools/package/package-hub builds with
-//   -Xcc -DNEARCAST_HUB_VERSION='"0.1.0~git123.gabcdef0"'
+//   -Xcc -DNEARCAST_HUB_VERSION='"0.1.0~gitCOUNT.gCOMMIT"'
 // so the stamp reaches the binary without writing into the source tree; a development build
 // keeps the default below. tools/package/package-hub reads its base version from this line too.
 #ifndef NEARCAST_CHUBBUILDSTAMP_SHIM_H

@@ -93,10 +93,10 @@ struct HubRepositories: Sendable {
             return
         }
         let notifier = ChangeNotifier(channel: ChangeNotifier.attachmentsChannel, isPostgres: database.isPostgres) {
-            feed.publish(project: $0, beaconName: $1)
+            feed.publish($0)
         }
         let showNotifier = ChangeNotifier(channel: ChangeNotifier.showsChannel, isPostgres: database.isPostgres) {
-            showFeed.changed(project: $0, beaconName: $1)
+            showFeed.changed($0)
         }
         let beacons = BeaconStore(database: database, notifier: notifier)
         projects = ProjectStore(database: database, clock: clock)

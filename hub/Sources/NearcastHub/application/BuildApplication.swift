@@ -84,9 +84,9 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                                    }, stopped: stopped)
         }
         services.append(beaconChanges(ChangeNotifier.attachmentsChannel, connected: { feed.publishAll() },
-                                      changed: { feed.publish(project: $0, beaconName: $1) }, stopped: { feed.finishAll() }))
+                                      changed: { feed.publish(BeaconRef(project: $0, beaconName: $1)) }, stopped: { feed.finishAll() }))
         services.append(beaconChanges(ChangeNotifier.showsChannel, connected: { showFeed.changedAll() },
-                                      changed: { showFeed.changed(project: $0, beaconName: $1) }, stopped: { showFeed.finishAll() }))
+                                      changed: { showFeed.changed(BeaconRef(project: $0, beaconName: $1)) }, stopped: { showFeed.finishAll() }))
         services.append(PostgresChangeListener(
             database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
             connected: {}, received: { ReactionNotifier.deliver(payload: $0, to: showFeed) }, stopped: {}))

@@ -11,7 +11,7 @@ public struct DeckLibrary: Sendable {
     public init(database: HubDatabase, limits: DeckLimits = DeckLimits()) {
         // A deck removed here ends its shows: on PostgreSQL the hubs serving them hear of it
         // (NOTIFY); an SQLite hub on the same file is not told, as it sees no other process's writes.
-        let shows = ChangeNotifier(channel: ChangeNotifier.showsChannel, isPostgres: database.isPostgres) { _, _ in }
+        let shows = ChangeNotifier(channel: ChangeNotifier.showsChannel, isPostgres: database.isPostgres) { _ in }
         store = DeckStore(database: database, clock: .system, notifier: shows, quotaBytes: limits.storagePerProjectBytes)
         projects = ProjectStore(database: database)
         renderer = DeckRenderer(limits: .init(limits))

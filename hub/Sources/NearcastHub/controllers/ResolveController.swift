@@ -62,7 +62,7 @@ struct ResolveController: Sendable {
                     continue
                 }
                 guard seen.insert(name).inserted else { continue }
-                resolver.heardBoxes.heard(project: access.project, beaconName: name, nowMs: nowMs)
+                resolver.heardBoxes.heard(BeaconRef(project: access.project, beaconName: name), nowMs: nowMs)
                 // From memory (exact: `BeaconIndex`); deleted between the resolve and this read:
                 // absent, like any unknown token.
                 guard let found = try await resolver.index.entry(BeaconRef(project: access.project, beaconName: name)) else { continue }

@@ -36,8 +36,8 @@ struct WatchController: Sendable {
             let filter = try AttachmentController.filter(request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             // Subscribe before the first read, so no change falls between the two.
-            let signals = feed.subscribe(project: access.project, beaconName: name)
-            let key = WatchEvents.Key(project: access.project, beaconName: name,
+            let signals = feed.subscribe(beacon)
+            let key = WatchEvents.Key(beacon: beacon,
                                       filter: request.uri.queryParameters["namespacedType"].map(String.init) ?? "")
             // One read and one encoding per change for all of this beacon's watchers.
             let read: @Sendable () async throws -> WatchEvents.Event = {

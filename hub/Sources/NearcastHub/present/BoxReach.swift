@@ -48,14 +48,14 @@ struct BoxReach: Sendable, Equatable {
 /// When a phone last resolved each beacon's EID (or proved it heard it), on this instance. Kept in
 /// memory: it only feeds the presenter's hint, and a restart forgets it for a minute at most.
 final class HeardBoxes: Sendable {
-    private let lastMs = NIOLockedValueBox([String: Int64]())
+    private let lastMs = NIOLockedValueBox([BeaconRef: Int64]())
 
-    /// A phone of `project` resolved `beaconName` at `nowMs`.
-    func heard(project: String, beaconName: String, nowMs: Int64) {
-        lastMs.withLockedValue { $0[project + "\n" + beaconName] = nowMs }
+    /// A phone resolved `beacon` at `nowMs`.
+    func heard(_ beacon: BeaconRef, nowMs: Int64) {
+        lastMs.withLockedValue { $0[beacon] = nowMs }
     }
 
-    func lastHeardMs(project: String, beaconName: String) -> Int64? {
-        lastMs.withLockedValue { $0[project + "\n" + beaconName] }
+    func lastHeardMs(_ beacon: BeaconRef) -> Int64? {
+        lastMs.withLockedValue { $0[beacon] }
     }
 }

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 
 /// Work that blocks (a `waitpid`, file reads and writes) run on a thread made for it and ended
 /// after it, never on a thread of Swift's cooperative pool: the pool has one thread a core, and
-/// on the hub's two cores a render awaited there stopped every request (issue 43).
+/// on the hub's two cores a render awaited there would stop every request.
 ///
 /// A thread a call, not a pool: the calls are few (a handful per upload) and a thread that
 /// spawns a child must live as long as the child, because Linux's parent-death signal follows

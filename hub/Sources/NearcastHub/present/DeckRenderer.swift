@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///   (address space, CPU time, file size), at `nice` 10 so the hub's requests come first, and
 ///   with `setpriv --pdeathsig KILL` so it dies with the hub, even a hub killed with SIGKILL;
 /// - it is awaited on a thread of its own, never one of Swift's cooperative pool, which on two
-///   cores is every thread the hub answers requests with (issue 43: one upload stopped the hub);
+///   cores is every thread the hub answers requests with (one upload would stop the hub);
 /// - a wall-clock deadline, the uploader leaving (the task is cancelled) and the hub's graceful
 ///   shutdown each kill the render's process groups at once;
 /// - at most `rendersAtOnce` decks render at a time (`RenderSlots`); the rest wait their turn.

@@ -120,10 +120,10 @@ struct DeckStore: Sendable {
             try await db.raw("DELETE FROM shows WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
             try await db.raw("DELETE FROM deck_pages WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
             try await db.raw("DELETE FROM decks WHERE project = \(bind: project) AND deck_id = \(bind: deckID)").run()
-            for beacon in shows { try await notifier.announce(db, project: project, beaconName: beacon) }
+            for beacon in shows { try await notifier.announce(db, BeaconRef(project: project, beaconName: beacon)) }
             return shows
         }
-        for beacon in ended { notifier.committed(project: project, beaconName: beacon) }
+        for beacon in ended { notifier.committed(BeaconRef(project: project, beaconName: beacon)) }
         return ended
     }
 

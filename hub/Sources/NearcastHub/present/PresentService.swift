@@ -43,7 +43,7 @@ struct PresentService: Service {
             let drawn = await hub.present.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
             let reactions = drawn.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
             do {
-                _ = try await hub.repositories.shows.addReactions(BeaconRef(project: key.project, beaconName: key.beaconName), 
+                _ = try await hub.repositories.shows.addReactions(key, 
                                                                   counted: added, drawn: reactions)
             } catch {
                 hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was lost: \(storageErrorText(error))")

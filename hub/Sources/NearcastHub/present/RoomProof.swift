@@ -34,7 +34,7 @@ struct RoomProof: Sendable {
                            "observed.id: the EID is \(found.epochsBehind) rotation periods old; only the current one and the one before prove presence",
                            field: "observed.id")
         }
-        resolver.heardBoxes.heard(project: access.project, beaconName: found.beaconName, nowMs: nowMs)
+        resolver.heardBoxes.heard(BeaconRef(project: access.project, beaconName: found.beaconName), nowMs: nowMs)
         return found.beaconName
     }
 

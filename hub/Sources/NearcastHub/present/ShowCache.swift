@@ -27,7 +27,7 @@ final class ShowCache: Sendable {
             (entries.shows[key].flatMap { nowMs - $0.readMs < Self.maximumAgeMs ? $0 : nil }, entries.generation)
         }
         if let cached { return cached.show }
-        let show = try await shows.get(BeaconRef(project: key.project, beaconName: key.beaconName))
+        let show = try await shows.get(key)
         entries.withLockedValue { entries in
             guard entries.generation == generation else { return }
             entries.shows[key] = (show, nowMs)

@@ -86,7 +86,8 @@ public final class ShowFeed: Sendable {
 
     /// The show may have changed: read it and send it (once at a time per show; a change that
     /// arrives meanwhile triggers one more read).
-    func changed(project: String, beaconName: String) {
+    func changed(_ beacon: BeaconRef) {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = BeaconRef(project: project, beaconName: beaconName)
         state.withLockedValue { $0.onChange }?(key)
         let refresh: (@Sendable (BeaconRef) async -> Void)? = state.withLockedValue { state in
@@ -116,7 +117,7 @@ public final class ShowFeed: Sendable {
     func changedAll() {
         state.withLockedValue { $0.onChange }?(nil)
         let keys = state.withLockedValue { Array($0.subscribers.keys) }
-        for key in keys { changed(project: key.project, beaconName: key.beaconName) }
+        for key in keys { changed(key) }
     }
 
     /// Sends a show's state: `follower` to followers (skipped when it is what they last got),

@@ -39,10 +39,10 @@ struct ShowStore: Sendable {
                             '{}', '', \(bind: show.sightCode.salt), \(bind: show.sightCode.joining ? 1 : 0), \(bind: show.sightCode.share))
                     """).run()
             }
-            try await notifier.announce(db, project: project, beaconName: beaconName)
+            try await notifier.announce(db, BeaconRef(project: project, beaconName: beaconName))
             return show
         }
-        notifier.committed(project: project, beaconName: beaconName)
+        notifier.committed(BeaconRef(project: project, beaconName: beaconName))
         return show
     }
 
@@ -131,10 +131,10 @@ struct ShowStore: Sendable {
             guard try await db.raw("SELECT beacon_name FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)")
                 .first() != nil else { return false }
             try await change(db)
-            try await notifier.announce(db, project: project, beaconName: beaconName)
+            try await notifier.announce(db, BeaconRef(project: project, beaconName: beaconName))
             return true
         }
-        if done { notifier.committed(project: project, beaconName: beaconName) }
+        if done { notifier.committed(BeaconRef(project: project, beaconName: beaconName)) }
         return done
     }
 
@@ -162,11 +162,11 @@ struct ShowStore: Sendable {
                     """).run()
                 // Presenters everywhere see the new count: a show "change" that followers skip
                 // (what they see did not change).
-                try await notifier.announce(db, project: key.project, beaconName: key.beaconName)
+                try await notifier.announce(db, key)
             }
             try await db.raw("DELETE FROM show_followers WHERE updated_ms < \(bind: now - Show.followersKeptMs)").run()
         }
-        for key in counts.keys { notifier.committed(project: key.project, beaconName: key.beaconName) }
+        for key in counts.keys { notifier.committed(key) }
     }
 
     /// (PostgreSQL's SUM of a BIGINT is a NUMERIC, hence the cast back.)

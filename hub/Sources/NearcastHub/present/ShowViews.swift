@@ -47,7 +47,7 @@ struct ShowViews: Sendable {
         }
         let box = try await shows.box(BeaconRef(project: show.project, beaconName: show.beaconName))
         let name = box?.name ?? show.beaconName
-        let resolvedMs = heardBoxes.lastHeardMs(project: show.project, beaconName: show.beaconName)
+        let resolvedMs = heardBoxes.lastHeardMs(BeaconRef(project: show.project, beaconName: show.beaconName))
         json.box = ShowBoxJSON(name: name, lastSeenTime: box?.lastSeenMs.map(HubClock.timestamp(ms:)),
                                lastResolvedTime: resolvedMs.map(HubClock.timestamp(ms:)))
         let reach = BoxReach.of(boxName: name, lastSeenMs: box?.lastSeenMs, lastResolvedMs: resolvedMs,
@@ -68,7 +68,7 @@ struct ShowViews: Sendable {
     /// Reads a show and sends it to this instance's streams (`ShowFeed`'s refresh).
     func send(_ key: BeaconRef) async {
         do {
-            guard let show = try await shows.get(BeaconRef(project: key.project, beaconName: key.beaconName)) else {
+            guard let show = try await shows.get(key) else {
                 showFeed.end(key)
                 return
             }

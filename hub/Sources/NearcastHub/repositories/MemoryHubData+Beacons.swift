@@ -102,7 +102,7 @@ extension MemoryHubData {
     /// The beacon or its attachments changed: a new change number, and its watchers are told.
     private func changed(_ project: String, _ beaconName: String) {
         renumbered(project, beaconName)
-        feed.publish(project: project, beaconName: beaconName)
+        feed.publish(BeaconRef(project: project, beaconName: beaconName))
     }
 
     /// The beacon takes the next change number, and the resolvers' views will read it again.

@@ -13,7 +13,7 @@ struct MemoryDeckRepository: DeckRepository {
     func get(project: String, deckID: String) async throws -> Deck { try await data.deck(project: project, deckID: deckID) }
     func delete(project: String, deckID: String) async throws -> [String] {
         let ended = try await data.deleteDeck(project: project, deckID: deckID)
-        for beacon in ended { showFeed.changed(project: project, beaconName: beacon) }
+        for beacon in ended { showFeed.changed(BeaconRef(project: project, beaconName: beacon)) }
         return ended
     }
     func image(project: String, deckID: String, page: Int, size: Deck.ImageSize) async throws -> [UInt8]? {
@@ -33,7 +33,7 @@ struct MemoryShowRepository: ShowRepository {
     func put(_ beacon: BeaconRef, deckID: String, page: Int) async throws -> Show {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         let show = try await data.putShow(project: project, beaconName: beaconName, deckID: deckID, page: page)
-        showFeed.changed(project: project, beaconName: beaconName)
+        showFeed.changed(BeaconRef(project: project, beaconName: beaconName))
         return show
     }
     func get(_ beacon: BeaconRef) async throws -> Show? { await data.show(Self.key(beacon.project, beacon.beaconName)) }
@@ -59,14 +59,14 @@ struct MemoryShowRepository: ShowRepository {
     func box(_ beacon: BeaconRef) async throws -> Show.Box? { await data.box(Self.key(beacon.project, beacon.beaconName)) }
     func recordFollowers(instance: String, _ counts: [BeaconRef: Int]) async throws {
         await data.recordFollowers(instance: instance, counts)
-        for key in counts.keys { showFeed.changed(project: key.project, beaconName: key.beaconName) }
+        for key in counts.keys { showFeed.changed(key) }
     }
     func followers(_ beacon: BeaconRef) async throws -> Int { await data.followers(Self.key(beacon.project, beacon.beaconName)) }
 
     /// Runs `write`; when it changed the show (true), tells its streams.
     private func changed(_ project: String, _ beaconName: String, _ write: () async throws -> Bool) async throws -> Bool {
         let done = try await write()
-        if done { showFeed.changed(project: project, beaconName: beaconName) }
+        if done { showFeed.changed(BeaconRef(project: project, beaconName: beaconName)) }
         return done
     }
 

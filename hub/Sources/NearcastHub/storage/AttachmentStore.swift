@@ -25,9 +25,9 @@ struct AttachmentStore: Sendable {
                 VALUES (\(bind: project), \(bind: beaconName), \(bind: id), \(bind: namespacedType), \(bind: data),
                         \(bind: record.createdMs), \(bind: seq))
                 """).run()
-            try await notifier.announce(db, project: project, beaconName: beaconName)
+            try await notifier.announce(db, BeaconRef(project: project, beaconName: beaconName))
         }
-        notifier.committed(project: project, beaconName: beaconName)
+        notifier.committed(BeaconRef(project: project, beaconName: beaconName))
         return record
     }
 
@@ -71,10 +71,10 @@ struct AttachmentStore: Sendable {
                     DELETE FROM attachments WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND attachment_id = \(bind: id)
                     """).run()
             }
-            try await notifier.announce(db, project: project, beaconName: beaconName)
+            try await notifier.announce(db, BeaconRef(project: project, beaconName: beaconName))
             return doomed.count
         }
-        if deleted > 0 { notifier.committed(project: project, beaconName: beaconName) }
+        if deleted > 0 { notifier.committed(BeaconRef(project: project, beaconName: beaconName)) }
         return deleted
     }
 

@@ -32,7 +32,7 @@ struct BeaconStore: Sendable {
                     \(bind: eid?.exponent), \(bind: eid?.clock.value), \(bind: eid?.clock.atMs),
                     \(bind: stored.description), 'ACTIVE', \(bind: stored.createdMs), NULL, NULL, \(bind: stored.changeSeq))
                 """).run()
-            try await notifier.announce(db, project: stored.project, beaconName: stored.beaconName)
+            try await notifier.announce(db, BeaconRef(project: stored.project, beaconName: stored.beaconName))
             return stored
         }
     }
@@ -84,9 +84,9 @@ struct BeaconStore: Sendable {
                 UPDATE beacons SET status = 'DELETED', identity_key = NULL, change_seq = \(bind: seq)
                 WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).run()
-            try await notifier.announce(db, project: project, beaconName: beaconName)
+            try await notifier.announce(db, BeaconRef(project: project, beaconName: beaconName))
         }
-        notifier.committed(project: project, beaconName: beaconName)
+        notifier.committed(BeaconRef(project: project, beaconName: beaconName))
     }
 
     /// Keeps what the box reported, and (for an EID with a clock value) re-anchors its clock.

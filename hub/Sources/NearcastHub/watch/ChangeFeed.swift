@@ -28,7 +28,8 @@ public final class ChangeFeed: Sendable {
 
     /// A stream that yields whenever the beacon's attachments may have changed; it ends when the
     /// consumer stops iterating.
-    func subscribe(project: String, beaconName: String) -> AsyncStream<Void> {
+    func subscribe(_ beacon: BeaconRef) -> AsyncStream<Void> {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = BeaconRef(project: project, beaconName: beaconName), id = UUID()
         // Only the latest signal matters: a watcher that is slow to read skips to the newest state.
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -39,12 +40,13 @@ public final class ChangeFeed: Sendable {
                 if table[key]?.isEmpty == true { table[key] = nil; return true }
                 return false
             }
-            if last == true { self?.events.forget(project: key.project, beaconName: key.beaconName) }
+            if last == true { self?.events.forget(key) }
         }
         return stream
     }
 
-    func publish(project: String, beaconName: String) {
+    func publish(_ beacon: BeaconRef) {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         advance()
         let waiting = subscribers.withLockedValue { Array(($0[BeaconRef(project: project, beaconName: beaconName)] ?? [:]).values) }
         for continuation in waiting { continuation.yield() }
@@ -64,7 +66,7 @@ public final class ChangeFeed: Sendable {
     }
 
     /// The NOTIFY payload for a beacon, and back.
-    static func payload(project: String, beaconName: String) -> String { project + "\n" + beaconName }
+    static func payload(_ beacon: BeaconRef) -> String { beacon.project + "\n" + beacon.beaconName }
     static func parse(payload: String) -> (project: String, beaconName: String)? {
         let parts = payload.split(separator: "\n", maxSplits: 1)
         return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil

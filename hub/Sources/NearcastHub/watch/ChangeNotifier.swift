@@ -12,19 +12,20 @@ struct ChangeNotifier: Sendable {
     let channel: String
     let isPostgres: Bool
     /// This instance's watchers of (project, beacon name).
-    let signal: @Sendable (_ project: String, _ beaconName: String) -> Void
+    let signal: @Sendable (BeaconRef) -> Void
 
     /// Call inside the writing transaction.
-    func announce(_ db: any SQLDatabase, project: String, beaconName: String) async throws {
+    func announce(_ db: any SQLDatabase, _ beacon: BeaconRef) async throws {
+        let (project, beaconName) = (beacon.project, beacon.beaconName)
         guard isPostgres else { return }
         try await db.raw("""
-            SELECT pg_notify(\(bind: channel), \(bind: ChangeFeed.payload(project: project, beaconName: beaconName)))
+            SELECT pg_notify(\(bind: channel), \(bind: ChangeFeed.payload(BeaconRef(project: project, beaconName: beaconName))))
             """).run()
     }
 
     /// Call after the transaction committed.
-    func committed(project: String, beaconName: String) {
+    func committed(_ beacon: BeaconRef) {
         guard !isPostgres else { return }
-        signal(project, beaconName)
+        signal(beacon)
     }
 }

@@ -18,7 +18,7 @@ struct ReactionNotifier: Sendable {
         for start in stride(from: 0, to: batch.reactions.count, by: Self.reactionsPerNotification) {
             let end = min(start + Self.reactionsPerNotification, batch.reactions.count)
             let chunk = ReactionBatchJSON(reactions: Array(batch.reactions[start..<end]), counts: batch.counts)
-            let payload = ChangeFeed.payload(project: key.project, beaconName: key.beaconName) + "\n"
+            let payload = ChangeFeed.payload(key) + "\n"
                 + String(decoding: try JSONText.encode(chunk), as: UTF8.self)
             try await db.raw("SELECT pg_notify(\(bind: ChangeNotifier.reactionsChannel), \(bind: payload))").run()
         }

@@ -17,8 +17,7 @@ final class WatchEvents: Sendable {
     }
 
     struct Key: Hashable, Sendable {
-        var project: String
-        var beaconName: String
+        var beacon: BeaconRef
         /// The watch's `namespacedType` filter as given ("" for all).
         var filter: String
     }
@@ -46,9 +45,9 @@ final class WatchEvents: Sendable {
     }
 
     /// The beacon has no watchers left: its entries go.
-    func forget(project: String, beaconName: String) {
+    func forget(_ beacon: BeaconRef) {
         entries.withLockedValue { table in
-            table = table.filter { $0.key.project != project || $0.key.beaconName != beaconName }
+            table = table.filter { $0.key.beacon != beacon }
         }
     }
 

@@ -39,7 +39,7 @@ final class World: @unchecked Sendable {   // set up once, then only read
         try? FileManager.default.removeItem(at: folder)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: folder.appendingPathComponent("hub.sqlite").path), logger: logger)
-        let hub = try await HubServices.make(database: database, logger: logger, limits: .off)
+        let hub = try await HubServices.make(storage: .database(database), logger: logger, limits: .off)
         let keys = try await hub.repositories.projects.create(name: "demo")
         let world = World(hub: hub, router: buildRouter(hub), keys: keys, logger: logger)
         let setUp = [
@@ -83,7 +83,7 @@ final class World: @unchecked Sendable {   // set up once, then only read
     /// The number of rows in each of the hub's tables: a refused request adds and removes none.
     /// (Not SQLite's total_changes(), which also counts the writes of a transaction rolled back.)
     private func tableRows() async throws -> [Int] {
-        try await hub.database.read { db in
+        try await hub.database!.read { db in
             let tables = try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()
                 .map { try $0.decode(column: "name", as: String.self) }
             var counts: [Int] = []

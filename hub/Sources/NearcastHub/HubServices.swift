@@ -6,7 +6,10 @@ import Prometheus
 /// the database and its repositories, the token resolver, the key check, the watch feed,
 /// Present's in-memory parts and the limits. A controller is given only the parts it uses.
 public struct HubServices: Sendable {
-    public let database: HubDatabase
+    /// The database, nil in memory (`HubStorage.memory`).
+    public let database: HubDatabase?
+    /// What `/healthz` asks: the database, or memory (always answers).
+    let health: any DatabaseHealth
     public let clock: HubClock
     let logger: Logger
     /// The stores over the database (`HubRepositories`).
@@ -24,18 +27,22 @@ public struct HubServices: Sendable {
     /// This process among the instances sharing a database (its follower counts' row).
     let instanceID: String
 
-    /// Loads (or, on the first start, makes) the service key; the schema is already current.
-    /// `storage: .memory` keeps everything but the service key in memory (`MemoryHubData`)
-    /// instead of the database, for router tests.
-    public static func make(database: HubDatabase, metricsRegistry: PrometheusCollectorRegistry? = nil,
+    /// The hub's parts over `storage`: a database (whose schema is already current; the service
+    /// key is loaded from it, or made on the first start) or memory (`MemoryHubData`, for router
+    /// tests: no database at all, a new service key).
+    public static func make(storage: HubStorage, metricsRegistry: PrometheusCollectorRegistry? = nil,
                             logger: Logger, clock: HubClock = .system, limits: HubLimits = HubLimits(),
-                            decks deckLimits: DeckLimits = DeckLimits(), storage: HubStorage = .database) async throws -> HubServices {
+                            decks deckLimits: DeckLimits = DeckLimits()) async throws -> HubServices {
         let feed = ChangeFeed()
         let showFeed = ShowFeed()
-        let repositories = HubRepositories(database: database, clock: clock, limits: limits, decks: deckLimits,
-                                           feed: feed, showFeed: showFeed,
-                                           memory: storage == .memory ? MemoryHubData(clock: clock, feed: feed) : nil)
-        let serviceKey = try await ServiceKey.load(from: database)
+        let repositories = HubRepositories(storage: storage, clock: clock, limits: limits, decks: deckLimits, feed: feed, showFeed: showFeed)
+        let serviceKey: ServiceKey, database: HubDatabase?
+        switch storage {
+        case .database(let opened):
+            (serviceKey, database) = (try await ServiceKey.load(from: opened), opened)
+        case .memory:
+            (serviceKey, database) = (ServiceKey(privateKey: .init()), nil)
+        }
         let presence = Presence(serviceKey: serviceKey)
         let phoneIDs = PhoneIDs(presence: presence)
         let limiter = HubLimiter(limits)
@@ -45,7 +52,8 @@ public struct HubServices: Sendable {
                                    phoneIDs: phoneIDs, showFeed: showFeed, heardBoxes: resolver.heardBoxes,
                                    renderer: DeckRenderer(limits: .init(deckLimits)))
         let hub = HubServices(
-            database: database, clock: clock, logger: logger, repositories: repositories, resolver: resolver,
+            database: database, health: database ?? MemoryHealth() as any DatabaseHealth, clock: clock, logger: logger,
+            repositories: repositories, resolver: resolver,
             keys: KeyChecker(projects: repositories.projects, cache: KeyCache(), presence: presence, phoneIDs: phoneIDs,
                              clock: clock, limiter: limiter),
             present: present, feed: feed, limiter: limiter, metricsRegistry: metricsRegistry, instanceID: UUID().uuidString)
@@ -56,11 +64,17 @@ public struct HubServices: Sendable {
     }
 }
 
-/// Where `HubServices` keeps what it stores: the database (SQLite or PostgreSQL), or memory
-/// (`MemoryHubData`, for router tests; the service key stays in the database).
+/// Where `HubServices` keeps what it stores: a database (SQLite or PostgreSQL), or memory
+/// (`MemoryHubData`, for router tests).
 public enum HubStorage: Sendable {
-    case database
+    case database(HubDatabase)
     case memory
+}
+
+/// Memory's health: it always answers.
+struct MemoryHealth: DatabaseHealth {
+    var kindName: String { "memory" }
+    func ping() async throws {}
 }
 
 /// The hub's storage, each part behind the protocol its users see: the stores over the hub's one
@@ -77,10 +91,11 @@ struct HubRepositories: Sendable {
     let shows: any ShowRepository
     let choices: any ReactionChoicesRepository
 
-    init(database: HubDatabase, clock: HubClock, limits: HubLimits, decks deckLimits: DeckLimits,
-         feed: ChangeFeed, showFeed: ShowFeed, memory: MemoryHubData? = nil) {
+    init(storage: HubStorage, clock: HubClock, limits: HubLimits, decks deckLimits: DeckLimits,
+         feed: ChangeFeed, showFeed: ShowFeed) {
         let quota = deckLimits.storagePerProjectBytes
-        if let memory {
+        guard case .database(let database) = storage else {
+            let memory = MemoryHubData(clock: clock, feed: feed)
             let beacons = MemoryBeaconRepository(data: memory)
             projects = MemoryProjectRepository(data: memory)
             self.beacons = beacons

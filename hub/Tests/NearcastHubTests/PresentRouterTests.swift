@@ -38,7 +38,7 @@ final class PresentRouterTests: XCTestCase {
             let world = try await world(storage)
             defer { try? FileManager.default.removeItem(at: world.directory) }
             try await Application(router: buildRouter(world.hub)).test(.router) { client in try await body(world, client) }
-            await world.hub.database.close()
+            await world.hub.database?.close()
         }
     }
 
@@ -46,13 +46,13 @@ final class PresentRouterTests: XCTestCase {
     private func world(_ storage: RouterWorld.Storage) async throws -> World {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-present-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
-                                                  logger: Logger(label: "test"))
+        let store: HubStorage = storage == .memory ? .memory
+            : .database(try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
+                                                   logger: Logger(label: "test")))
         let clock = ManualClock()
         var limits = HubLimits()
         limits.guessing.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
-        let hub = try await HubServices.make(database: database, logger: Logger(label: "test"), clock: clock.clock, limits: limits,
-                                             storage: storage == .memory ? .memory : .database)
+        let hub = try await HubServices.make(storage: store, logger: Logger(label: "test"), clock: clock.clock, limits: limits)
         let keys = try await hub.repositories.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()
         let identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.resolver.serviceKey.privateKey,

@@ -24,11 +24,12 @@ struct RouterWorld: Sendable {
                      decks: DeckLimits = DeckLimits(), metrics: PrometheusCollectorRegistry? = nil) async throws -> RouterWorld {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-router-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let database = try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
-                                                  logger: Logger(label: "test"))
-        let hub = try await HubServices.make(database: database, metricsRegistry: metrics, logger: Logger(label: "test"),
-                                             clock: clock, limits: limits,
-                                             decks: decks, storage: storage == .memory ? .memory : .database)
+        // In memory, no database at all; else a SQLite file in the world's folder.
+        let store: HubStorage = storage == .memory ? .memory
+            : .database(try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
+                                                   logger: Logger(label: "test")))
+        let hub = try await HubServices.make(storage: store, metricsRegistry: metrics, logger: Logger(label: "test"),
+                                             clock: clock, limits: limits, decks: decks)
         let demo = try await hub.repositories.projects.create(name: "demo")
         let other = try await hub.repositories.projects.create(name: "other")
         return RouterWorld(hub: hub, demo: demo, other: other, directory: directory)
@@ -45,7 +46,7 @@ struct RouterWorld: Sendable {
             defer { try? FileManager.default.removeItem(at: world.directory) }
             let app = Application(router: buildRouter(world.hub, listener: listener))
             try await app.test(.router) { client in try await body(world, client, storage) }
-            await world.hub.database.close()
+            await world.hub.database?.close()
         }
     }
 }

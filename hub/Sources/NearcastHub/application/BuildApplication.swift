@@ -18,7 +18,7 @@ public func buildApplication(configuration: HubConfiguration,
     let database = try await HubDatabase.open(configuration.database, logger: logger)
     let hub: HubServices
     do {
-        hub = try await HubServices.make(database: database, metricsRegistry: configuration.metricsRegistry, logger: logger,
+        hub = try await HubServices.make(storage: .database(database), metricsRegistry: configuration.metricsRegistry, logger: logger,
                                          clock: configuration.clock, limits: configuration.limits, decks: configuration.decks)
     } catch {
         await database.close()
@@ -38,7 +38,8 @@ public func buildApplication(configuration: HubConfiguration,
 /// `configuration` says.
 func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                       onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
-    let (host, port, database) = (configuration.host, configuration.port, hub.database)
+    guard let database = hub.database else { throw HubConfigurationError("a hub that serves needs a database, not memory") }
+    let (host, port) = (configuration.host, configuration.port)
     var services: [any Service] = [DatabaseCloser(database: database), PresentService(hub: hub)]
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
@@ -72,12 +73,12 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                 logger: hub.logger))
         }
     }
-    if hub.database.isPostgres {
+    if database.isPostgres {
         let feed = hub.feed, showFeed = hub.present.showFeed
         /// A listener whose payloads name a beacon's changes (`project\nbeacon name`).
         func beaconChanges(_ channel: String, connected: @escaping @Sendable () -> Void, changed: @escaping @Sendable (String, String) -> Void,
                            stopped: @escaping @Sendable () -> Void) -> PostgresChangeListener {
-            PostgresChangeListener(database: hub.database, channel: channel, logger: hub.logger, connected: connected,
+            PostgresChangeListener(database: database, channel: channel, logger: hub.logger, connected: connected,
                                    received: { payload in
                                        guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
                                        changed(project, beaconName)
@@ -88,19 +89,19 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
         services.append(beaconChanges(ChangeNotifier.showsChannel, connected: { showFeed.changedAll() },
                                       changed: { showFeed.changed(BeaconRef(project: $0, beaconName: $1)) }, stopped: { showFeed.finishAll() }))
         services.append(PostgresChangeListener(
-            database: hub.database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
+            database: database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
             connected: {}, received: { ReactionNotifier.deliver(payload: $0, to: showFeed) }, stopped: {}))
         // A change committed through any instance: the in-memory views synchronise before
         // their next answer (and after a reconnection, since a notification may have been lost).
-        let changes = hub.database.changes
+        let changes = database.changes
         services.append(PostgresChangeListener(
-            database: hub.database, channel: ChangeSignal.channel, logger: hub.logger,
+            database: database, channel: ChangeSignal.channel, logger: hub.logger,
             connected: { changes.bump() }, received: { _ in changes.bump() }, stopped: {}))
         // A key rotation anywhere: forget the keys checked lately, so old keys fail at once
         // (and when the listener reconnects, since a rotation may have been missed).
         let keyCache = hub.keys.cache
         services.append(PostgresChangeListener(
-            database: hub.database, channel: ProjectStore.keysChannel, logger: hub.logger,
+            database: database, channel: ProjectStore.keysChannel, logger: hub.logger,
             connected: { keyCache.clear() }, received: { _ in keyCache.clear() }, stopped: {}))
     }
     return Application(

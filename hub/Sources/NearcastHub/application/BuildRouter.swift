@@ -40,7 +40,7 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
         PresenceController(shows: storage.shows, showCache: present.showCache, presence: present.presence,
                            codePasses: present.codePasses, proof: proof, limiter: hub.limiter, clock: hub.clock,
                            keys: keys).endpoints,
-        StatusController(database: hub.database, feed: hub.feed, eidTable: resolver.index,
+        StatusController(database: hub.health, feed: hub.feed, eidTable: resolver.index,
                          metricsRegistry: hub.metricsRegistry, logger: hub.logger).endpoints,
         ListenerController(listener: listener).endpoints,
     ]

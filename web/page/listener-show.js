@@ -192,7 +192,8 @@ async function openShow(id) {
   }
 }
 
-async function askForShow(id) {
+/** `renewed`: asked again with a pass just renewed by hearing. */
+async function askForShow(id, renewed = false) {
   if (!state.hub) return;
   const key = validPassFor(id) || state.publicKey;
   if (!key) return;
@@ -207,6 +208,14 @@ async function askForShow(id) {
     return;
   }
   if (response.status === 404) return;   // the show ended meanwhile: the next resolve says when there is one
+  if (response.status === 403 && !renewed && state.pass && state.pass.id === key) {
+    // The pass this page holds was revoked (a new code revokes every pass of the show, the ones
+    // renewed since a stream was opened too): renewed by hearing, the show is asked for with it.
+    state.pass.revoked = true;
+    state.pass.renewalTriedAt = -Infinity;
+    await renewPassByHearing();
+    if (validPassFor(id)) return askForShow(id, true);
+  }
   if (!response.ok) {
     showState(`The hub refused the presentation: ${await errorMessage(response)}`);
     return;

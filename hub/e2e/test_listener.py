@@ -25,7 +25,7 @@ import time
 import unittest
 
 from hubtest import (NEARCAST, Database, Hub, b64, chromium, console, console_answers, create_project, have_chromium,
-                     start_sim_box)
+                     pdf_deck, start_sim_box, upload_deck)
 
 try:
     from selenium.webdriver.common.by import By
@@ -149,6 +149,29 @@ def heard_lines(browser):
     return [line for line in browser.find_element(By.ID, "heard").text.splitlines() if line.strip()]
 
 
+def message_texts(browser):
+    """The messages the person holding the phone reads, outside Details."""
+    return [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#message-list > li")]
+
+
+# Records what the page asks the hub for: the types each resolve names, every event stream opened
+# and every other request's address.
+RECORD_REQUESTS = """
+    window.__asked = { resolves: [], watches: [], requests: [] };
+    const realFetch = window.fetch;
+    window.fetch = (url, options) => {
+      if (String(url).includes("getforobserved")) window.__asked.resolves.push(JSON.parse(options.body).namespacedTypes);
+      else window.__asked.requests.push(String(url));
+      return realFetch(url, options);
+    };
+    const RealEventSource = window.EventSource;
+    window.EventSource = function (url, init) {
+      window.__asked.watches.push(String(url));
+      return new RealEventSource(url, init);
+    };
+    window.EventSource.CLOSED = RealEventSource.CLOSED;"""
+
+
 def wait_until(condition, timeout, what, browser=None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -165,29 +188,30 @@ def wait_until(condition, timeout, what, browser=None):
     raise AssertionError(f"{what} did not happen in {timeout} s{detail}")
 
 
-@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
-@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
-class ListenerPageHearsTheBox(unittest.TestCase):
-    """One hub and one box's recording for every test: the box publishes `demo/slide Slide 1`
-    (an EID through the hub) and a direct token c0ffee, for 8 s."""
+class HubAndRecordedBox:
+    """For a test class: one hub on SQLite serving the page, a project named `project`, and
+    `microphone`: a simulated box's 8 s publishing `publications` through the hub (an EID too),
+    passed through the bench's room A."""
+
+    project = "demo"
+    publications = []
 
     @classmethod
     def setUpClass(cls):
         cls.work = tempfile.mkdtemp(prefix="nearcast-listener-")
         cls.state = os.path.join(cls.work, "box")
         cls.database = Database("sqlite")
-        cls.keys = create_project(cls.database.url, "demo")
+        cls.keys = create_project(cls.database.url, cls.project)
         cls.hub = Hub(cls.database.url, extra=("--listener", WEB))
         cls.box = None
         cls.run_box("--duration", "8").wait(timeout=60)
         cls.microphone = os.path.join(cls.work, "room-a.wav")
         through_room(os.path.join(cls.state, "audio.wav"), cls.microphone)
-        cls.native = native_decode(cls.microphone)
 
     @classmethod
     def run_box(cls, *extra):
         cls.box = start_sim_box(cls.state, f"http://127.0.0.1:{cls.hub.port}", cls.keys["secretKey"],
-                                ["message:demo/slide:Slide 1", "direct:c0ffee"], os.path.join(cls.work, "box.log"), extra)
+                                cls.publications, os.path.join(cls.work, "box.log"), extra)
         return cls.box
 
     @classmethod
@@ -198,6 +222,20 @@ class ListenerPageHearsTheBox(unittest.TestCase):
         cls.hub.stop()
         cls.database.drop()
         shutil.rmtree(cls.work, ignore_errors=True)
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
+class ListenerPageHearsTheBox(HubAndRecordedBox, unittest.TestCase):
+    """One hub and one box's recording for every test: the box publishes `demo/slide Slide 1`
+    (an EID through the hub) and a direct token c0ffee, for 8 s."""
+
+    publications = ["message:demo/slide:Slide 1", "direct:c0ffee"]
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.native = native_decode(cls.microphone)
 
     def setUp(self):
         self.browser = None
@@ -274,32 +312,23 @@ class ListenerPageHearsTheBox(unittest.TestCase):
               f"{stats.get_attribute('data-decode-ms-per-audio-second')} ms CPU per audio second "
               f"over {stats.get_attribute('data-audio-seconds')} s")
 
-    def test_with_details_closed_the_page_asks_for_no_attachments_and_opening_it_shows_them(self):
-        # The audience's phone needs the show, not the box's messages (a beacon's 100 KiB
-        # attachment sent to every phone on every resolve would slow page turns): record what the
-        # page asks the hub for.
+    def test_resolves_carry_no_attachments_and_one_watch_per_box_brings_its_messages(self):
+        # A beacon's attachments may be big (100 KiB each): the page never asks for them when it
+        # resolves (it resolves often), and follows each box's messages through one watch, which
+        # sends them once per change. Record what the page asks the hub for.
         self.browser = chromium(*fake_microphone(self.microphone))
-        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
-            window.__asked = { resolves: [], watches: 0 };
-            const realFetch = window.fetch;
-            window.fetch = (url, options) => {
-              if (String(url).includes("getforobserved")) window.__asked.resolves.push(JSON.parse(options.body).namespacedTypes);
-              return realFetch(url, options);
-            };
-            const RealEventSource = window.EventSource;
-            window.EventSource = function (url, init) {
-              if (String(url).includes("attachments:watch")) window.__asked.watches += 1;
-              return new RealEventSource(url, init);
-            };"""})
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_REQUESTS})
         browser = self.browser
         browser.get(f"http://127.0.0.1:{self.hub.port}/listen?key={self.keys['apiKey']}")
         asked = lambda: browser.execute_script("return window.__asked")  # noqa: E731
         wait_until(lambda: len(asked()["resolves"]) >= 2, 60, "the page resolving what it hears", browser)
         self.assertEqual([types for types in asked()["resolves"]], [[]] * len(asked()["resolves"]), "no attachments asked for")
-        self.assertEqual(asked()["watches"], 0, "no attachments watched")
+        texts = [line.split(" ", 1)[1] for line in self.hub_lines()]
+        wait_until(lambda: message_texts(browser) == texts, 30, "the messages, with Details closed", browser)
+        self.assertIsNone(browser.find_element(By.ID, "details").get_attribute("open"))
+        self.assertEqual(len([url for url in asked()["watches"] if "attachments:watch" in url]), 1, "one watch for the one box")
         open_details(browser)
-        wait_until(lambda: heard_lines(browser) == self.hub_lines(), 30, "the messages once Details is open", browser)
-        self.assertGreaterEqual(asked()["watches"], 1)
+        wait_until(lambda: heard_lines(browser) == self.hub_lines(), 30, "the messages in Details, with their types", browser)
 
     def test_the_page_served_elsewhere_resolves_through_the_hub_named_in_its_address(self):
         static = StaticPage(WEB)
@@ -373,6 +402,81 @@ class ListenerPageHearsTheBox(unittest.TestCase):
         for path in ("/metrics", "/healthz", "/listen"):
             status, headers = self.hub.headers("GET", path, {"Origin": "https://pages.example"})
             self.assertNotIn("access-control-allow-origin", headers, path)
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "nearcast-modem.wasm")), "needs the page: tools/setup/build-web")
+class ListenerPageShowsTheRoomsMessages(HubAndRecordedBox, unittest.TestCase):
+    """A box of the project `web` with no show publishes an event's text and a link through the
+    hub: the person holding the phone reads them, Details closed, as what they are."""
+
+    EVENT = 'Doors close at 19:30 <b>sharp</b> <img src=x onerror="document.title=\'injected\'"> & bring a pen'
+    LINK = "https://example.org/programme?day=2&room=a"
+    project = "web"
+    publications = [f"message:web/event:{EVENT}", f"message:web/link:See {LINK}."]
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        status, listed = cls.hub.get("/v1beta1/beacons", key=cls.keys["secretKey"])
+        assert status == 200 and len(listed["beacons"]) == 1, listed
+        cls.beacon = listed["beacons"][0]["beaconName"].removeprefix("beacons/")
+
+    def setUp(self):
+        self.browser = chromium(*fake_microphone(self.microphone))
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_REQUESTS})
+
+    def tearDown(self):
+        if self._outcome.success is False:
+            print(self.browser.execute_script("return document.body.innerText")[:3000])
+            print(self.hub.stderr()[-3000:])
+        self.browser.quit()
+        self.assertIn(self.hub.delete(f"/v1/shows/{self.beacon}", key=self.keys["secretKey"])[0], (200, 404))
+
+    def open_page(self):
+        self.browser.get(f"http://127.0.0.1:{self.hub.port}/listen?key={self.keys['apiKey']}")
+        return self.browser
+
+    def test_the_box_s_messages_show_as_text_and_links_and_the_page_says_it_heard_the_room(self):
+        browser = self.open_page()
+        wait_until(lambda: len(message_texts(browser)) == 2, 60, "the box's two messages", browser)
+        self.assertIsNone(browser.find_element(By.ID, "details").get_attribute("open"), "Details stays closed")
+        self.assertTrue(browser.find_element(By.ID, "messages").is_displayed())
+        self.assertTrue(browser.execute_script("return document.getElementById('messages').closest('details') === null"))
+        # Text as text: the markup in it is shown as written, never made into elements.
+        self.assertEqual(message_texts(browser), [self.EVENT, f"See {self.LINK}."])
+        self.assertEqual(browser.find_elements(By.CSS_SELECTOR, "#message-list b, #message-list img"), [])
+        self.assertNotEqual(browser.title, "injected")
+        # A link as a link: the address alone (not the sentence's full stop), opening elsewhere.
+        links = browser.find_elements(By.CSS_SELECTOR, "#message-list a")
+        self.assertEqual([(a.get_attribute("href"), a.text) for a in links], [(self.LINK, self.LINK)])
+        self.assertEqual(links[0].get_attribute("rel"), "noopener noreferrer")
+        # The page heard the room: the code is still offered (for a show on another screen), but
+        # never with the claim that this phone has not heard the room.
+        form = browser.find_element(By.ID, "join-by-code")
+        wait_until(form.is_displayed, 30, "the code offered once the page has listened 8 s", browser)
+        time.sleep(1.5)   # the page's once-a-second check runs again
+        self.assertNotIn("has not heard the room", browser.execute_script("return document.body.innerText"))
+        self.assertEqual(browser.find_element(By.ID, "state").get_attribute("data-state"), "listening")
+
+    def test_a_show_that_starts_later_is_learnt_by_resolving_again_and_never_asked_for_before(self):
+        browser = self.open_page()
+        asked = lambda: browser.execute_script("return window.__asked")  # noqa: E731
+        wait_until(lambda: message_texts(browser), 60, "the box's messages", browser)
+        # The box has no show: the page resolves what it hears again while it hears it, and asks
+        # the hub for no show until a resolve says there is one.
+        wait_until(lambda: len(asked()["resolves"]) >= 3, 90, "the page resolving the box again", browser)
+        self.assertEqual([url for url in asked()["requests"] + asked()["watches"] if "/v1/shows/" in url], [],
+                         "no show asked for while the box has none")
+        status, created = upload_deck(self.hub.port, self.keys["secretKey"], pdf_deck(2), "Later")
+        self.assertEqual(status, 201, created)
+        status, show = self.hub.request("PUT", f"/v1/shows/{self.beacon}", {"deck": created["deck"], "page": 1},
+                                        key=self.keys["secretKey"])
+        self.assertEqual(status, 200, show)
+        wait_until(lambda: browser.find_element(By.ID, "slide").get_attribute("data-page") == "1", 60,
+                   "the phone following the show that started", browser)
+        self.assertEqual(browser.find_element(By.ID, "state").get_attribute("data-state"), "following")
+        self.assertEqual(len(message_texts(browser)), 2, "the messages stay beside the show")
 
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")

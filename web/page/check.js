@@ -181,8 +181,7 @@ async function resolve(burst) {
   try {
     const response = await fetch(`${hub}/v1beta1/beaconinfo:getforobserved?key=${encodeURIComponent(apiKey)}`, {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ observations: [{ advertisedId: { type: burst.kind === "eid" ? "EDDYSTONE_EID" : "EDDYSTONE",
-        id: btoa(String.fromCharCode(...burst.bytes)) } }] }),
+      body: JSON.stringify({ observations: [{ advertisedId: burst.advertisedId }] }),
     });
     const beacon = response.ok ? ((await response.json()).beacons || [])[0] : null;
     if (beacon) {

@@ -1,5 +1,5 @@
-// The listener page's presentation: when the box this phone hears carries a show (Nearcast
-// Present), its current slide, edge to edge, followed live (a tap enlarges it); paging back through
+// The listener page's presentation: when a resolve says the box this phone hears carries a show
+// (Nearcast Present, the answer's `hasShow`), its current slide, edge to edge, followed live (a tap enlarges it); paging back through
 // the pages the presenter has shown (never ahead) and a button back to live; a reaction bar whose
 // taps carry the proof that this phone is in the room: the EID it heard most recently, else a pass
 // it got for the code on the presenter's screen (typed, or in the QR code's address). The page
@@ -7,15 +7,18 @@
 // box. When the box has not been heard for two minutes (and no pass holds) the page says so and
 // stops following.
 //
-// The API is docs/present-api.md. listener.js calls `startShows` once, `heardBeacon` for every
-// burst of a resolved token, `listeningStarted` / `listeningFailed` / `browserFilters` as the
-// microphone goes (and `bandSilent` when nothing reaches it), asks `resolvingKey` which key resolves what it hears, and shows `situation` in
-// its status line.
+// The API is docs/present-api.md. listener.js calls `startShows` once, `heardRoom` for every burst,
+// `heardBeacon` for every burst of a resolved token, `resolvedBeacon` for every resolve's answer
+// (the page asks for a show only when one says the beacon has one), `listeningStarted` /
+// `listeningFailed` / `browserFilters` as the microphone goes (and `bandSilent` when nothing
+// reaches it); it asks `resolvingKey` which key resolves what it hears, `followsShowOf` how soon
+// to resolve a beacon's tokens again, and shows `situation` in its status line.
 //
 // URL parameters (all optional, for a demonstration or a test; the page behaves the same otherwise):
 // lostAfter=SECONDS (at least 10) shortens the two minutes before "lost"; renewWithin=SECONDS
 // (60-600) renews a pass by hearing when that much of it is left, instead of 5 minutes.
 
+import { watchTokenFor } from "./listener-messages.js";
 import { forgetPhoneId, lastRefusal, phoneHeaders, phoneIdFor, phoneQuery } from "./phone-id.js";
 
 const $ = (id) => document.getElementById(id);
@@ -25,7 +28,6 @@ const params = new URLSearchParams(location.search);
 const lostAfterMs = Math.max(10, Number(params.get("lostAfter")) || 120) * 1000;
 const proofForMs = 240_000;         // an EID heard this long ago is past the hub's window (2 periods of 2^7 s)
 const offerCodeAfterMs = 8_000;     // listening this long without following a show, the page offers the code
-const showRetryMs = 15_000;         // a heard beacon without a show is asked again after this
 const passLifetimeMs = 600_000;     // a pass lasts 10 minutes (the hub says exactly when it gives one)
 // A pass is renewed by hearing once this much of it is left: long enough for a few tries (a lost
 // request, a burst missed) before it runs out; the same margin asks a phone that does not hear
@@ -39,9 +41,11 @@ const state = {
   publicKey: "",
   pass: null,              // {id, beacon, expiresAt, proof, renewalTriedAt, revoked} from the code (typed or the QR's) or hearing
   passRenewals: 0,
-  beacons: new Map(),      // beacon id ("4!hex") -> {heardAt, eid: {base64, at} | null, askedAt, watchToken}
+  beacons: new Map(),      // beacon id ("4!hex") -> {heardAt, eid: {observed, at} | null}
+  heardRoomAt: null,       // when this page last decoded any box's token
   show: null,              // the hub's show object for `beacon`
   beacon: null,            // the beacon id whose show this page follows
+  opening: null,           // the beacon id whose show is being asked for now
   source: null,            // EventSource of the show's events
   sourceKey: null,         // the key that EventSource was opened with
   viewing: null,           // the page shown when not following live
@@ -94,28 +98,42 @@ export function resolvingKey() {
   return state.publicKey || (passExpired() ? "" : state.pass.id);
 }
 
-/** A burst of a token the hub resolved to `beaconName`; `token.kind` "eid" carries a proof;
- * `watchToken` is what the hub gave with the resolve, which lets the public key follow the show. */
-export function heardBeacon(beaconName, token, watchToken) {
+/** A burst of any token: this phone hears a box (whether or not the hub knows it). */
+export function heardRoom() {
+  state.heardRoomAt = performance.now();
+}
+
+/** A burst of a token the hub resolved to `beaconName`; one of `kind` "eid" is a proof of presence. */
+export function heardBeacon(beaconName, burst) {
   const id = beaconIdOf(beaconName);
   const now = performance.now();
   let beacon = state.beacons.get(id);
   if (!beacon) {
-    beacon = { heardAt: now, eid: null, askedAt: -Infinity };
+    beacon = { heardAt: now, eid: null };
     state.beacons.set(id, beacon);
   }
   beacon.heardAt = now;
-  if (watchToken) beacon.watchToken = watchToken;
-  if (token.kind === "eid") beacon.eid = { base64: btoa(String.fromCharCode(...token.bytes)), at: now };
+  if (burst.kind === "eid") beacon.eid = { observed: burst.advertisedId, at: now };
   if (state.beacon === id && state.lost) {
     state.lost = false;
     openShow(id);   // back in range: follow again
-  } else if (!state.beacon && now - beacon.askedAt > showRetryMs) {
-    beacon.askedAt = now;
-    openShow(id);
   }
   renewPassByHearing();
   renderProof();
+}
+
+/** A resolve answered `beaconName` (heard just now): `hasShow`, whether it carries a show. The
+ * show is asked for only then, so a page that hears a box without one asks the hub nothing more;
+ * it learns of a show that starts later when it next resolves (listener.js resolves the tokens of
+ * a beacon whose show it does not follow again after 15 s, when heard). */
+export function resolvedBeacon(beaconName, hasShow) {
+  const id = beaconIdOf(beaconName);
+  if (hasShow && !state.beacon && state.opening === null) openShow(id);
+}
+
+/** Whether this page follows the show of `beaconName` now. */
+export function followsShowOf(beaconName) {
+  return state.beacon === beaconIdOf(beaconName) && state.show !== null && !state.lost;
 }
 
 /** The microphone feeds the decoder from now: the code is offered if no show follows soon. */
@@ -165,13 +183,23 @@ function lostText() {
 
 // --- The show ------------------------------------------------------------------------------------
 
-async function openShow(id, retried = false) {
+async function openShow(id) {
+  state.opening = id;
+  try {
+    await askForShow(id);
+  } finally {
+    if (state.opening === id) state.opening = null;
+  }
+}
+
+/** `renewed`: asked again with a pass just renewed by hearing (or with the public key). */
+async function askForShow(id, renewed = false) {
   if (!state.hub) return;
   const key = validPassFor(id) || state.publicKey;
   if (!key) return;
   // The public key follows a show only with the token from resolving its box (a pass needs none).
-  const known = state.beacons.get(id);
-  const grant = key === state.publicKey && known && known.watchToken ? `&token=${encodeURIComponent(known.watchToken)}` : "";
+  const token = key === state.publicKey ? watchTokenFor(`beacons/${id}`) : "";
+  const grant = token ? `&token=${encodeURIComponent(token)}` : "";
   let response;
   try {
     response = await fetch(`${state.hub}/v1/shows/${id}?key=${encodeURIComponent(key)}${grant}`, { cache: "no-store", headers: phoneHeaders() });
@@ -179,11 +207,12 @@ async function openShow(id, retried = false) {
     showState(`The hub cannot be reached (${error.message}).`);
     return;
   }
-  if (response.status === 404) return;   // this box carries no show (yet): asked again while heard
-  if (response.status === 403 && !retried && state.pass && key === state.pass.id) {
-    // The pass was revoked (a new code, joining by code off, a new show): renew it by hearing,
-    // else follow with the public key if the page has it.
-    if (await renewRevokedPass() || state.publicKey) return openShow(id, true);
+  if (response.status === 404) return;   // the show ended meanwhile: the next resolve says when there is one
+  if (response.status === 403 && !renewed && state.pass && key === state.pass.id) {
+    // The pass was revoked (a new code revokes every pass of the show, the ones renewed since a
+    // stream was opened too; so do joining by code turned off and a new show): renew it by
+    // hearing, else follow with the public key if the page has it.
+    if (await renewRevokedPass() || state.publicKey) return askForShow(id, true);
     return showState(revokedText);
   }
   if (!response.ok) {
@@ -249,8 +278,6 @@ function endShow(text) {
   if (state.source) state.source.close();
   state.source = null;
   state.show = null;
-  const beacon = state.beacons.get(state.beacon);
-  if (beacon) beacon.askedAt = performance.now();
   state.beacon = null;
   state.viewing = null;
   $("show").hidden = true;
@@ -412,7 +439,7 @@ function freshEid(id) {
 function proof() {
   if (!state.beacon) return null;
   const eid = freshEid(state.beacon);
-  if (eid) return { type: "EDDYSTONE_EID", id: eid.base64 };
+  if (eid) return eid.observed;
   const pass = validPassFor(state.beacon);
   return pass ? { type: "NEARCAST_PASS", id: pass } : null;
 }
@@ -512,7 +539,7 @@ async function renewPassByHearing() {
   try {
     response = await fetch(`${state.hub}/v1/presence`, {
       method: "POST", headers: { "Content-Type": "application/json", "X-Api-Key": key, ...phoneHeaders() },
-      body: JSON.stringify({ observed: { type: "EDDYSTONE_EID", id: eid.base64 } }),
+      body: JSON.stringify({ observed: eid.observed }),
     });
   } catch {
     return;   // tried again after renewRetryMs, while heard
@@ -584,10 +611,14 @@ function codeOffer(now) {
   }
   if (state.lost) return "";
   if (state.listeningFailed) return "This phone cannot listen here: type the code on the screen.";
+  const since = state.listeningSince ?? state.startedAt;
+  const waited = now - since >= offerCodeAfterMs;
+  // A box heard whose show this page does not follow (it has none): the code is still offered, for
+  // a show on another screen, with no reason that would not be true.
+  if (state.heardRoomAt !== null) return waited ? "" : null;
   if (state.filtering) return "This browser filters its microphone, so it may not hear the room: type the code on the screen.";
   if (state.bandSilent) return "No sound from the room's box reaches this phone's microphone: type the code on the screen.";
-  const since = state.listeningSince ?? state.startedAt;
-  return now - since >= offerCodeAfterMs ? "This phone has not heard the room yet." : null;
+  return waited ? "This phone has not heard the room yet." : null;
 }
 
 function offerCode(why) {

@@ -1,12 +1,12 @@
 // The listener page: the microphone, through an AudioWorklet and a SharedArrayBuffer ring, into
 // the box's decoder (WebAssembly, in a Worker); heard tokens resolved by the hub
-// (beaconinfo:getforobserved with the project's public API key) and their messages followed live
-// (attachments:watch). The page says in plain words whether it is listening and, when not, why;
-// the engineer's view (the rate, the band meter, the tokens and messages, the decoder's CPU) is
-// behind the closed "Details" disclosure.
+// (beaconinfo:getforobserved with the project's public API key), and the messages of the boxes
+// they name shown and followed live (listener-messages.js). The page says in plain words whether
+// it is listening and, when not, why; the engineer's view (the rate, the band meter, the tokens and
+// messages as the hub holds them, the decoder's CPU) is behind the closed "Details" disclosure.
 //
-// When the heard box carries a presentation (Nearcast Present), listener-show.js shows it and
-// its reaction bar, and the status line says whether the phone follows it.
+// When a resolve says the heard box carries a presentation (Nearcast Present), listener-show.js
+// shows it and its reaction bar, and the status line says whether the phone follows it.
 //
 // URL parameters: key (the project's public API key), hub (the hub's address), and
 // listener-show.js's. A hub serving the page answers `listener-hub.json` beside it, so there the
@@ -16,7 +16,9 @@
 
 import { CaptureProblem, hubAddress, openMicrophone, processingStillOn, startWorker } from "./capture.js";
 import { phoneHeaders } from "./phone-id.js";
-import { bandSilent, browserFilters, heardBeacon, listeningFailed, listeningStarted, resolvingKey, situation, startShows } from "./listener-show.js";
+import { firstMessageAt, followMessages, startMessages } from "./listener-messages.js";
+import { bandSilent, browserFilters, followsShowOf, heardBeacon, heardRoom, listeningFailed, listeningStarted, resolvedBeacon,
+         resolvingKey, situation, startShows } from "./listener-show.js";
 
 const params = new URLSearchParams(location.search);
 const apiKey = params.get("key") || "";   // the public key; resolvingKey() falls back to a pass
@@ -29,13 +31,12 @@ const silentBandDB = -110;        // per-bin level (dBFS) a real microphone's ow
 const silentBandSeconds = 5;      // how long the band must stay below it before the page says so
 const unknownRetryMs = 60_000;    // a token the hub did not know is asked again after this
 const tokenRefreshMs = 300_000;   // a heard token is resolved again after this, for a fresh watchToken
+const showlessRefreshMs = 15_000; // ... or after this while its box shows nothing this page follows
 const failedRetryMs = 5_000;      // a lookup that failed (network, hub error) is tried again after this
-const watchRetryMs = 10_000;      // a watch the hub ended with an error is opened again after this
 
 const $ = (id) => document.getElementById(id);
 const stateLine = $("state");
 const startButton = $("start");
-const heardList = $("heard");
 const tokenList = $("tokens");
 
 // --- What the page says about itself ------------------------------------------------------------
@@ -106,50 +107,18 @@ function fail(text) {
   showStatus();
 }
 
-function hubTrouble(text) {
+/** What is wrong with the hub, in the engineer's words, or null; `ifStill`: only if the trouble
+ * now is that one. */
+function hubTrouble(text, ifStill) {
+  if (ifStill !== undefined && status.hub !== ifStill) return;
   status.hub = text;
   showStatus();
 }
 
-// --- Messages: what the hub says the heard tokens stand for -------------------------------------
+// --- Heard tokens: what the hub says they stand for ----------------------------------------------
 
-/** beaconName -> {attachments: [{namespacedType, text}], source: EventSource|null} */
-const beacons = new Map();
-/** "kind:hex" -> {kind, hex, bytes, heard, note, beacon, retryAt, resolvedAt} */
+/** "kind:hex" -> {kind, hex, advertisedId, heard, note, beacon, retryAt, resolvedAt} */
 const tokens = new Map();
-/** beaconName -> the newest watchToken the hub gave for it: with the public key, the hub lets a
- * page watch a beacon (its messages, its show) only with a token from resolving what it heard. */
-const watchTokens = new Map();
-let firstMessageMs = null;
-
-function textOf(base64) {
-  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  return new TextDecoder().decode(bytes);
-}
-
-function renderMessages() {
-  heardList.replaceChildren();
-  for (const beacon of beacons.values()) {
-    for (const attachment of beacon.attachments) {
-      const line = document.createElement("div");
-      line.className = "message";
-      const type = document.createElement("span");
-      type.className = "type";
-      type.textContent = attachment.namespacedType;
-      const text = document.createElement("span");
-      text.className = "text";
-      text.textContent = attachment.text;
-      line.append(type, " ", text);
-      heardList.append(line);
-    }
-  }
-  const count = heardList.childElementCount;
-  $("no-messages").hidden = count > 0;
-  if (count > 0 && firstMessageMs === null) {
-    firstMessageMs = performance.now();
-    heardList.dataset.firstMessageMs = firstMessageMs.toFixed(0);
-  }
-}
 
 function renderTokens() {
   tokenList.replaceChildren();
@@ -161,63 +130,13 @@ function renderTokens() {
   }
 }
 
-function setAttachments(beaconName, attachments) {
-  const beacon = beacons.get(beaconName);
-  if (!beacon) return;
-  beacon.attachments = (attachments || []).map((a) => ({ namespacedType: a.namespacedType, text: textOf(a.data) }));
-  renderMessages();
-}
-
-/** Forgets a beacon: its lines go, and the tokens that named it are asked about again when heard. */
-function forgetBeacon(beaconName, note) {
-  const beacon = beacons.get(beaconName);
-  if (beacon && beacon.source) beacon.source.close();
-  beacons.delete(beaconName);
+/** A beacon whose messages went (deleted on the hub, its watch refused): the tokens that named it
+ * are resolved again when next heard. */
+function beaconForgotten(beaconName, note) {
   for (const token of tokens.values()) {
     if (token.beacon === beaconName) Object.assign(token, { beacon: null, note, retryAt: performance.now() });
   }
-  renderMessages();
   renderTokens();
-}
-
-/** The messages (the beacons' attachments) are for whoever opens "Details": the audience's phone
- * needs only the show, so while it is closed the page neither asks for attachments when it
- * resolves nor watches them, and a beacon's attachments, however big, cost the room nothing. */
-const detailsOpen = () => Boolean(document.getElementById("details")?.open);
-
-document.getElementById("details")?.addEventListener("toggle", () => {
-  for (const [beaconName, beacon] of beacons) {
-    if (detailsOpen() && !beacon.source) beacon.source = watch(beaconName);
-    if (!detailsOpen() && beacon.source) {
-      beacon.source.close();
-      beacon.source = null;
-    }
-  }
-});
-
-/** Follows a beacon's attachments: the hub sends them at once and again at every change. */
-function watch(beaconName) {
-  const url = `${hub}/v1beta1/${beaconName}/attachments:watch?key=${encodeURIComponent(resolvingKey())}`
-    + `&token=${encodeURIComponent(watchTokens.get(beaconName) || "")}`;
-  const source = new EventSource(url);
-  source.addEventListener("attachments", (event) => {
-    setAttachments(beaconName, JSON.parse(event.data).attachments);
-    if (status.hub) hubTrouble(null);
-  });
-  source.addEventListener("deleted", () => forgetBeacon(beaconName, "removed from the hub"));
-  source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) {
-      // The hub refused the watch (an error status; a reconnection after its token expired):
-      // the messages may be stale, so they go, and the beacon's tokens are looked up again when
-      // next heard, which brings a fresh token.
-      forgetBeacon(beaconName, "the hub ended its watch");
-      hubTrouble("the hub refused to keep this page up to date");
-      setTimeout(() => { if (status.hub === "the hub refused to keep this page up to date") hubTrouble(null); }, watchRetryMs);
-    } else {
-      hubTrouble("reconnecting to the hub…");   // EventSource reconnects by itself
-    }
-  };
-  return source;
 }
 
 async function hubError(response) {
@@ -230,11 +149,11 @@ async function hubError(response) {
 }
 
 async function resolve(token) {
-  const id = btoa(String.fromCharCode(...token.bytes));
   const body = {
-    observations: [{ advertisedId: { type: token.kind === "eid" ? "EDDYSTONE_EID" : "EDDYSTONE", id } }],
-    // No types named: no attachments (Google's API answered so), unless "Details" shows them.
-    namespacedTypes: detailsOpen() ? ["*"] : [],
+    observations: [{ advertisedId: token.advertisedId }],
+    // No types named, no attachments (as Google's API answered): the beacon's watch brings its
+    // messages once per change (listener-messages.js), not once per resolve.
+    namespacedTypes: [],
   };
   let response;
   try {
@@ -249,17 +168,26 @@ async function resolve(token) {
   return (answer.beacons || [])[0] || null;
 }
 
+/** How long a resolved token goes before it is resolved again when heard: soon while its beacon
+ * shows nothing this page follows (a resolve says whether a show has started), else only for a
+ * fresh watch token. */
+function resolveAgainAfterMs(token) {
+  return followsShowOf(token.beacon) ? tokenRefreshMs : showlessRefreshMs;
+}
+
 async function heard(burst) {
+  heardRoom();
   const id = `${burst.kind}:${burst.hex}`;
   let token = tokens.get(id);
   if (token) {
     token.heard += 1;
     renderTokens();
-    if (token.beacon) heardBeacon(token.beacon, burst, watchTokens.get(token.beacon));
-    const stale = token.beacon && performance.now() - token.resolvedAt > tokenRefreshMs;
+    if (token.beacon) heardBeacon(token.beacon, burst);
+    const stale = token.beacon && performance.now() - token.resolvedAt > resolveAgainAfterMs(token);
     if (!stale && (token.retryAt === null || performance.now() < token.retryAt)) return;
   } else {
-    token = { kind: burst.kind, hex: burst.hex, bytes: burst.bytes, heard: 1, note: "", beacon: null, retryAt: null, resolvedAt: 0 };
+    token = { kind: burst.kind, hex: burst.hex, advertisedId: burst.advertisedId, heard: 1, note: "", beacon: null,
+              retryAt: null, resolvedAt: 0 };
     tokens.set(id, token);
   }
   if (!hub || !resolvingKey()) {
@@ -279,13 +207,9 @@ async function heard(burst) {
       token.note = beacon.beaconName;
       token.beacon = beacon.beaconName;
       token.resolvedAt = performance.now();
-      if (beacon.watchToken) watchTokens.set(beacon.beaconName, beacon.watchToken);
-      heardBeacon(beacon.beaconName, burst, watchTokens.get(beacon.beaconName));
-      if (!beacons.has(beacon.beaconName)) {
-        beacons.set(beacon.beaconName, { attachments: [], source: null });
-        setAttachments(beacon.beaconName, beacon.attachments || []);
-        if (detailsOpen()) beacons.get(beacon.beaconName).source = watch(beacon.beaconName);
-      }
+      followMessages(beacon.beaconName, beacon.watchToken);
+      heardBeacon(beacon.beaconName, burst);
+      resolvedBeacon(beacon.beaconName, beacon.hasShow === true);
     }
     if (status.hub) hubTrouble(null);
   } catch (error) {
@@ -378,7 +302,7 @@ function showStats(stats) {
   $("stats").textContent = `Decoder: ${perSecond.toFixed(1)} ms of CPU per second of audio, `
     + `${stats.audioSeconds.toFixed(0)} s heard`
     + (stats.gaps ? `, ${stats.gaps} gaps (the phone was too busy)` : "")
-    + (firstMessageMs !== null ? `; first message ${(firstMessageMs / 1000).toFixed(1)} s after the page opened` : "");
+    + (firstMessageAt() !== null ? `; first message ${(firstMessageAt() / 1000).toFixed(1)} s after the page opened` : "");
 }
 
 async function start() {
@@ -434,6 +358,7 @@ startButton.addEventListener("click", async () => {
 (async () => {
   showStatus();
   hub = await hubAddress(hub);
+  startMessages(hub, { key: resolvingKey, forgotten: beaconForgotten, trouble: hubTrouble });
   startShows(hub, apiKey, { onSituation: showStatus });
   await start();
 })().catch((error) => fail(`The listener could not start: ${error.message}`));

@@ -6,17 +6,21 @@
 //   for (const burst of decoder.push(float32Samples)) console.log(burst.kind, burst.hex);
 //   decoder.finish();
 
-/** A decoded burst: the token and how it was received (the fields `nearcast decode --json` prints). */
+/** A decoded burst: the token and how it was received (the fields `nearcast decode --json` prints),
+ * and the token as the hub's API names what was heard (`advertisedId`: an observation's, a
+ * presence proof's and a reaction's `{type, id}`, the id in base64), encoded here once. */
 function burstAt(exports, index, sampleRate) {
   const length = exports.nc_burst_length(index);
   const packed = BigInt.asUintN(64, exports.nc_burst_payload(index));
   const bytes = new Uint8Array(length);
   for (let i = 0; i < length; i++) bytes[i] = Number((packed >> BigInt(8 * (length - 1 - i))) & 0xFFn);
   const start = exports.nc_burst_start(index);
+  const kind = exports.nc_burst_kind(index) === 1 ? "eid" : "direct";
   return {
-    kind: exports.nc_burst_kind(index) === 1 ? "eid" : "direct",
+    kind,
     bytes,
     hex: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""),
+    advertisedId: { type: kind === "eid" ? "EDDYSTONE_EID" : "EDDYSTONE", id: btoa(String.fromCharCode(...bytes)) },
     startSample: start,
     offsetSeconds: start / sampleRate,
     sync: exports.nc_burst_sync(index),

@@ -1,11 +1,11 @@
-"""Field check results (POST/GET /v1beta1/fieldchecks) through real HTTP on a real PostgreSQL (its
-SQL: the cap's OFFSET, the rows read back; in memory and SQLite the same contract is
-hub/Tests' FieldCheckRouterTests): what the check page sends is stored
-and listed for the secret key; every bad field is a 400 naming it and stores nothing; a named box
-must be one of the project's; the kept rows are capped per project, the writes rate-limited per
-project; nothing identifying is stored. (The operators' page's table of them is driven in Chromium
-by test_status_page.py.)"""
-import copy
+"""Field check results (POST/GET /v1beta1/fieldchecks) through real HTTP on a real PostgreSQL:
+what only PostgreSQL and a process show. A result is stored and read back field for field by
+PostgreSQL's SQL, and the row holds nothing identifying (read from the database, with a real
+User-Agent sent); the cap's OFFSET keeps the newest of each project, and the rate per project,
+set in the hub's JSON5 config file, is a 429 counted on /metrics. The routes' contract (every bad
+field a 400 naming it, key scopes, a box of another project) is hub/Tests' FieldCheckRouterTests,
+in memory and in SQLite; the operators' page's table of results is driven in Chromium by
+test_status_page.py."""
 import json
 import os
 import sqlite3
@@ -84,11 +84,9 @@ class FieldCheckTests(ProjectOnAHub):
         self.assertEqual([c["id"] for c in listed], [second["fieldCheck"]["id"], check["id"]], "newest first")
         self.assertEqual(listed[1], check)
         self.assertEqual(listed[0], second["fieldCheck"])
-        # ?beaconName= lists that box's only; a malformed name is a 400 naming it.
+        # ?beaconName= lists that box's only.
         self.assertEqual([c["id"] for c in self.listed(query="?beaconName=beacons/3!0a1b2c3d")], [check["id"]])
         self.assertEqual(self.listed(query="?beaconName=beacons/3!ffff"), [])
-        status, error = self.hub.get(PATH + "?beaconName=3!0a1b2c3d", key=self.secret)
-        self.assertEqual((status, error["error"]["field"]), (400, "beaconName"), error)
         # Anonymous rows: no address, key or user agent in the database.
         status, _ = self.hub.request("POST", PATH, result(), key=self.public,
                                      headers={"User-Agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) SecretAgent/1.0"})
@@ -97,92 +95,6 @@ class FieldCheckTests(ProjectOnAHub):
         for secret in ("127.0.0.1", self.public, self.secret, "SecretAgent", "Pixel 8"):
             self.assertNotIn(secret, rows)
         self.assertIn("Android 14", rows)
-
-    def test_every_bad_field_is_a_400_naming_it_and_stores_nothing(self):
-        status, kept = self.post(result())
-        self.assertEqual(status, 200, kept)
-        tones = result()["tones"]
-
-        def tone(index, **changes):
-            changed = copy.deepcopy(tones)
-            changed[index].update(changes)
-            return {"tones": changed}
-
-        high, low = {"band": "high", "snrDb": 10, "decoded": True}, {"band": "low", "snrDb": 10, "decoded": False}
-        cases = [
-            ({"beaconName": "3!0a1b2c3d"}, "beaconName"),
-            ({"beaconName": "beacons/3!0A1B"}, "beaconName"),
-            ({"beaconName": 7}, "beaconName"),
-            ({"platform": ""}, "platform"),
-            ({"platform": "   "}, "platform"),
-            ({"platform": "x" * 65}, "platform"),
-            ({"platform": "Android\n14"}, "platform"),
-            ({"platform": "Android\u000014"}, "platform"),
-            ({"platform": None}, "platform"),
-            ({"browser": "b" * 65}, "browser"),
-            ({"browser": "Chrome\t131"}, "browser"),
-            ({"sampleRate": 22050}, "sampleRate"),
-            ({"sampleRate": "48000"}, "sampleRate"),
-            ({"sampleRate": 48000.5}, "sampleRate"),
-            ({"tones": []}, "tones"),
-            ({"tones": tones * 14}, "tones"),
-            (tone(2, hz=999), "tones[2].hz"),
-            (tone(1, hz=24000.5), "tones[1].hz"),
-            (tone(0, levelDb=11), "tones[0].levelDb"),
-            (tone(0, levelDb=-201), "tones[0].levelDb"),
-            (tone(2, snrDb=200.1), "tones[2].snrDb"),
-            (tone(1, snrDb="loud"), "tones[1].snrDb"),
-            (tone(0, snrDb=None), "tones[0].snrDb"),
-            ({"bands": []}, "bands"),
-            ({"bands": [high, low, high]}, "bands"),
-            ({"bands": [high, dict(high, snrDb=3)]}, "bands[1].band"),
-            ({"bands": [dict(high, band="mid")]}, "bands[0].band"),
-            ({"bands": [low, dict(high, snrDb=-100.5)]}, "bands[1].snrDb"),
-            ({"bands": [dict(low, decoded="yes")]}, "bands[0].decoded"),
-            ({"verdict": "maybe"}, "verdict"),
-            ({"verdict": "HIGH"}, "verdict"),
-        ]
-        for changes, field in cases:
-            with self.subTest(field=field, changes=repr(changes)[:80]):
-                status, body = self.post(result(**changes))
-                self.assertEqual(status, 400, body)
-                self.assertEqual(body["error"]["field"], field, body)
-                self.assertEqual(body["error"]["status"], "INVALID_ARGUMENT")
-        # Missing fields, and bodies that are not an object.
-        for missing in ("platform", "browser", "sampleRate", "tones", "bands", "verdict"):
-            body = result()
-            del body[missing]
-            with self.subTest(missing=missing):
-                status, error = self.post(body)
-                self.assertEqual((status, error["error"]["field"]), (400, missing), error)
-        status, error = self.hub.post(PATH, raw=b"{not json", key=self.public)
-        self.assertEqual((status, error["error"]["field"]), (400, "(body)"), error)
-        # Over 16 KiB: 413 before it is read.
-        status, error = self.post(result(platform="x" * (17 * 1024)))
-        self.assertEqual((status, error["error"]["field"]), (413, "(body)"), error)
-        self.assertEqual(self.listed(), [kept["fieldCheck"]], "nothing stored by a bad request, nothing lost")
-
-    def test_keys_the_public_key_cannot_list_and_a_box_must_be_the_projects(self):
-        self.assertEqual(self.hub.get(PATH, key=self.public)[0], 403)
-        self.assertEqual(self.hub.get(PATH)[0], 401)
-        self.assertEqual(self.post(result(), key="ncpub_nobody")[0], 403)
-        self.assertEqual(self.hub.post(PATH, result())[0], 401)
-        # A well-formed name the project has not registered.
-        status, error = self.post(result(beaconName="beacons/3!ffffffff"))
-        self.assertEqual((status, error["error"]["field"]), (404, "beaconName"), error)
-        self.assertIn("not a beacon of this project", error["error"]["message"])
-        # Another project's box is as unknown as none.
-        other = create_project(self.database.url, "other")
-        theirs = self.register(other["secretKey"], bytes.fromhex("77665544"), "their box")
-        status, error = self.post(result(beaconName=theirs))
-        self.assertEqual((status, error["error"]["field"]), (404, "beaconName"), error)
-        self.assertEqual(self.post(result(beaconName=theirs), key=other["apiKey"])[0], 200)
-        # A deleted box takes no new results.
-        self.assertEqual(self.hub.delete(f"/v1beta1/{DOOR}", key=self.secret)[0], 200)
-        self.assertEqual(self.post(result())[0], 404)
-        self.assertEqual(self.listed(), [], "each project sees its own results only")
-        status, body = self.hub.get(PATH, key=other["secretKey"])
-        self.assertEqual([c["beaconName"] for c in body["fieldChecks"]], [theirs])
 
     def test_the_cap_keeps_the_newest_of_each_project_and_the_rate_is_per_project(self):
         self.restart(fieldChecksKeptPerProject=3, fieldChecksPerMinutePerProject=6)

@@ -9,7 +9,6 @@ that set small limits (so the tests are quick), or the defaults where a test nee
 - open event streams per address (and per key): past the cap a 429, while another address still
   opens watches and resolves; closed watches give their places back when they close (not at
   their next keep-alive);
-- a watch with the public key and no watchToken: 403;
 - 2,000 idle connections from one address against a cap of 1,000: the ones past it closed at
   once, the others after the header timeout; another address served meanwhile; the hub's memory
   and descriptors back where they were;
@@ -443,19 +442,7 @@ class HubLimitsTests(unittest.TestCase):
         self.assertEqual(status_of(read_head(secret)), 200, "the secret key's streams are counted apart")
         self.assertEqual(limited(hub)["key_watches"], 4)
 
-    # --- (4) a watch without a resolve ---
-    def test_a_watch_with_the_public_key_and_no_token_is_403(self):
-        hub = self.start()   # the defaults
-        for path in (f"/v1beta1/{DOOR}/attachments:watch", "/v1/shows/3!0102030405060708/events", "/v1/shows/3!0102030405060708"):
-            with self.subTest(path=path):
-                answer = call(hub, "GET", path, key=self.public)
-                self.assertEqual(answer.status, 403, answer)
-                self.assertEqual(answer.json["error"].get("field"), "token", answer)
-                self.assertIn("token", answer.json["error"]["message"])
-        status, _, _ = self.open_watch(hub, self.token(hub))
-        self.assertEqual(status, 200, "with the token it opens")
-
-    # --- (5) many idle connections ---
+    # --- (4) many idle connections ---
     def test_idle_connections_past_the_per_address_cap_are_closed_at_once_and_the_rest_after_the_header_timeout(self):
         # The header timeout is 10 s, not less: a debug hub on two busy cores accepts ~330
         # connections a second, so with 3 s the first ones would time out before the 1,000th
@@ -602,7 +589,7 @@ class HubLimitsTests(unittest.TestCase):
         self.assertGreater(counted["connections"], 100, "the connections past the cap were refused and counted")
         self.assertEqual(call(hub, "GET", "/healthz", source="127.0.2.2").status, 200)
 
-    # --- (6) slow loris, (7) idle keep-alive ---
+    # --- (5) slow loris, (6) idle keep-alive ---
     def test_a_slow_loris_is_closed_after_the_header_timeout_while_others_are_served(self):
         hub = self.start({"headerTimeoutSeconds": 3, "idleTimeoutSeconds": 2})
         loris = connect(hub)
@@ -675,7 +662,7 @@ class HubLimitsTests(unittest.TestCase):
         self.assertIn(b64(b"idle test").encode(), received, "the stream delivers the change after the idle timeout")
         self.assertGreaterEqual(limited(hub)["idle_timeout"], 1)
 
-    # --- (8) unknown tokens ---
+    # --- (7) unknown tokens ---
     def test_walking_the_short_token_space_runs_out_of_unknown_tokens_and_a_phone_elsewhere_is_not_affected(self):
         hub = self.start({"unknownTokensPerMinutePerAddress": 200})
         answers, seen = [], set()
@@ -747,7 +734,7 @@ class HubLimitsTests(unittest.TestCase):
                           {"observations": [uid_observation(SHORT), heard(DOOR)]}, key=self.public, source=OTHER)
             self.assertEqual(answer.status, 200, answer)
 
-    # --- (9) --limits off ---
+    # --- (8) --limits off ---
     def test_limits_off_lets_the_same_burst_through(self):
         settings = {"requestsPerSecondPerAddress": 5, "burstPerAddress": 10}
         for hub in (self.start(settings, extra=("--limits", "off")), self.start(dict(settings, enabled=False))):
@@ -759,7 +746,7 @@ class HubLimitsTests(unittest.TestCase):
         hub = self.start(dict(settings, enabled=False), extra=("--limits", "on"))
         self.assertIn(429, [call(hub, "GET", "/healthz").status for _ in range(30)])
 
-    # --- (10) a bad config file ---
+    # --- (9) a bad config file ---
     def test_a_bad_config_file_stops_serve_with_a_message_naming_the_key(self):
         cases = [
             ("{ limits: { requestsPerSecondPerAdress: 5 } }", "limits.requestsPerSecondPerAdress"),
@@ -795,7 +782,7 @@ class HubLimitsTests(unittest.TestCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn(missing, result.stderr)
 
-    # --- (11) a client gone mid-body ---
+    # --- (10) a client gone mid-body ---
     def test_a_request_whose_client_closes_mid_body_counts_as_499_not_500(self):
         hub = self.start()
         routes = [("/v1beta1/beaconinfo:getforobserved", self.public, "application/json", b'{"observations": [' + b" " * 2000),

@@ -7,8 +7,8 @@ struct ConsoleCommand: RunnableCommand {
         abstract: "Attach to the running daemon's technician console (on the box itself).",
         discussion: """
             Connects to <state-dir>/console.sock. Type exit or press Ctrl-D to leave; the daemon keeps running.
-            With standard input not a terminal (a pipe, a file), each input line is one command and only the
-            replies are printed, a failed command's on standard error; the exit status is 1 if any line failed.
+
+            With standard input not a terminal (a pipe, a file), each input line is one command and only the replies are printed, a failed line's on standard error after 'line N: '; the exit status is 1 if any line failed.
             """,
         arguments: [
             .option("state-dir", value: "dir",

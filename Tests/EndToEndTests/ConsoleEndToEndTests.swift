@@ -273,21 +273,70 @@ final class ConsoleEndToEndTests: XCTestCase {
         XCTAssertEqual(try stop(daemon).status, 0)
     }
 
+    /// In a pipe, `nearcast console` prints the replies only (no greeting, prompt, echo or
+    /// terminal code), a line per input line, and exits 0 when every line succeeded; a failed
+    /// line's reply goes to stderr with its line number, the lines after it still run, and the
+    /// exit status is 1.
+    func testAPipedConsolePrintsTheRepliesOnlyAndFailsWhenALineFails() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try NearcastProcess.start(["run", "--board", "sim", "--state-dir", dir.path])
+        NearcastProcess.waitForConsoleSocket(dir.appendingPathComponent("console.sock").path, timeout: 10)
+
+        let good = try Self.script(dir, typing: "consent show\npublish direct c0ffee ble\nunpublish 1\n")
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertEqual(good.stdout, "consent granted: broadcasting\npublished 1: direct token c0ffee over ble\nunpublished 1\n")
+        XCTAssertEqual(good.stderr, "")
+
+        let bad = try Self.script(dir, typing: "consent show\nfrobnicate\naudio level 500\npublications")
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        XCTAssertTrue(bad.stdout.hasPrefix("consent granted: broadcasting\n0: direct token 6e65617263617374 over both"),
+                      "the lines after a failed one still run; an unterminated last line is a line: \(bad.stdout)")
+        XCTAssertFalse(bad.stdout.contains("error"), bad.stdout)
+        let errors = bad.stderr.split(separator: "\n")
+        XCTAssertEqual(errors.first, "line 2: error: unknown command 'frobnicate'; type help", bad.stderr)
+        XCTAssertTrue(errors.dropFirst().allSatisfy { $0.hasPrefix("line 3: ") } && errors.count >= 2, bad.stderr)
+        for text in [good.stdout, bad.stdout, bad.stderr] {
+            XCTAssertFalse(text.contains("nearcast> ") || text.contains("Nearcast console") || text.contains("\r")
+                           || text.contains("\u{1B}") || text.contains("\u{1E}"), text)
+        }
+
+        // `exit` leaves the console: lines after it are not run, and the client says so.
+        let cut = try Self.script(dir, typing: "version\nexit\nversion\n")
+        XCTAssertEqual(cut.status, 1)
+        XCTAssertTrue(cut.stdout.hasPrefix("nearcast ") && cut.stdout.hasSuffix("\nbye\n"), cut.stdout)
+        XCTAssertTrue(cut.stderr.contains("the daemon closed the console after answering 2 of 3 lines"), cut.stderr)
+        XCTAssertEqual(try stop(daemon).status, 0)
+    }
+
     /// `nearcast console` on `dir`'s daemon with `typing` as its whole input (then closed): its exit
     /// status and everything it printed.
     private static func console(_ dir: URL, typing: String) throws -> (Int32, String) {
+        let result = try script(dir, typing: typing)
+        return (result.status, result.stdout)
+    }
+
+    /// `nearcast console` as a separate process on `dir`'s daemon, its stdin a pipe that carries
+    /// `typing` and is then closed: its exit status, stdout and stderr (through a file, so
+    /// neither can fill while the other is read).
+    private static func script(_ dir: URL, typing: String) throws -> (status: Int32, stdout: String, stderr: String) {
         let client = Process()
         client.executableURL = URL(fileURLWithPath: NearcastProcess.binary)
         client.arguments = ["console", "--state-dir", dir.path]
         let input = Pipe(), output = Pipe()
+        let errorFile = dir.appendingPathComponent("console-stderr-\(UUID().uuidString)")
+        XCTAssertTrue(FileManager.default.createFile(atPath: errorFile.path, contents: nil))
+        let errors = try FileHandle(forWritingTo: errorFile)
         client.standardInput = input
         client.standardOutput = output
+        client.standardError = errors
         try client.run()
+        try errors.close()
         input.fileHandleForWriting.write(Data(typing.utf8))
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         client.waitUntilExit()
-        return (client.terminationStatus, text)
+        return (client.terminationStatus, text, try String(contentsOf: errorFile, encoding: .utf8))
     }
 
     func testPromptsAreCountedAcrossReads() {

@@ -118,4 +118,58 @@ final class ConsoleCommandTests: XCTestCase {
         XCTAssertEqual(transport.takeLines(), ["logged in (logout ends it; 10 minutes idle end it too)"])
         XCTAssertEqual(run("publish direct c0ffee"), ["published 0: direct token c0ffee over both"])
     }
+
+    /// A `nearcast console` client reading a script says hello and gets, for each line, the
+    /// reply's lines and whether the line failed: no greeting after the hello, no prompt, no
+    /// echo, no terminal codes, no log lines. A wrong PIN is a failure too.
+    func testAScriptSessionAnswersEachLineWithItsReplyAndWhetherItFailed() throws {
+        try box.pin.set("2468")
+        let transport = MemoryConsoleTransport(name: "script")
+        let interpreter = self.interpreter!
+        let session = ConsoleSession(port: transport, table: interpreter.table, colour: true, canClose: true) { line, session in
+            interpreter.run(line, session: session)
+        }
+        session.service()
+        XCTAssertTrue(String(decoding: transport.takeOutput(), as: UTF8.self).contains("nearcast> "), "a terminal session first")
+        transport.type(String(decoding: ConsoleScript.hello, as: UTF8.self) + "consent show\r\npublish direct c0ffee\nlog")
+        session.service()
+        session.logLine("[    1.000 s] a log line a script does not get")
+        transport.type("in\n1357\nlogin\n2468\n\tpublish   direct c0ffee ble\nexit\n")
+        session.service()
+        let output = String(decoding: transport.takeOutput(), as: UTF8.self)
+        XCTAssertEqual(output, """
+            \u{1E}nearcast-script 1
+            consent granted: broadcasting
+            \u{1E}ok
+            error: 'publish' changes the box and needs the technician PIN: type login
+            \u{1E}failed
+            \u{1E}ok
+            wrong PIN
+            \u{1E}failed
+            \u{1E}ok
+            logged in (logout ends it; 10 minutes idle end it too)
+            \u{1E}ok
+            published 0: direct token c0ffee over ble
+            \u{1E}ok
+            bye
+            \u{1E}ok
+
+            """)
+        XCTAssertTrue(session.isClosed)
+    }
+
+    /// The script's hello is only taken as the first bytes of a socket client; anything else
+    /// goes to the line editor as typed.
+    func testAnythingButTheHelloKeepsATerminalSession() {
+        let transport = MemoryConsoleTransport(name: "socket client")
+        let interpreter = self.interpreter!
+        let session = ConsoleSession(port: transport, table: interpreter.table, colour: false, canClose: true) { line, session in
+            interpreter.run(line, session: session)
+        }
+        session.service()
+        _ = transport.takeLines()
+        transport.type("\u{1E}nearcast-version\r")
+        session.service()
+        XCTAssertEqual(transport.takeLines(), ["nearcast-version", "error: unknown command 'nearcast-version'; type help"])
+    }
 }

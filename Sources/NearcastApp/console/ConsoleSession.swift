@@ -5,6 +5,10 @@ import NearcastDrivers
 /// terminal, a socket client, or a test's twin) through the line editor, lines to the command
 /// interpreter, output back without ever blocking. Output waiting for a slow or stalled
 /// terminal is capped; beyond the cap it is dropped and counted, so the daemon never waits.
+///
+/// A socket client that opens with ``ConsoleScript/hello`` (`nearcast console` reading a script)
+/// gets a script session instead: no editor, prompt, echo or log lines, each line's reply and
+/// then whether it failed (``ConsoleScriptLines``).
 final class ConsoleSession {
     /// Output bytes kept for a terminal that is not reading.
     static let maximumPending = 256 * 1024
@@ -14,7 +18,7 @@ final class ConsoleSession {
     private var screen = TerminalOutput()
     private var pending: [UInt8] = []
     private(set) var droppedBytes = 0
-    private let execute: (String, ConsoleSession) -> [String]
+    private let execute: (String, ConsoleSession) -> ConsoleReply
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Set by `exit`/Ctrl-D on a socket client.
     var wantsToClose = false
@@ -26,7 +30,12 @@ final class ConsoleSession {
     /// so a UART console left logged in does not stay open to the next person.
     static let idleLogout: Int64 = 10 * 60_000
     /// Where the next line goes while a secret (a PIN) is being typed.
-    private var secretHandler: ((String, ConsoleSession) -> [String])?
+    private var secretHandler: ((String, ConsoleSession) throws(ConsoleFailure) -> [String])?
+    /// A script session's lines, once the client has said hello; nil for a terminal session.
+    private var script: ConsoleScriptLines?
+    /// How many bytes of ``ConsoleScript/hello`` a socket client's first bytes have matched;
+    /// nil once they did not, and always for the UART and stdio.
+    private var helloMatched: Int?
     private static let commandPrompt: StaticString = "nearcast> "
     /// What the editor shows before the line now: the command prompt, or a PIN's question.
     var currentPrompt: StaticString { editor.prompt }
@@ -35,9 +44,10 @@ final class ConsoleSession {
     let canClose: Bool
 
     init(port: any ConsoleTransport, table: CommandTable, colour: Bool, canClose: Bool,
-         execute: @escaping (String, ConsoleSession) -> [String]) {
+         execute: @escaping (String, ConsoleSession) -> ConsoleReply) {
         self.port = port
         self.canClose = canClose
+        helloMatched = canClose ? 0 : nil
         self.editor = LineEditor(table: table, prompt: Self.commandPrompt)
         self.editor.colour = colour
         self.execute = execute
@@ -49,7 +59,8 @@ final class ConsoleSession {
     /// Reads and handles what the terminal sent; writes what is waiting. Never blocks.
     func service() {
         var budget = 8                                          // at most 32 KiB per call
-        while budget > 0 {
+        // A script reads no more lines while its replies wait unread, so none is dropped.
+        while budget > 0 && (script == nil || pending.count < Self.maximumPending / 4) {
             let count = readBuffer.withUnsafeMutableBytes { port.read(into: $0) }
             if count == 0 { break }
             for index in 0..<count { handle(readBuffer[index]) }
@@ -58,8 +69,9 @@ final class ConsoleSession {
         flush()
     }
 
-    /// A log line, printed above the line being typed.
+    /// A log line, printed above the line being typed (a script session gets only replies).
     func logLine(_ text: String) {
+        guard script == nil else { return }
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBufferPointer { editor.printAbove(UnsafeBufferPointer($0), into: &screen) }
         moveScreen()
@@ -69,13 +81,13 @@ final class ConsoleSession {
 
     /// Reads the next line as a secret: shown as `prompt` alone, nothing echoed, kept out of the
     /// history, and handed to `handler` instead of the command interpreter. Ctrl-C cancels.
-    func askSecret(_ prompt: StaticString, then handler: @escaping (String, ConsoleSession) -> [String]) {
+    func askSecret(_ prompt: StaticString, then handler: @escaping (String, ConsoleSession) throws(ConsoleFailure) -> [String]) {
         secretHandler = handler
         editor.secret = true
         editor.prompt = prompt
     }
 
-    private func endSecret() -> ((String, ConsoleSession) -> [String])? {
+    private func endSecret() -> ((String, ConsoleSession) throws(ConsoleFailure) -> [String])? {
         let handler = secretHandler
         secretHandler = nil
         editor.secret = false
@@ -84,6 +96,22 @@ final class ConsoleSession {
     }
 
     private func handle(_ byte: UInt8) {
+        if let matched = helloMatched {
+            guard byte == ConsoleScript.hello[matched] else {
+                // Not a script's hello: what was held back goes to the editor after all.
+                helloMatched = nil
+                for held in ConsoleScript.hello[0..<matched] { handle(held) }
+                handle(byte)
+                return
+            }
+            helloMatched = matched + 1 < ConsoleScript.hello.count ? matched + 1 : nil
+            if helloMatched == nil { startScript() }
+            return
+        }
+        if script != nil {
+            handleScript(byte)
+            return
+        }
         guard let event = editor.feed(byte, into: &screen) else {
             if screen.count > TerminalOutput.capacity / 2 { moveScreen() }
             return
@@ -92,7 +120,7 @@ final class ConsoleSession {
         switch event {
         case .line:
             let line = editor.withSubmittedLine { String(decoding: $0, as: UTF8.self) }
-            if let handler = endSecret() { say(handler(line, self)) } else { say(execute(line, self)) }
+            say(run(line).lines)
         case .tooLong(let length):
             if endSecret() != nil { say(["cancelled: too long"]) } else {
                 say(["error: line of \(length) bytes is longer than \(LineEditor.maximumLength); not run"])
@@ -104,6 +132,36 @@ final class ConsoleSession {
         }
         editor.showPrompt(into: &screen)
         moveScreen()
+    }
+
+    /// Runs a line: the secret asked for, or a command.
+    private func run(_ line: String) -> ConsoleReply {
+        guard let handler = endSecret() else { return execute(line, self) }
+        return ConsoleReply { () throws(ConsoleFailure) in try handler(line, self) }
+    }
+
+    /// The client said hello: from now on this is a script session. What the terminal session
+    /// had queued (the greeting, the prompt) is dropped; the client skips it anyway.
+    private func startScript() {
+        script = ConsoleScriptLines()
+        screen.drain { $0.count }
+        pending.removeAll()
+        append(ConsoleScript.hello)
+    }
+
+    private func handleScript(_ byte: UInt8) {
+        // After `exit` the rest of the script is not run: the client tells the lines left over.
+        guard !wantsToClose, let event = script?.feed(byte) else { return }
+        let reply: ConsoleReply
+        switch event {
+        case .line(let line):
+            reply = run(line)
+        case .tooLong(let length):
+            _ = endSecret()
+            reply = ConsoleReply(failed: ["error: line of \(length) bytes is longer than \(LineEditor.maximumLength); not run"])
+        }
+        for line in reply.lines { append(ConsoleScriptLines.replyLine(line)) }
+        append(reply.failed ? ConsoleScript.failed : ConsoleScript.succeeded)
     }
 
     private func say(_ lines: [String]) {

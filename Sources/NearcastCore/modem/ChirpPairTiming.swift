@@ -63,12 +63,12 @@ final class ChirpPairTiming {
     }
 
     /// Measures the candidate whose first chirp's window starts at baseband sample `u`.
-    /// `firstScores`/`secondScores` are the decoder's score rings (`capacity` long, scored every
-    /// `stride` windows); `correlate` scores the windows between. Returns the first arrival (a
+    /// `history` holds the decoder's sync scores (scored every `stride` windows); `correlate`
+    /// scores the windows between. Returns the first arrival (a
     /// first-chirp window start, baseband samples), the strongest arrival, the time scale ε, and how reverberant the first chirp's
     /// profile is: its energy 2-40 ms after the first arrival over the energy within ±1 ms of
     /// it (white noise alone gives 0.3-0.6, the bar's rooms 2-10).
-    func measure(around u: Int, stride: Int, capacity: Int, firstScores: [Float], secondScores: [Float],
+    func measure(around u: Int, stride: Int, history: BasebandHistory,
                  correlate: (Int) -> (first: Float, second: Float)) -> (firstArrival: Double, strongest: Double, scale: Double, reverberation: Float) {
         let chirp = rate.basebandChirpSamples
         let origin = u - before
@@ -76,13 +76,13 @@ final class ChirpPairTiming {
         let lags = maximumLag
         first.withUnsafeMutableBufferPointer { p1 in
             second.withUnsafeMutableBufferPointer { p2 in
-                firstScores.withUnsafeBufferPointer { s1 in
-                    secondScores.withUnsafeBufferPointer { s2 in
+                history.firstScores.withUnsafeBufferPointer { s1 in
+                    history.secondScores.withUnsafeBufferPointer { s2 in
                         for index in 0..<length {
                             let window = origin + index
                             if window % stride == 0 {
-                                p1[index] = s1[window & (capacity - 1)]
-                                p2[index] = s2[window & (capacity - 1)]
+                                p1[index] = s1[history.slot(window)]
+                                p2[index] = s2[history.slot(window)]
                             } else {
                                 (p1[index], p2[index]) = correlate(window)
                             }

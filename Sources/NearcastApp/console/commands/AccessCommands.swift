@@ -6,7 +6,7 @@ enum AccessCommands {
     static func commands(_ pin: TechnicianPIN, progress: LoopProgress, log: LogSink) -> [ConsoleCommandDescriptor] { [
 
         ConsoleCommandDescriptor("login", usage: "login", summary: "give the technician PIN (asked for, not echoed)") { call throws(ConsoleFailure) in
-            login(pin, progress, call.session)
+            try login(pin, progress, call.session)
         },
         ConsoleCommandDescriptor("logout", usage: "logout", summary: "forget this session's PIN") { call throws(ConsoleFailure) in
             call.session.loggedIn = false
@@ -24,24 +24,24 @@ enum AccessCommands {
         },
     ] }
 
-    private static func login(_ pin: TechnicianPIN, _ progress: LoopProgress, _ session: ConsoleSession) -> [String] {
+    private static func login(_ pin: TechnicianPIN, _ progress: LoopProgress, _ session: ConsoleSession) throws(ConsoleFailure) -> [String] {
         guard pin.isSet else { return ["no technician PIN is set: every command is open (pin set makes one)"] }
         if session.loggedIn { return ["already logged in"] }
         let wait = pin.waitRemaining(at: progress.nowMilliseconds)
-        if wait > 0 { return [tooManyWrongPINs(wait)] }
-        session.askSecret("PIN: ") { typed, session in
+        if wait > 0 { throw ConsoleFailure(saying: [tooManyWrongPINs(wait)]) }
+        session.askSecret("PIN: ") { typed, session throws(ConsoleFailure) in
             switch pin.check(typed, at: progress.nowMilliseconds) {
             case .accepted:
                 session.loggedIn = true
                 session.lastCommandAt = progress.nowMilliseconds
                 return ["logged in (logout ends it; \(ConsoleSession.idleLogout / 60_000) minutes idle end it too)"]
             case .wrong(let remaining, let nextWait):
-                return ["wrong PIN" + (nextWait > 0 ? "; " + tooManyWrongPINs(nextWait) : remaining == 1
-                    ? "; one more wrong PIN starts a delay" : "")]
+                throw ConsoleFailure(saying: ["wrong PIN" + (nextWait > 0 ? "; " + tooManyWrongPINs(nextWait) : remaining == 1
+                    ? "; one more wrong PIN starts a delay" : "")])
             case .wait(let milliseconds):
-                return [tooManyWrongPINs(milliseconds)]
+                throw ConsoleFailure(saying: [tooManyWrongPINs(milliseconds)])
             case .unusable(let why):
-                return ["error: \(why)"]
+                throw ConsoleFailure("\(why)")
             }
         }
         return []
@@ -66,11 +66,11 @@ enum AccessCommands {
             guard args.count == 1 else {
                 throw ConsoleFailure("type the new PIN at the prompt, not on the line (lines are kept in the history)")
             }
-            session.askSecret("new PIN (4-12 digits): ") { first, session in
-                if let problem = TechnicianPIN.problem(withNew: first) { return ["error: \(problem); PIN not changed"] }
-                session.askSecret("new PIN again: ") { second, session in
-                    guard second == first else { return ["error: the two PINs differ; PIN not changed"] }
-                    do { try pin.set(first) } catch { return ["error: \(error)"] }
+            session.askSecret("new PIN (4-12 digits): ") { first, session throws(ConsoleFailure) in
+                if let problem = TechnicianPIN.problem(withNew: first) { throw ConsoleFailure("\(problem); PIN not changed") }
+                session.askSecret("new PIN again: ") { second, session throws(ConsoleFailure) in
+                    guard second == first else { throw ConsoleFailure("the two PINs differ; PIN not changed") }
+                    do { try pin.set(first) } catch { throw ConsoleFailure("\(error)") }
                     session.loggedIn = true
                     session.lastCommandAt = progress.nowMilliseconds
                     log("console: technician PIN set on \(session.port.name)")

@@ -46,9 +46,3 @@ struct ConsoleInvocation {
     var count: Int { arguments.count }
     subscript(index: Int) -> String { arguments[index] }
 }
-
-/// Why a command line failed: shown as `error: MESSAGE` and the command's usage.
-struct ConsoleFailure: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
-}

@@ -29,16 +29,16 @@ final class ConsoleInterpreter {
         commands.first { $0.nameText == name }
     }
 
-    /// Runs one line; returns what to print.
-    func run(_ line: String, session: ConsoleSession) -> [String] {
+    /// Runs one line; returns what to print and whether the line failed.
+    func run(_ line: String, session: ConsoleSession) -> ConsoleReply {
         let words = line.split(separator: " ").map(String.init)
-        guard let name = words.first else { return [] }
+        guard let name = words.first else { return ConsoleReply([]) }
         guard let command = command(named: name) else {
-            return ["error: unknown command '\(name)'; type help"]
+            return ConsoleReply(failed: ["error: unknown command '\(name)'; type help"])
         }
         let arguments = Array(words.dropFirst())
         if arguments.contains("-h") || arguments.contains("--help") {
-            return ["usage: \(command.usage)", "  \(command.summary)"]
+            return ConsoleReply(["usage: \(command.usage)", "  \(command.summary)"])
         }
         var notes: [String] = []
         let now = progress.nowMilliseconds
@@ -48,20 +48,20 @@ final class ConsoleInterpreter {
         }
         session.lastCommandAt = now
         if pin.isSet && !session.loggedIn && command.changesState(arguments) {
-            return notes + ["error: '\(name)' changes the box and needs the technician PIN: type login"]
+            return ConsoleReply(failed: notes + ["error: '\(name)' changes the box and needs the technician PIN: type login"])
         }
         guard command.arguments.contains(arguments.count) else {
             let extra = arguments.count > command.arguments.upperBound ? "unexpected '\(arguments[command.arguments.upperBound])'"
                 : "missing arguments"
-            return notes + ["error: \(extra)", "usage: \(command.usage)"]
+            return ConsoleReply(failed: notes + ["error: \(extra)", "usage: \(command.usage)"])
         }
         do {
             let reply = try command.handler(ConsoleInvocation(arguments: arguments, session: session, commands: commands))
             // What a technician changes survives a power cut: the settings are saved at once.
             if command.persists(arguments), let warning = settings.persist() { notes.append(warning) }
-            return notes + reply
+            return ConsoleReply(notes + reply)
         } catch {
-            return notes + ["error: \(error.message)", "usage: \(command.usage)"]
+            return ConsoleReply(failed: notes + (error.lines ?? ["error: \(error.message)", "usage: \(command.usage)"]))
         }
     }
 }

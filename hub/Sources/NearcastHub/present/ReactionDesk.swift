@@ -1,7 +1,8 @@
 /// Where accepted reactions wait for their batch, and the rate limits that keep one phone (or a
 /// flood on one beacon) from drowning the presenter.
 ///
-/// Limits are token buckets: per phone (the anonymous id the page keeps, so the phones of a venue
+/// Limits are token buckets: per phone (its id's identity, `PhoneIDs.Phone.identity`: one
+/// challenge, one phone, however its id is spelt or whichever proof it names; the phones of a venue
 /// behind one address are each limited on their own) and per beacon (what all phones together
 /// may send). They are per instance: behind a load balancer each instance allows its share.
 actor ReactionDesk {

@@ -212,6 +212,8 @@ def run_margins(args):
             if kind == "same" and b != fa: continue
             if kind != "same" and (b == fa or b == fb): continue
             count += 1; gaps.append(g); ovs.append(o)
+        if not gaps:
+            print(f"{name:22s}  {count:5d}"); continue
         g, o = np.array(gaps), np.array(ovs)
         q = lambda v: "/".join(f"{x:.3f}" for x in np.percentile(v, [1, 50, 99]))
         gr = "  ".join(f"{np.mean(g >= t):.3f}" for t in (0.015, 0.020, 0.025))

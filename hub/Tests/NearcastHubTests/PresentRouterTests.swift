@@ -38,6 +38,7 @@ final class PresentRouterTests: XCTestCase {
             let world = try await world(storage)
             defer { try? FileManager.default.removeItem(at: world.directory) }
             try await Application(router: buildRouter(world.hub)).test(.router) { client in try await body(world, client) }
+            await world.hub.present.showFeed.stop()   // its reads done before the database closes
             await world.hub.database?.close()
         }
     }

@@ -46,6 +46,7 @@ struct RouterWorld: Sendable {
             defer { try? FileManager.default.removeItem(at: world.directory) }
             let app = Application(router: buildRouter(world.hub, listener: listener))
             try await app.test(.router) { client in try await body(world, client, storage) }
+            await world.hub.present.showFeed.stop()   // its reads done before the database closes
             await world.hub.database?.close()
         }
     }

@@ -40,7 +40,7 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                       onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
     guard let database = hub.database else { throw HubConfigurationError("a hub that serves needs a database, not memory") }
     let (host, port) = (configuration.host, configuration.port)
-    var services: [any Service] = [DatabaseCloser(database: database), PresentService(hub: hub)]
+    var services: [any Service] = [DatabaseCloser(database: database, showFeed: hub.present.showFeed), PresentService(hub: hub)]
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
     // guard (`ConnectionGuard`), which closes connections past their timeouts.
@@ -134,9 +134,12 @@ private func noteLimits(_ limits: HubLimits, _ limiter: HubLimiter, logger: Logg
 /// service, and a service group stops its services in reverse order.
 struct DatabaseCloser: Service {
     let database: HubDatabase
+    /// Its reads are waited for first.
+    let showFeed: ShowFeed
 
     func run() async throws {
         try? await gracefulShutdown()
+        await showFeed.stop()
         await database.close()
     }
 }

@@ -34,6 +34,10 @@ public final class ShowFeed: Sendable {
         var onChange: (@Sendable (BeaconRef?) -> Void)?
         var refreshing: Set<BeaconRef> = []
         var refreshAgain: Set<BeaconRef> = []
+        /// The reads running now, one a show at most: `stop()` waits for them.
+        var reads: [BeaconRef: Task<Void, Never>] = [:]
+        /// Set by `stop()`: no read starts after it.
+        var stopped = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -87,11 +91,10 @@ public final class ShowFeed: Sendable {
     /// The show may have changed: read it and send it (once at a time per show; a change that
     /// arrives meanwhile triggers one more read).
     func changed(_ beacon: BeaconRef) {
-        let (project, beaconName) = (beacon.project, beacon.beaconName)
-        let key = BeaconRef(project: project, beaconName: beaconName)
+        let key = beacon
         state.withLockedValue { $0.onChange }?(key)
         let refresh: (@Sendable (BeaconRef) async -> Void)? = state.withLockedValue { state in
-            guard state.subscribers[key] != nil, let refresh = state.refresh else { return nil }
+            guard !state.stopped, state.subscribers[key] != nil, let refresh = state.refresh else { return nil }
             if state.refreshing.contains(key) {
                 state.refreshAgain.insert(key)
                 return nil
@@ -100,17 +103,33 @@ public final class ShowFeed: Sendable {
             return refresh
         }
         guard let refresh else { return }
-        Task {
+        let box = state
+        let read = Task {
             while true {
                 await refresh(key)
-                let again = state.withLockedValue { state -> Bool in
-                    if state.refreshAgain.remove(key) != nil { return true }
+                let again = box.withLockedValue { state -> Bool in
+                    if !state.stopped, state.refreshAgain.remove(key) != nil { return true }
                     state.refreshing.remove(key)
+                    state.reads[key] = nil
                     return false
                 }
                 if !again { break }
             }
         }
+        // Kept while it runs (not if it has already finished), so `stop()` can wait for it.
+        state.withLockedValue { state in
+            if state.refreshing.contains(key) { state.reads[key] = read }
+        }
+    }
+
+    /// No read of a show starts from now on, and the ones running are waited for: the storage
+    /// can be closed after it (a read on a closed SQLite connection is a use after free).
+    func stop() async {
+        let running = state.withLockedValue { state -> [Task<Void, Never>] in
+            state.stopped = true
+            return Array(state.reads.values)
+        }
+        for read in running { await read.value }
     }
 
     /// After a gap in notifications: every show with a stream here is read again.

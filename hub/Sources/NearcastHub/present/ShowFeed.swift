@@ -90,8 +90,7 @@ public final class ShowFeed: Sendable {
 
     /// The show may have changed: read it and send it (once at a time per show; a change that
     /// arrives meanwhile triggers one more read).
-    func changed(_ beacon: BeaconRef) {
-        let key = beacon
+    func changed(_ key: BeaconRef) {
         state.withLockedValue { $0.onChange }?(key)
         let refresh: (@Sendable (BeaconRef) async -> Void)? = state.withLockedValue { state in
             guard !state.stopped, state.subscribers[key] != nil, let refresh = state.refresh else { return nil }

@@ -34,8 +34,9 @@ let package = Package(
                        providers: [.apt(["libqrencode-dev"])]),
         // The release version, stamped by tools/package/package-hub (-Xcc -DNEARCAST_HUB_VERSION=...).
         .systemLibrary(name: "CHubBuildStamp", path: "Sources/CHubBuildStamp"),
-        // The hub: storage (one schema, SQLite or PostgreSQL), the Eddystone registration and
-        // resolution, the HTTP API, watches and the operators' page.
+        // The hub: its data's types, the repositories as protocols (and in memory), the Eddystone
+        // registration and resolution, the HTTP API, watches, Present and the operators' page.
+        // No SQL: where the data is kept is a `HubBackend`.
         .target(
             name: "NearcastHub",
             dependencies: [
@@ -46,16 +47,11 @@ let package = Package(
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncKit", package: "async-kit"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -64,10 +60,34 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The hub's database (one schema, SQLite or PostgreSQL): the SQL stores, the schema's
+        // migrations, NOTIFY and LISTEN, and the commands that work on the database directly.
+        // The only target that imports SQLKit, PostgresNIO or SQLiteNIO.
+        .target(
+            name: "NearcastHubStorage",
+            dependencies: [
+                "NearcastHub",
+                .product(name: "NearcastCore", package: "nearcast"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncKit", package: "async-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "nearcast-hub",
             dependencies: [
                 "NearcastHub",
+                "NearcastHubStorage",
                 "CHubBuildStamp",
                 // sd_notify, shared with the box (Glibc only: nothing else of the box's).
                 .product(name: "NearcastSystemd", package: "nearcast"),
@@ -78,6 +98,7 @@ let package = Package(
             name: "NearcastHubTests",
             dependencies: [
                 "NearcastHub",
+                "NearcastHubStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -97,7 +118,7 @@ let package = Package(
 // sets up a hub first.
 if Context.environment["NEARCAST_HUB_FUZZ"] == "1" {
     let runtime = Context.environment["NEARCAST_HUB_FUZZ_RUNTIME"] ?? "libclang_rt.fuzzer_no_main-x86_64.a"
-    for target in package.targets where target.name == "NearcastHub" {
+    for target in package.targets where target.name == "NearcastHub" || target.name == "NearcastHubStorage" {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
     }
     package.targets += [
@@ -105,7 +126,7 @@ if Context.environment["NEARCAST_HUB_FUZZ"] == "1" {
         .executableTarget(
             name: "hub_requests",
             dependencies: [
-                "NearcastHub", "CLibFuzzer",
+                "NearcastHub", "NearcastHubStorage", "CLibFuzzer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

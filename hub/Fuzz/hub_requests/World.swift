@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 @testable import NearcastHub
+import NearcastHubStorage
 import NIOCore
 import NIOEmbedded
 import SQLKit
@@ -16,6 +17,8 @@ final class World: @unchecked Sendable {   // set up once, then only read
     static let beaconName = "beacons/3!0102030405060708"
 
     let hub: HubServices
+    /// The hub's database, read to count its rows.
+    let database: HubDatabase
     let router: Router<HubRequestContext>
     let keys: CreatedProject
     let logger: Logger
@@ -25,8 +28,9 @@ final class World: @unchecked Sendable {   // set up once, then only read
     /// threads, and EmbeddedChannel's loop may be used only from the thread that made it.
     let channel = NIOAsyncTestingChannel()
 
-    init(hub: HubServices, router: Router<HubRequestContext>, keys: CreatedProject, logger: Logger) {
+    init(hub: HubServices, database: HubDatabase, router: Router<HubRequestContext>, keys: CreatedProject, logger: Logger) {
         self.hub = hub
+        self.database = database
         self.router = router
         self.keys = keys
         self.logger = logger
@@ -39,9 +43,9 @@ final class World: @unchecked Sendable {   // set up once, then only read
         try? FileManager.default.removeItem(at: folder)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let database = try await HubDatabase.open(.sqlite(path: folder.appendingPathComponent("hub.sqlite").path), logger: logger)
-        let hub = try await HubServices.make(storage: .database(database), logger: logger, limits: .off)
+        let hub = try await HubServices.make(backend: SQLBackend(database: database), logger: logger, limits: .off)
         let keys = try await hub.repositories.projects.create(name: "demo")
-        let world = World(hub: hub, router: buildRouter(hub), keys: keys, logger: logger)
+        let world = World(hub: hub, database: database, router: buildRouter(hub), keys: keys, logger: logger)
         let setUp = [
             FuzzRequest(method: .post, uri: "/v1beta1/beacons:register", key: keys.secretKey,
                         body: Array(#"{"advertisedId":{"type":"EDDYSTONE","id":"AQIDBAUGBwg="},"description":"stage"}"#.utf8)),
@@ -83,7 +87,7 @@ final class World: @unchecked Sendable {   // set up once, then only read
     /// The number of rows in each of the hub's tables: a refused request adds and removes none.
     /// (Not SQLite's total_changes(), which also counts the writes of a transaction rolled back.)
     private func tableRows() async throws -> [Int] {
-        try await hub.database!.read { db in
+        try await database.read { db in
             let tables = try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()
                 .map { try $0.decode(column: "name", as: String.self) }
             var counts: [Int] = []

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NearcastHub
+import NearcastHubStorage
 
 /// `--config`, `--db` and `--log-level`, shared by every subcommand.
 struct DatabaseOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NearcastHub
+import NearcastHubStorage
 
 /// `nearcast-hub project create|list|rotate-keys`.
 struct ProjectCommand: AsyncParsableCommand {

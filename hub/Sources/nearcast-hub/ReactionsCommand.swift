@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NearcastHub
+import NearcastHubStorage
 
 /// `nearcast-hub reactions show|set`.
 struct ReactionsCommand: AsyncParsableCommand {

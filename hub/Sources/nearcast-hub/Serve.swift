@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import NearcastHub
+import NearcastHubStorage
 import NearcastSystemd
 import Prometheus
 

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import SQLKit
 @testable import NearcastHub
+@testable import NearcastHubStorage
 import XCTest
 
 /// `Beacon`'s grouped fields against the `beacons` table's columns: what the store writes
@@ -62,7 +63,7 @@ final class BeaconRowTests: XCTestCase {
     func testOnlyACompleteEIDRowReadsAsARegistration() async throws {
         try await RouterWorld.each([.sqlite]) { world, _, _ in
             // Rows the hub never writes: a UID with key and clock columns, an EID without a clock.
-            try await XCTUnwrap(world.hub.database).transaction { db in
+            try await XCTUnwrap(world.hub.backend as? SQLBackend).database.transaction { db in
                 for (type, id, clock) in [("EDDYSTONE", "0c", "5"), ("EDDYSTONE_EID", "0d0d0d0d0d0d0d0d", "NULL")] {
                     let name = "beacons/\(type == "EDDYSTONE" ? 3 : 4)!\(id)"
                     try await db.raw("""

@@ -39,7 +39,7 @@ final class PresentRouterTests: XCTestCase {
             defer { try? FileManager.default.removeItem(at: world.directory) }
             try await Application(router: buildRouter(world.hub)).test(.router) { client in try await body(world, client) }
             await world.hub.present.showFeed.stop()   // its reads done before the database closes
-            await world.hub.database?.close()
+            await world.hub.backend.close()
         }
     }
 
@@ -47,13 +47,10 @@ final class PresentRouterTests: XCTestCase {
     private func world(_ storage: RouterWorld.Storage) async throws -> World {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-present-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store: HubStorage = storage == .memory ? .memory
-            : .database(try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
-                                                   logger: Logger(label: "test")))
         let clock = ManualClock()
         var limits = HubLimits()
         limits.guessing.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
-        let hub = try await HubServices.make(storage: store, logger: Logger(label: "test"), clock: clock.clock, limits: limits)
+        let hub = try await HubServices.make(backend: try await storage.backend(in: directory), logger: Logger(label: "test"), clock: clock.clock, limits: limits)
         let keys = try await hub.repositories.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()
         let identityKey = try IdentityKeyDerivation.identityKey(serviceKey: hub.resolver.serviceKey.privateKey,

@@ -151,12 +151,12 @@ final class RendererLimitsTests: XCTestCase {
     }
 
     func testTheQuotaCountsStoredBase64AndSaysWhatIsUsed() {
-        XCTAssertEqual(DeckStore.storedBytes(3), 4)
-        XCTAssertEqual(DeckStore.storedBytes(4), 8)
-        let message = DeckStore.quotaMessage(used: 150 * 1024 * 1024, adding: 60 * 1024 * 1024, quota: 200 * 1024 * 1024)
+        XCTAssertEqual(DeckQuota.storedBytes(3), 4)
+        XCTAssertEqual(DeckQuota.storedBytes(4), 8)
+        let message = DeckQuota.message(used: 150 * 1024 * 1024, adding: 60 * 1024 * 1024, quota: 200 * 1024 * 1024)
         XCTAssertTrue(message.hasPrefix("the project's decks already hold 150.0 MB of page images and this deck's pages need 60.0 MB"), message)
         XCTAssertTrue(message.contains("the quota is 200.0 MB a project (decks.storagePerProjectMB)"), message)
-        let small = DeckStore.quotaMessage(used: 940_000, adding: 120_000, quota: 1024 * 1024)
+        let small = DeckQuota.message(used: 940_000, adding: 120_000, quota: 1024 * 1024)
         XCTAssertTrue(small.contains("hold 0.90 MB of page images and this deck's pages need 0.11 MB: the quota is 1.00 MB"), small)
     }
 

@@ -7,13 +7,26 @@ import Logging
 import NearcastCore
 import Prometheus
 @testable import NearcastHub
+@testable import NearcastHubStorage
 import XCTest
 
 /// A hub for router tests: the whole router (`buildRouter`) over a `HubServices` whose storage
 /// is in memory (`.memory`: `MemoryHubData`) or in a SQLite file (`.sqlite`), driven through
 /// `app.test(.router)`. The API's contract holds for both.
 struct RouterWorld: Sendable {
-    enum Storage: String, CaseIterable, Sendable { case memory, sqlite }
+    enum Storage: String, CaseIterable, Sendable {
+        case memory, sqlite
+
+        /// Memory (no database at all), or an SQLite file in `directory`.
+        func backend(in directory: URL) async throws -> any HubBackend {
+            switch self {
+            case .memory: return MemoryBackend()
+            case .sqlite:
+                return SQLBackend(database: try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
+                                                                       logger: Logger(label: "test")))
+            }
+        }
+    }
 
     let hub: HubServices
     let demo: CreatedProject
@@ -24,11 +37,7 @@ struct RouterWorld: Sendable {
                      decks: DeckLimits = DeckLimits(), metrics: PrometheusCollectorRegistry? = nil) async throws -> RouterWorld {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-router-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // In memory, no database at all; else a SQLite file in the world's folder.
-        let store: HubStorage = storage == .memory ? .memory
-            : .database(try await HubDatabase.open(.sqlite(path: directory.appendingPathComponent("hub.sqlite").path),
-                                                   logger: Logger(label: "test")))
-        let hub = try await HubServices.make(storage: store, metricsRegistry: metrics, logger: Logger(label: "test"),
+        let hub = try await HubServices.make(backend: try await storage.backend(in: directory), metricsRegistry: metrics, logger: Logger(label: "test"),
                                              clock: clock, limits: limits, decks: decks)
         let demo = try await hub.repositories.projects.create(name: "demo")
         let other = try await hub.repositories.projects.create(name: "other")
@@ -47,7 +56,7 @@ struct RouterWorld: Sendable {
             let app = Application(router: buildRouter(world.hub, listener: listener))
             try await app.test(.router) { client in try await body(world, client, storage) }
             await world.hub.present.showFeed.stop()   // its reads done before the database closes
-            await world.hub.database?.close()
+            await world.hub.backend.close()
         }
     }
 }

@@ -43,7 +43,7 @@ final class StatusAndPagesRouterTests: XCTestCase {
         let world = try await RouterWorld.make(.sqlite)
         defer { try? FileManager.default.removeItem(at: world.directory) }
         await world.hub.present.showFeed.stop()   // its reads done before the database closes
-        await world.hub.database?.close()
+        await world.hub.backend.close()
         try await Application(router: buildRouter(world.hub)).test(.router) { client in
             let health = try await client.call(.get, "/healthz")
             assertRefusal(health, .serviceUnavailable)

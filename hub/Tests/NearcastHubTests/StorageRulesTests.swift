@@ -207,7 +207,7 @@ final class StorageRulesTests: XCTestCase {
             XCTAssertEqual(listed.count, 1, "\(storage): nothing of the refused deck is kept")
             // 800,004 stored (the thumbnail's 4 bytes too) and 248,572 more: the quota to the byte.
             _ = try await Self.deck(world, pages: 1, bytes: 186_426)
-            await assertAPIError(DeckStore.insufficientStorage) { try await decks.checkRoom(project: "demo") }
+            await assertAPIError(DeckQuota.insufficientStorage) { try await decks.checkRoom(project: "demo") }
         }
         let seen = messages.withLockedValue { $0 }
         XCTAssertEqual(seen.count, 2)

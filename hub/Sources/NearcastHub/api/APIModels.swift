@@ -72,11 +72,11 @@ struct BeaconListJSON: Codable, Sendable {
 }
 
 /// An attachment: content of up to 100 KiB with a namespaced type, kept on a beacon.
-struct AttachmentJSON: Codable, Sendable {
-    var attachmentName: String?
-    var namespacedType: String
-    var data: String
-    var creationTimeMs: String?
+package struct AttachmentJSON: Codable, Sendable {
+    package var attachmentName: String?
+    package var namespacedType: String
+    package var data: String
+    package var creationTimeMs: String?
 }
 
 struct AttachmentListJSON: Codable, Sendable {
@@ -160,6 +160,12 @@ public struct RotatedKeys: Codable, Sendable {
     public var project: String
     public var apiKey: String?
     public var secretKey: String?
+
+    package init(project: String, apiKey: String? = nil, secretKey: String? = nil) {
+        self.project = project
+        self.apiKey = apiKey
+        self.secretKey = secretKey
+    }
 }
 
 // The API's answers are encoded by the framework (HubRequestContext's encoder).

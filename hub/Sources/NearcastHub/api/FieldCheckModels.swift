@@ -6,58 +6,58 @@ import Hummingbird
 // the phone.
 
 /// One tone of the calibration sweep as the phone measured it.
-struct FieldCheckTone: Codable, Sendable, Equatable {
+package struct FieldCheckTone: Codable, Sendable, Equatable {
     /// The tone's frequency, 1,000-24,000 Hz.
-    var hz: Double
+    package var hz: Double
     /// Its level at the microphone, dBFS (-200...10).
-    var levelDb: Double
+    package var levelDb: Double
     /// Its level over the noise around it, dB (-100...200).
-    var snrDb: Double
+    package var snrDb: Double
 }
 
 /// One audio band as the phone heard it: the sweep's tones in it, and its test burst.
-struct FieldCheckBand: Codable, Sendable, Equatable {
+package struct FieldCheckBand: Codable, Sendable, Equatable {
     /// The names of the box's audio bands: high is 18.5-20 kHz, low 15-16.5 kHz.
-    static let names: Set<String> = ["high", "low"]
+    package static let names: Set<String> = ["high", "low"]
 
     /// `high` or `low`.
-    var band: String
+    package var band: String
     /// How far the sweep's tones inside the band stood above the noise there (their mean), dB
     /// (-100...200).
-    var snrDb: Double
+    package var snrDb: Double
     /// Whether the page decoded the burst's token.
-    var decoded: Bool
+    package var decoded: Bool
 }
 
 /// `POST /v1beta1/fieldchecks`' body.
-struct FieldCheckRequest: Decodable, Sendable {
+package struct FieldCheckRequest: Decodable, Sendable {
     /// The verdicts the page may give: the band it recommends for this room.
-    static let verdicts: Set<String> = ["both", "high", "low", "neither"]
+    package static let verdicts: Set<String> = ["both", "high", "low", "neither"]
     /// The capture rates a browser's audio runs at.
-    static let sampleRates: Set<Int> = [44_100, 48_000]
-    static let maximumLabelCharacters = 64
-    static let maximumTones = 40
+    package static let sampleRates: Set<Int> = [44_100, 48_000]
+    package static let maximumLabelCharacters = 64
+    package static let maximumTones = 40
     /// Bodies are a few KiB (40 tones at most); anything near this is not from the page.
-    static let maximumBodyBytes = 16 * 1024
+    package static let maximumBodyBytes = 16 * 1024
 
     /// The box the phone resolved from the tokens it heard, or nil (none).
-    var beaconName: String?
+    package var beaconName: String?
     /// The phone's system and the browser, short (`Android 14`, `Chrome 131`): kinds of phone,
     /// never a whole user agent.
-    var platform: String
-    var browser: String
+    package var platform: String
+    package var browser: String
     /// Read as a number, not an integer: JSONDecoder reports 48000.5 for an Int as malformed
     /// JSON, naming no field.
-    var sampleRate: Double
-    var tones: [FieldCheckTone]
-    var bands: [FieldCheckBand]
-    var verdict: String
+    package var sampleRate: Double
+    package var tones: [FieldCheckTone]
+    package var bands: [FieldCheckBand]
+    package var verdict: String
 
     /// `sampleRate` once `validate` has passed.
-    var sampleRateHz: Int { Int(exactly: sampleRate) ?? 0 }
+    package var sampleRateHz: Int { Int(exactly: sampleRate) ?? 0 }
 
     /// Every field checked; the first bad one is a 400 naming its JSON path.
-    func validate() throws(APIError) {
+    package func validate() throws(APIError) {
         if let beaconName { try Self.checkBeaconName(beaconName) }
         try Self.checkLabel(platform, field: "platform")
         try Self.checkLabel(browser, field: "browser")
@@ -91,7 +91,7 @@ struct FieldCheckRequest: Decodable, Sendable {
     }
 
     /// `beacons/3!HEX` or `beacons/4!HEX`, lowercase hex, as beacons are named everywhere else.
-    static func checkBeaconName(_ name: String) throws(APIError) {
+    package static func checkBeaconName(_ name: String) throws(APIError) {
         let prefix = "beacons/"
         guard name.hasPrefix(prefix) else {
             throw APIError.invalid("beaconName", "'\(name.prefix(80))' must be beacons/3!HEX (Eddystone) or beacons/4!HEX (EID)")
@@ -124,27 +124,43 @@ struct FieldCheckRequest: Decodable, Sendable {
 }
 
 /// A stored field check result, as the API answers it.
-struct FieldCheckJSON: Codable, Sendable {
+package struct FieldCheckJSON: Codable, Sendable {
+    /// The most results one list answers.
+    package static let maximumListed = 1_000
+
     /// The hub's id of the result: 16 lowercase hex digits.
-    var id: String
+    package var id: String
     /// When the hub stored it (RFC 3339, UTC, milliseconds).
-    var createTime: String
+    package var createTime: String
     /// Absent when the phone resolved no box.
-    var beaconName: String?
-    var platform: String
-    var browser: String
-    var sampleRate: Int
-    var tones: [FieldCheckTone]
-    var bands: [FieldCheckBand]
-    var verdict: String
+    package var beaconName: String?
+    package var platform: String
+    package var browser: String
+    package var sampleRate: Int
+    package var tones: [FieldCheckTone]
+    package var bands: [FieldCheckBand]
+    package var verdict: String
+
+    package init(id: String, createTime: String, beaconName: String? = nil, platform: String, browser: String,
+                 sampleRate: Int, tones: [FieldCheckTone], bands: [FieldCheckBand], verdict: String) {
+        self.id = id
+        self.createTime = createTime
+        self.beaconName = beaconName
+        self.platform = platform
+        self.browser = browser
+        self.sampleRate = sampleRate
+        self.tones = tones
+        self.bands = bands
+        self.verdict = verdict
+    }
 }
 
 /// `POST /v1beta1/fieldchecks`' answer: the stored result.
-struct FieldCheckCreatedJSON: ResponseEncodable, Sendable {
-    var fieldCheck: FieldCheckJSON
+package struct FieldCheckCreatedJSON: ResponseEncodable, Sendable {
+    package var fieldCheck: FieldCheckJSON
 }
 
 /// `GET /v1beta1/fieldchecks`' answer: results newest first.
-struct FieldCheckListJSON: ResponseEncodable, Sendable {
-    var fieldChecks: [FieldCheckJSON]
+package struct FieldCheckListJSON: ResponseEncodable, Sendable {
+    package var fieldChecks: [FieldCheckJSON]
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The hub's JSON as text on the wire and in its events: keys sorted, slashes unescaped.
-enum JSONText {
-    static func encode(_ value: some Encodable) throws -> Data {
+package enum JSONText {
+    package static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)

@@ -4,9 +4,9 @@ import Hummingbird
 /// lately kept for a second (`KeyCache`), and the class of caller the per-address rate limits
 /// count it under (`CallerClass`). `identify` runs once per request, first
 /// (`AddressRateMiddleware`); `KeyMiddleware` takes its answer from the request's context.
-struct KeyChecker: Sendable {
+package struct KeyChecker: Sendable {
     let projects: any ProjectRepository
-    let cache: KeyCache
+    package let cache: KeyCache
     let presence: Presence
     let phoneIDs: PhoneIDs
     let clock: HubClock

@@ -2,12 +2,12 @@
 ///
 /// A project owns the namespace of its own name: its attachments carry `PROJECT/TYPE`, and its
 /// filters can only ever match those.
-enum NamespacedType {
+package enum NamespacedType {
     /// Checks `PROJECT/TYPE`: the namespace is the caller's project, the type 1-64 bytes of UTF-8
     /// (bytes, not characters: one "character" can carry any number of combining marks) of
     /// visible characters (`VisibleText.isVisible`, every one: two types that look the same are
     /// the same type) without `/` or `*`.
-    static func validate(_ text: String, project: String, field: String) throws(APIError) {
+    package static func validate(_ text: String, project: String, field: String) throws(APIError) {
         guard let slash = text.firstIndex(of: "/") else {
             throw APIError.invalid(field, "'\(text)' must be NAMESPACE/TYPE, as in \(project)/slide")
         }
@@ -26,15 +26,15 @@ enum NamespacedType {
 
 /// Which attachments a call wants: `*` (all of the project's), `NAMESPACE/*`, or
 /// `NAMESPACE/TYPE`; none at all when `getforobserved` names no types, as Google's did.
-struct NamespacedTypeFilter: Sendable {
+package struct NamespacedTypeFilter: Sendable {
     private var patterns: [String]
 
-    static let all = NamespacedTypeFilter(patterns: ["*"])
+    package static let all = NamespacedTypeFilter(patterns: ["*"])
 
-    init(patterns: [String]) { self.patterns = patterns }
+    package init(patterns: [String]) { self.patterns = patterns }
 
     /// Checks each pattern's shape; a pattern naming another project's namespace matches nothing.
-    init(parsing patterns: [String], field: String) throws(APIError) {
+    package init(parsing patterns: [String], field: String) throws(APIError) {
         for (index, pattern) in patterns.enumerated() where pattern != "*" {
             let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -44,7 +44,7 @@ struct NamespacedTypeFilter: Sendable {
         self.patterns = patterns
     }
 
-    func matches(_ namespacedType: String) -> Bool {
+    package func matches(_ namespacedType: String) -> Bool {
         patterns.contains { pattern in
             if pattern == "*" || pattern == "*/*" { return true }
             if pattern.hasSuffix("/*") { return namespacedType.hasPrefix(pattern.dropLast()) }

@@ -5,42 +5,16 @@ import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 
-/// The whole hub from its configuration: the database opened (its schema brought up to date),
-/// the services made, the router with every controller, the HTTP or HTTPS server with its
-/// connection guard, Present's batching, the certificate reloader and, on PostgreSQL, the
-/// listeners that keep this instance in step with the others. `nearcast-hub serve` parses its
-/// options into a `HubConfiguration` and runs what this returns; the database is closed after
-/// the server has stopped.
-public func buildApplication(configuration: HubConfiguration,
-                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-    async throws -> some ApplicationProtocol {
-    let logger = configuration.logger
-    let database = try await HubDatabase.open(configuration.database, logger: logger)
-    let hub: HubServices
-    do {
-        hub = try await HubServices.make(storage: .database(database), metricsRegistry: configuration.metricsRegistry, logger: logger,
-                                         clock: configuration.clock, limits: configuration.limits, decks: configuration.decks)
-    } catch {
-        await database.close()
-        throw error
-    }
-    logger.info("nearcast-hub: database \(database.location)")
-    noteLimits(configuration.limits, hub.limiter, logger: logger)
-    do {
-        return try buildApplication(hub, configuration: configuration, onServerRunning: onServerRunning)
-    } catch {
-        await database.close()
-        throw error
-    }
-}
-
 /// The application over services already made (`HubServices.make`), listening where
-/// `configuration` says.
-func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
-                      onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
-    guard let database = hub.database else { throw HubConfigurationError("a hub that serves needs a database, not memory") }
+/// `configuration` says: the router with every controller, the HTTP or HTTPS server with its
+/// connection guard, Present's batching, the certificate reloader and what the backend runs to
+/// keep this instance in step with the others (`HubBackend.services(for:)`). The backend is
+/// closed after the server has stopped. `NearcastHubStorage`'s `buildApplication(configuration:)`
+/// opens the database and calls this.
+package func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
+                              onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
     let (host, port) = (configuration.host, configuration.port)
-    var services: [any Service] = [DatabaseCloser(database: database, showFeed: hub.present.showFeed), PresentService(hub: hub)]
+    var services: [any Service] = [BackendCloser(backend: hub.backend, showFeed: hub.present.showFeed), PresentService(hub: hub)]
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
     // guard (`ConnectionGuard`), which closes connections past their timeouts.
@@ -73,37 +47,7 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                 logger: hub.logger))
         }
     }
-    if database.isPostgres {
-        let feed = hub.feed, showFeed = hub.present.showFeed
-        /// A listener whose payloads name a beacon's changes (`project\nbeacon name`).
-        func beaconChanges(_ channel: String, connected: @escaping @Sendable () -> Void, changed: @escaping @Sendable (String, String) -> Void,
-                           stopped: @escaping @Sendable () -> Void) -> PostgresChangeListener {
-            PostgresChangeListener(database: database, channel: channel, logger: hub.logger, connected: connected,
-                                   received: { payload in
-                                       guard let (project, beaconName) = ChangeFeed.parse(payload: payload) else { return }
-                                       changed(project, beaconName)
-                                   }, stopped: stopped)
-        }
-        services.append(beaconChanges(ChangeNotifier.attachmentsChannel, connected: { feed.publishAll() },
-                                      changed: { feed.publish(BeaconRef(project: $0, beaconName: $1)) }, stopped: { feed.finishAll() }))
-        services.append(beaconChanges(ChangeNotifier.showsChannel, connected: { showFeed.changedAll() },
-                                      changed: { showFeed.changed(BeaconRef(project: $0, beaconName: $1)) }, stopped: { showFeed.finishAll() }))
-        services.append(PostgresChangeListener(
-            database: database, channel: ChangeNotifier.reactionsChannel, logger: hub.logger,
-            connected: {}, received: { ReactionNotifier.deliver(payload: $0, to: showFeed) }, stopped: {}))
-        // A change committed through any instance: the in-memory views synchronise before
-        // their next answer (and after a reconnection, since a notification may have been lost).
-        let changes = database.changes
-        services.append(PostgresChangeListener(
-            database: database, channel: ChangeSignal.channel, logger: hub.logger,
-            connected: { changes.bump() }, received: { _ in changes.bump() }, stopped: {}))
-        // A key rotation anywhere: forget the keys checked lately, so old keys fail at once
-        // (and when the listener reconnects, since a rotation may have been missed).
-        let keyCache = hub.keys.cache
-        services.append(PostgresChangeListener(
-            database: database, channel: ProjectStore.keysChannel, logger: hub.logger,
-            connected: { keyCache.clear() }, received: { _ in keyCache.clear() }, stopped: {}))
-    }
+    services += hub.backend.services(for: hub)
     return Application(
         router: buildRouter(hub, listener: configuration.listener),
         server: server,
@@ -119,7 +63,7 @@ func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
 
 /// Says at start what the limits are when they are not the usual: off, or fewer connections
 /// than configured because the process may not open enough descriptors.
-private func noteLimits(_ limits: HubLimits, _ limiter: HubLimiter, logger: Logger) {
+package func noteLimits(_ limits: HubLimits, _ limiter: HubLimiter, logger: Logger) {
     if !limits.enabled { logger.notice("nearcast-hub: limits off (--limits off, or limits.enabled false in the config file)") }
     if limits.enabled && limiter.connectionCap < limits.connections.total {
         let descriptors = DescriptorBudget.current(), reserve = DescriptorBudget.reserve(under: descriptors)
@@ -130,16 +74,16 @@ private func noteLimits(_ limits: HubLimits, _ limiter: HubLimiter, logger: Logg
     }
 }
 
-/// Closes the database once everything that uses it has stopped: it is the application's first
+/// Closes the backend once everything that uses it has stopped: it is the application's first
 /// service, and a service group stops its services in reverse order.
-struct DatabaseCloser: Service {
-    let database: HubDatabase
+struct BackendCloser: Service {
+    let backend: any HubBackend
     /// Its reads are waited for first.
     let showFeed: ShowFeed
 
     func run() async throws {
         try? await gracefulShutdown()
         await showFeed.stop()
-        await database.close()
+        await backend.close()
     }
 }

@@ -14,7 +14,7 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ClientGoneMiddleware())
-    router.add(middleware: UnexpectedErrorMiddleware(logger: hub.logger))
+    router.add(middleware: UnexpectedErrorMiddleware(storage: hub.backend, logger: hub.logger))
     router.add(middleware: APICORSMiddleware())
     router.add(middleware: AddressRateMiddleware(keys: hub.keys))
     // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
@@ -27,7 +27,7 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
         AttachmentController(attachments: storage.attachments, logger: hub.logger, keys: keys).endpoints,
         ResolveController(resolver: resolver, grant: grant, limiter: hub.limiter, clock: hub.clock, keys: keys).endpoints,
         FieldCheckController(fieldChecks: storage.fieldChecks, limiter: hub.limiter, keys: keys).endpoints,
-        WatchController(attachments: storage.attachments, feed: hub.feed, grant: grant, limiter: hub.limiter,
+        WatchController(attachments: storage.attachments, storage: hub.backend, feed: hub.feed, grant: grant, limiter: hub.limiter,
                         logger: hub.logger, keys: keys).endpoints,
         DeckController(decks: storage.decks, renderer: present.renderer, images: present.images, logger: hub.logger,
                        keys: keys).endpoints,
@@ -40,7 +40,7 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
         PresenceController(shows: storage.shows, showCache: present.showCache, presence: present.presence,
                            codePasses: present.codePasses, proof: proof, limiter: hub.limiter, clock: hub.clock,
                            keys: keys).endpoints,
-        StatusController(database: hub.health, feed: hub.feed, eidTable: resolver.index,
+        StatusController(database: hub.backend, feed: hub.feed, eidTable: resolver.index,
                          metricsRegistry: hub.metricsRegistry, logger: hub.logger).endpoints,
         ListenerController(listener: listener).endpoints,
     ]

@@ -6,7 +6,7 @@ import Prometheus
 /// stylesheet, `GET /healthz` (a load balancer's check: the database answers) and `GET /metrics`
 /// (Prometheus).
 struct StatusController: Sendable {
-    let database: any DatabaseHealth
+    let database: any StorageHealth
     let feed: ChangeFeed
     let eidTable: BeaconIndex
     let metricsRegistry: PrometheusCollectorRegistry?
@@ -30,7 +30,7 @@ struct StatusController: Sendable {
                 try await database.ping()
             } catch {
                 // The details go to the log, not to whoever asks.
-                logger.error("healthz: the database does not answer: \(storageErrorText(error))")
+                logger.error("healthz: the database does not answer: \(database.describe(error))")
                 throw APIError(.serviceUnavailable, "the database does not answer")
             }
             return HealthJSON(status: "ok", database: database.kindName,

@@ -17,6 +17,8 @@ struct WatchController: Sendable {
     static let keepAliveSeconds: UInt64 = 15
 
     let attachments: any AttachmentRepository
+    /// How a failed read reads in the log.
+    let storage: any StorageHealth
     let feed: ChangeFeed
     let grant: BeaconReadGrant
     let limiter: HubLimiter
@@ -103,7 +105,7 @@ struct WatchController: Sendable {
                                             now = bytes
                                         } catch {
                                             // The database away for a moment: the next change tries again.
-                                            logger.warning("watch: reading \(name)'s attachments failed: \(storageErrorText(error))")
+                                            logger.warning("watch: reading \(name)'s attachments failed: \(storage.describe(error))")
                                             continue
                                         }
                                         if now.readableBytes == last.readableBytes && now == last { continue }

@@ -2,24 +2,24 @@ import NearcastCore
 
 /// A deck: a presenter's PDF rendered to pages, as listed. A deck never changes: a new upload
 /// is a new deck, under a new random id.
-struct Deck: Sendable {
-    var deckID: String
-    var title: String
-    var pages: Int
-    var bytes: Int
-    var width: Int
-    var height: Int
-    var createdMs: Int64
+package struct Deck: Sendable {
+    package var deckID: String
+    package var title: String
+    package var pages: Int
+    package var bytes: Int
+    package var width: Int
+    package var height: Int
+    package var createdMs: Int64
 
     /// A new deck of `rendered`'s pages, under a new random id.
-    init(title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered, createdMs: Int64) {
+    package init(title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered, createdMs: Int64) {
         var generator = SystemRandomNumberGenerator()
         self.init(deckID: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8), title: title,
                   pages: rendered.pages.count, bytes: sourceBytes, width: rendered.width, height: rendered.height,
                   createdMs: createdMs)
     }
 
-    init(deckID: String, title: String, pages: Int, bytes: Int, width: Int, height: Int, createdMs: Int64) {
+    package init(deckID: String, title: String, pages: Int, bytes: Int, width: Int, height: Int, createdMs: Int64) {
         self.deckID = deckID
         self.title = title
         self.pages = pages
@@ -29,7 +29,7 @@ struct Deck: Sendable {
         self.createdMs = createdMs
     }
 
-    var json: DeckJSON {
+    package var json: DeckJSON {
         DeckJSON(deck: deckID, title: title, pages: pages, bytes: bytes, width: width, height: height,
                  createdTime: HubClock.timestamp(ms: createdMs))
     }
@@ -37,7 +37,7 @@ struct Deck: Sendable {
 
 extension Deck {
     /// Which of a page's two images.
-    enum ImageSize: String, Sendable {
+    package enum ImageSize: String, Sendable {
         case full
         case thumb
     }

@@ -8,7 +8,7 @@ import NearcastCore
 public enum ProjectKeys {
     /// Lowercase letters, digits and dashes, starting with a letter, at most 63: it is the
     /// namespace in every `NAME/TYPE`, so it may not hold a slash.
-    static func validate(name: String) throws(APIError) {
+    package static func validate(name: String) throws(APIError) {
         let bytes = Array(name.utf8)
         guard (1...63).contains(bytes.count), let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first),
               bytes.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") })
@@ -22,18 +22,18 @@ public enum ProjectKeys {
         case both, `public`, secret
     }
 
-    static func hash(_ key: String) -> String {
+    package static func hash(_ key: String) -> String {
         // Every request's key is hashed: the core's hex, not 32 String(format:) calls.
         Hex.format(SHA256.hash(data: Data(key.utf8)))
     }
 
     /// A checked name and new random keys for it (`ncpub_` public, `ncsec_` secret).
-    static func newKeys(for name: String) throws(APIError) -> CreatedProject {
+    package static func newKeys(for name: String) throws(APIError) -> CreatedProject {
         try validate(name: name)
         return CreatedProject(project: name, apiKey: "ncpub_" + randomKey(), secretKey: "ncsec_" + randomKey())
     }
 
-    static func randomKey() -> String {
+    package static func randomKey() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return Data(bytes).base64EncodedString()

@@ -20,7 +20,7 @@ public struct DeckLimits: Sendable, Equatable {
     static let keys: Set<String> = ["renderSeconds", "rendersAtOnce", "storagePerProjectMB"]
 
     /// The quota in bytes.
-    var storagePerProjectBytes: Int { storagePerProjectMB * 1024 * 1024 }
+    package var storagePerProjectBytes: Int { storagePerProjectMB * 1024 * 1024 }
 
     /// Each setting's allowed range, named in the error for one outside it.
     static let ranges: [String: ClosedRange<Int>] = [

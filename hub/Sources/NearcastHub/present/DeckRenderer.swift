@@ -16,10 +16,10 @@ import ServiceLifecycle
 ///
 /// Every refusal is a 4xx naming what is wrong with the file, or a 503 when the hub is busy,
 /// out of descriptors or shutting down.
-struct DeckRenderer: Sendable {
+package struct DeckRenderer: Sendable {
     /// The limits a deck must keep (docs/presenter.md lists them, "Decks").
-    struct Limits: Sendable {
-        var maximumBytes = 50 * 1024 * 1024
+    package struct Limits: Sendable {
+        package var maximumBytes = 50 * 1024 * 1024
         var maximumPages = 300
         /// Wall time for all of a deck's rendering, from when its turn comes; also each poppler
         /// process's CPU time.
@@ -37,32 +37,32 @@ struct DeckRenderer: Sendable {
         init() {}
 
         /// The defaults with the configured deadline and concurrency.
-        init(_ decks: DeckLimits) {
+        package init(_ decks: DeckLimits) {
             renderSeconds = decks.renderSeconds
             rendersAtOnce = decks.rendersAtOnce
         }
     }
 
     /// One rendered page.
-    struct Page: Sendable {
-        var full: [UInt8]
-        var thumbnail: [UInt8]
+    package struct Page: Sendable {
+        package var full: [UInt8]
+        package var thumbnail: [UInt8]
     }
 
     /// What the renderer made of a PDF.
-    struct Rendered: Sendable {
-        var pages: [Page]
-        var width: Int
-        var height: Int
+    package struct Rendered: Sendable {
+        package var pages: [Page]
+        package var width: Int
+        package var height: Int
     }
 
-    let limits: Limits
+    package let limits: Limits
     let tools: PopplerTools
     /// Shared by every copy of this renderer (it is a struct in `HubServices`).
     let slots: RenderSlots
     let deathSignal = DeathSignalProbe()
 
-    init(limits: Limits = Limits(), tools: PopplerTools = PopplerTools()) {
+    package init(limits: Limits = Limits(), tools: PopplerTools = PopplerTools()) {
         self.limits = limits
         self.tools = tools
         slots = RenderSlots(limits.rendersAtOnce)
@@ -70,7 +70,7 @@ struct DeckRenderer: Sendable {
 
     /// Where poppler's programs are (Debian's poppler-utils), and prlimit, setpriv (util-linux)
     /// and nice (coreutils), each of which sets its limit and execs the next.
-    struct PopplerTools: Sendable {
+    package struct PopplerTools: Sendable {
         var pdfinfo = "/usr/bin/pdfinfo"
         var pdftoppm = "/usr/bin/pdftoppm"
         var prlimit = "/usr/bin/prlimit"
@@ -78,7 +78,7 @@ struct DeckRenderer: Sendable {
         var nice = "/usr/bin/nice"
     }
 
-    func render(_ pdf: [UInt8]) async throws -> Rendered {
+    package func render(_ pdf: [UInt8]) async throws -> Rendered {
         guard !pdf.isEmpty else { throw APIError(.badRequest, "the body is empty: send the PDF file as the body", field: "(body)") }
         guard pdf.count <= limits.maximumBytes else {
             throw APIError(.contentTooLarge, "the PDF is \(pdf.count) bytes; a deck may be at most \(limits.maximumBytes / 1024 / 1024) MB", field: "(body)")

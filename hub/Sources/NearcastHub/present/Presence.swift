@@ -12,7 +12,7 @@ import Foundation
 /// show (its start and its code's salt, so a new show or a new code revokes it) and expiry,
 /// signed. Both keys are derived from the service key, which lives in the database, so
 /// every instance agrees.
-struct Presence: Sendable {
+package struct Presence: Sendable {
     static let passPrefix = "ncpass_"
     static let passMilliseconds: Int64 = 10 * 60_000
     static let codeLength = 6
@@ -70,7 +70,7 @@ struct Presence: Sendable {
     /// What a pass grants: proof that a phone is in `beaconName`'s room, for one show, until it
     /// expires or the show revokes it (`holds(for:)`). A watch token (`BeaconReadGrant`) is
     /// signed the same way but names no show: it only reads.
-    struct Pass: Sendable, Equatable {
+    package struct Pass: Sendable, Equatable {
         var project: String
         var beaconName: String
         var expiresMs: Int64

@@ -4,24 +4,33 @@ import Hummingbird
 // as in the rest of the API, with milliseconds beside them where a page compares times.
 
 /// A deck as listed: its pages and page 1's image size (the slides' aspect).
-struct DeckJSON: ResponseEncodable, Sendable {
-    var deck: String
-    var title: String
-    var pages: Int
-    var bytes: Int
-    var width: Int
-    var height: Int
-    var createdTime: String
+package struct DeckJSON: ResponseEncodable, Sendable {
+    package var deck: String
+    package var title: String
+    package var pages: Int
+    package var bytes: Int
+    package var width: Int
+    package var height: Int
+    package var createdTime: String
 }
 
-struct DeckListJSON: ResponseEncodable, Sendable {
-    var decks: [DeckJSON]
+package struct DeckListJSON: ResponseEncodable, Sendable {
+    package var decks: [DeckJSON]
+
+    package init(decks: [DeckJSON]) {
+        self.decks = decks
+    }
 }
 
 /// What an upload answers (and `nearcast-hub deck add` prints).
 public struct CreatedDeckJSON: ResponseEncodable, Sendable {
     public var deck: String
     public var pages: Int
+
+    package init(deck: String, pages: Int) {
+        self.deck = deck
+        self.pages = pages
+    }
 }
 
 /// `PUT /v1/shows/BEACON`'s body.
@@ -136,7 +145,7 @@ struct ShowReachJSON: Codable, Sendable, Equatable {
     var message: String
 }
 
-struct ReactionChoicesJSON: ResponseEncodable, Decodable, Sendable, Equatable {
+package struct ReactionChoicesJSON: ResponseEncodable, Decodable, Sendable, Equatable {
     struct Choice: Codable, Sendable, Equatable {
         var value: String
         /// `emoji` or `image`.
@@ -148,14 +157,25 @@ struct ReactionChoicesJSON: ResponseEncodable, Decodable, Sendable, Equatable {
 }
 
 /// `PUT /v1/reactions/choices`' body.
-struct ReactionChoicesUpdate: Codable, Sendable {
-    struct Image: Codable, Sendable {
-        var name: String
-        var png: String
+package struct ReactionChoicesUpdate: Codable, Sendable {
+    package struct Image: Codable, Sendable {
+        package var name: String
+        package var png: String
+
+        package init(name: String, png: String) {
+            self.name = name
+            self.png = png
+        }
     }
-    var enabled: Bool?
-    var emoji: [String]?
-    var images: [Image]?
+    package var enabled: Bool?
+    package var emoji: [String]?
+    package var images: [Image]?
+
+    package init(enabled: Bool? = nil, emoji: [String]? = nil, images: [Image]? = nil) {
+        self.enabled = enabled
+        self.emoji = emoji
+        self.images = images
+    }
 }
 
 /// `POST /v1/reactions`' body.
@@ -166,13 +186,23 @@ struct ReactionRequest: Codable, Sendable {
 }
 
 /// A batch of reactions as a presenter's stream carries it.
-struct ReactionBatchJSON: Codable, Sendable {
-    struct Reaction: Codable, Sendable {
-        var value: String
-        var time: Int64
+package struct ReactionBatchJSON: Codable, Sendable {
+    package struct Reaction: Codable, Sendable {
+        package var value: String
+        package var time: Int64
+
+        package init(value: String, time: Int64) {
+            self.value = value
+            self.time = time
+        }
     }
-    var reactions: [Reaction]
-    var counts: [String: Int]
+    package var reactions: [Reaction]
+    package var counts: [String: Int]
+
+    package init(reactions: [Reaction], counts: [String: Int]) {
+        self.reactions = reactions
+        self.counts = counts
+    }
 }
 
 /// `POST /v1/presence`' body and answer.

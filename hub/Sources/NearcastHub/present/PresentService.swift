@@ -46,7 +46,7 @@ struct PresentService: Service {
                 _ = try await hub.repositories.shows.addReactions(key, 
                                                                   counted: added, drawn: reactions)
             } catch {
-                hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was lost: \(storageErrorText(error))")
+                hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was lost: \(hub.backend.describe(error))")
             }
         }
     }
@@ -58,7 +58,7 @@ struct PresentService: Service {
         do {
             try await hub.repositories.shows.recordFollowers(instance: hub.instanceID, due)
         } catch {
-            hub.logger.warning("shows: recording follower counts failed: \(storageErrorText(error))")
+            hub.logger.warning("shows: recording follower counts failed: \(hub.backend.describe(error))")
         }
     }
 }

@@ -2,27 +2,33 @@ import Foundation
 
 /// A project's reactions: whether they are on, the emoji the audience page offers, and the
 /// project's own small images. A project that set none has the defaults.
-struct ReactionChoices: Sendable, Equatable {
-    var enabled: Bool
-    var emoji: [String]
+package struct ReactionChoices: Sendable, Equatable {
+    package var enabled: Bool
+    package var emoji: [String]
     /// Image name -> PNG bytes.
-    var images: [String: [UInt8]]
+    package var images: [String: [UInt8]]
 
-    static let defaults = ReactionChoices(enabled: true, emoji: ["👏", "❤️", "😂", "😮", "🎉", "👍"], images: [:])
-    static let maximumEmoji = 12
-    static let maximumImages = 6
-    static let maximumImageBytes = 32 * 1024
+    package init(enabled: Bool, emoji: [String], images: [String: [UInt8]]) {
+        self.enabled = enabled
+        self.emoji = emoji
+        self.images = images
+    }
+
+    package static let defaults = ReactionChoices(enabled: true, emoji: ["👏", "❤️", "😂", "😮", "🎉", "👍"], images: [:])
+    package static let maximumEmoji = 12
+    package static let maximumImages = 6
+    package static let maximumImageBytes = 32 * 1024
 
     /// Whether `value` is one of the choices (an emoji, or an image's name).
-    func offers(_ value: String) -> Bool { emoji.contains(value) || images[value] != nil }
+    package func offers(_ value: String) -> Bool { emoji.contains(value) || images[value] != nil }
 
-    var json: ReactionChoicesJSON {
+    package var json: ReactionChoicesJSON {
         ReactionChoicesJSON(enabled: enabled, choices: emoji.map { .init(value: $0, kind: "emoji", url: nil) }
             + images.keys.sorted().map { .init(value: $0, kind: "image", url: "/v1/reactions/images/\($0)") })
     }
 
     /// Checks a presenter's new choices; a 400 names the bad one.
-    static func validated(_ body: ReactionChoicesUpdate) throws(APIError) -> ReactionChoices {
+    package static func validated(_ body: ReactionChoicesUpdate) throws(APIError) -> ReactionChoices {
         let emoji = body.emoji ?? defaults.emoji
         guard (1...maximumEmoji).contains(emoji.count) || (emoji.isEmpty && !(body.images ?? []).isEmpty) else {
             throw APIError.invalid("emoji", "lists \(emoji.count); give 1-\(maximumEmoji)")

@@ -90,7 +90,7 @@ public final class ShowFeed: Sendable {
 
     /// The show may have changed: read it and send it (once at a time per show; a change that
     /// arrives meanwhile triggers one more read).
-    func changed(_ key: BeaconRef) {
+    package func changed(_ key: BeaconRef) {
         state.withLockedValue { $0.onChange }?(key)
         let refresh: (@Sendable (BeaconRef) async -> Void)? = state.withLockedValue { state in
             guard !state.stopped, state.subscribers[key] != nil, let refresh = state.refresh else { return nil }
@@ -132,7 +132,7 @@ public final class ShowFeed: Sendable {
     }
 
     /// After a gap in notifications: every show with a stream here is read again.
-    func changedAll() {
+    package func changedAll() {
         state.withLockedValue { $0.onChange }?(nil)
         let keys = state.withLockedValue { Array($0.subscribers.keys) }
         for key in keys { changed(key) }
@@ -155,7 +155,7 @@ public final class ShowFeed: Sendable {
     }
 
     /// Sends bytes to a show's presenters only (reaction batches).
-    func sendToPresenters(_ key: BeaconRef, _ bytes: ByteBuffer) {
+    package func sendToPresenters(_ key: BeaconRef, _ bytes: ByteBuffer) {
         let targets = state.withLockedValue { ($0.subscribers[key] ?? [:]).values.filter { $0.role == .presenter } }
         for subscriber in targets { subscriber.continuation.yield(bytes) }
     }
@@ -221,13 +221,20 @@ public final class ShowFeed: Sendable {
     }
 
     /// Ends every stream (shutdown).
-    func finishAll() {
+    package func finishAll() {
         let targets = state.withLockedValue { $0.subscribers.values.flatMap { $0.values } }
         for subscriber in targets { subscriber.continuation.finish() }
     }
 
     /// An SSE event.
-    static func event(_ name: String, json: Data) -> ByteBuffer {
+    package static func event(_ name: String, json: Data) -> ByteBuffer {
         ByteBuffer(string: "event: \(name)\ndata: " + String(decoding: json, as: UTF8.self) + "\n\n")
+    }
+}
+
+extension ShowFeed {
+    /// A batch of reactions to this instance's presenters of the show.
+    package func sendReactions(_ key: BeaconRef, _ batch: ReactionBatchJSON) throws {
+        sendToPresenters(key, Self.event("reactions", json: try JSONText.encode(batch)))
     }
 }

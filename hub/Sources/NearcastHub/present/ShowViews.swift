@@ -8,6 +8,8 @@ struct ShowViews: Sendable {
     let shows: any ShowRepository
     let decks: any DeckRepository
     let choices: any ReactionChoicesRepository
+    /// How a failed read reads in the log.
+    let storage: any StorageHealth
     let clock: HubClock
     let logger: Logger
     let presence: Presence
@@ -80,7 +82,7 @@ struct ShowViews: Sendable {
         } catch let error as APIError where error.status == .notFound {
             showFeed.end(key)   // its deck was deleted
         } catch {
-            logger.warning("shows: reading \(key.beaconName)'s show failed: \(storageErrorText(error))")
+            logger.warning("shows: reading \(key.beaconName)'s show failed: \(storage.describe(error))")
         }
     }
 }

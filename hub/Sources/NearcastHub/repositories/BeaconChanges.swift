@@ -4,7 +4,7 @@
 /// tombstone (inactive, without its identity key), so "changed after N" finds deletions too.
 /// `BeaconStore` reads the database (the signal is its `ChangeSignal`); `MemoryBeaconRepository`
 /// reads `MemoryHubData`.
-protocol BeaconChanges: Sendable {
+package protocol BeaconChanges: Sendable {
     /// Read before the changes: a change committed meanwhile moves it again.
     var signal: ChangeSignal { get }
     /// The beacons changed after `seq`, in change order, with the attachments of the active ones.
@@ -12,10 +12,15 @@ protocol BeaconChanges: Sendable {
 }
 
 /// Beacons changed since a change number, and the attachments of the active ones.
-struct ChangedBeacons: Sendable {
-    var beacons: [Beacon]
+package struct ChangedBeacons: Sendable {
+    package var beacons: [Beacon]
     /// By `ChangedBeacons.key(project, beacon name)`, oldest first.
-    var attachments: [String: [Attachment]]
+    package var attachments: [String: [Attachment]]
 
-    static func key(_ project: String, _ beaconName: String) -> String { project + "\n" + beaconName }
+    package init(beacons: [Beacon], attachments: [String: [Attachment]]) {
+        self.beacons = beacons
+        self.attachments = attachments
+    }
+
+    package static func key(_ project: String, _ beaconName: String) -> String { project + "\n" + beaconName }
 }

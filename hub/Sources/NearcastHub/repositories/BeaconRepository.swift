@@ -1,7 +1,7 @@
 /// A project's registered beacons as the beacon API sees them. `BeaconStore` keeps them in the
 /// database (where the resolvers read them too); `MemoryBeaconRepository` in memory, for router
 /// tests. Every call names the project: another project's beacon is a 404.
-protocol BeaconRepository: Sendable {
+package protocol BeaconRepository: Sendable {
     /// Registers one; 409 while an active beacon has its name.
     func register(_ record: Beacon) async throws -> Beacon
     /// The project's active beacons, oldest first.
@@ -13,5 +13,3 @@ protocol BeaconRepository: Sendable {
     func recordHeartbeat(_ beacon: BeaconRef, heartbeatJSON: String, clockValue: UInt32?, boxName: String?,
                          atMs: Int64) async throws
 }
-
-extension BeaconStore: BeaconRepository {}

@@ -1,7 +1,7 @@
 /// A project's decks and their rendered pages. `DeckStore` keeps them in the database (so every
 /// instance on one PostgreSQL serves the same deck); `MemoryDeckRepository` in memory, for router
 /// tests. A deck never changes: a new upload is a new deck.
-protocol DeckRepository: Sendable {
+package protocol DeckRepository: Sendable {
     /// Stores a rendered deck and every page: all of it, or (the quota's 507 included) nothing.
     func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> Deck
     /// Refuses (507) before anything is rendered when the project's decks already fill its quota.
@@ -19,5 +19,3 @@ protocol DeckRepository: Sendable {
     /// (`Show.openPages`).
     func pageWasShown(project: String, deckID: String, page: Int) async throws -> Bool
 }
-
-extension DeckStore: DeckRepository {}

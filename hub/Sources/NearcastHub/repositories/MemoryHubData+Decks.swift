@@ -4,19 +4,19 @@
 extension MemoryHubData {
     func addDeck(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered,
                  quotaBytes: Int) throws -> Deck {
-        try DeckStore.checkQuota(used: storedImageBytes(project: project), adding: DeckStore.storedBytes(rendered), quota: quotaBytes)
+        try DeckQuota.check(used: storedImageBytes(project: project), adding: DeckQuota.storedBytes(rendered), quota: quotaBytes)
         let deck = Deck(title: title, sourceBytes: sourceBytes, rendered: rendered, createdMs: clock.nowMs())
         decks[project, default: [:]][deck.deckID] = StoredDeck(deck: deck, pages: rendered.pages)
         return deck
     }
 
     func checkDeckRoom(project: String, quotaBytes: Int) throws {
-        try DeckStore.checkQuota(used: storedImageBytes(project: project), adding: 0, quota: quotaBytes)
+        try DeckQuota.check(used: storedImageBytes(project: project), adding: 0, quota: quotaBytes)
     }
 
     private func storedImageBytes(project: String) -> Int {
         (decks[project] ?? [:]).values.flatMap(\.pages).reduce(0) {
-            $0 + DeckStore.storedBytes($1.full.count) + DeckStore.storedBytes($1.thumbnail.count)
+            $0 + DeckQuota.storedBytes($1.full.count) + DeckQuota.storedBytes($1.thumbnail.count)
         }
     }
 

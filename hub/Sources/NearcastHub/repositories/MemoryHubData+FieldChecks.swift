@@ -21,6 +21,6 @@ extension MemoryHubData {
 
     func fieldChecks(project: String, beaconName: String?) -> [FieldCheckJSON] {
         let all = (fieldChecks[project] ?? []).reversed().filter { check in beaconName.map { check.beaconName == $0 } ?? true }
-        return Array(all.prefix(FieldCheckStore.maximumListed))
+        return Array(all.prefix(FieldCheckJSON.maximumListed))
     }
 }

@@ -1,5 +1,5 @@
 /// The hub's storage in memory: what the router tests run the API over
-/// (`HubServices.make(storage: .memory)`), with the database's rules. Its subjects are
+/// (`MemoryBackend`), with the database's rules. Its subjects are
 /// extensions, a file each: beacons and their attachments (`MemoryHubData+Beacons`), field
 /// checks, decks and reaction choices, shows. The state below is the actor's; only those
 /// extensions write it.

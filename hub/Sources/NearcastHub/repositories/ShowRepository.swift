@@ -2,7 +2,7 @@
 /// page and the pages shown, the reaction counts, the sight code's settings and each instance's
 /// follower counts. `ShowStore` keeps them in the database; `MemoryShowRepository` in memory,
 /// for router tests. A write tells the show's streams (every instance's, on PostgreSQL).
-protocol ShowRepository: Sendable {
+package protocol ShowRepository: Sendable {
     /// Starts a show of `deckID` on the beacon at `page`, or moves (or switches) the running one
     /// (`Show.go`). 404 unless the beacon is active and the deck the project's; 400 for
     /// a page the deck does not have.
@@ -35,9 +35,7 @@ protocol ShowRepository: Sendable {
 
 extension ShowRepository {
     /// One show's beacon, as `liveBeacons` lists them.
-    func liveBeacon(_ beacon: BeaconRef) async throws -> Show.LiveBeacon? {
+    package func liveBeacon(_ beacon: BeaconRef) async throws -> Show.LiveBeacon? {
         try await liveBeacons().first { $0.project == beacon.project && $0.beaconName == beacon.beaconName }
     }
 }
-
-extension ShowStore: ShowRepository {}

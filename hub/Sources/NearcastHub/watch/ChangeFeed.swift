@@ -29,8 +29,7 @@ public final class ChangeFeed: Sendable {
     /// A stream that yields whenever the beacon's attachments may have changed; it ends when the
     /// consumer stops iterating.
     func subscribe(_ beacon: BeaconRef) -> AsyncStream<Void> {
-        let (project, beaconName) = (beacon.project, beacon.beaconName)
-        let key = BeaconRef(project: project, beaconName: beaconName), id = UUID()
+        let key = beacon, id = UUID()
         // Only the latest signal matters: a watcher that is slow to read skips to the newest state.
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         subscribers.withLockedValue { $0[key, default: [:]][id] = continuation }
@@ -45,30 +44,22 @@ public final class ChangeFeed: Sendable {
         return stream
     }
 
-    func publish(_ beacon: BeaconRef) {
-        let (project, beaconName) = (beacon.project, beacon.beaconName)
+    package func publish(_ beacon: BeaconRef) {
         advance()
-        let waiting = subscribers.withLockedValue { Array(($0[BeaconRef(project: project, beaconName: beaconName)] ?? [:]).values) }
+        let waiting = subscribers.withLockedValue { Array(($0[beacon] ?? [:]).values) }
         for continuation in waiting { continuation.yield() }
     }
 
     /// After a gap in notifications (the LISTEN connection was lost): every watcher re-reads.
-    func publishAll() {
+    package func publishAll() {
         advance()
         let waiting = subscribers.withLockedValue { $0.values.flatMap { $0.values } }
         for continuation in waiting { continuation.yield() }
     }
 
     /// Ends every watch (shutdown).
-    func finishAll() {
+    package func finishAll() {
         let waiting = subscribers.withLockedValue { $0.values.flatMap { $0.values } }
         for continuation in waiting { continuation.finish() }
-    }
-
-    /// The NOTIFY payload for a beacon, and back.
-    static func payload(_ beacon: BeaconRef) -> String { beacon.project + "\n" + beacon.beaconName }
-    static func parse(payload: String) -> (project: String, beaconName: String)? {
-        let parts = payload.split(separator: "\n", maxSplits: 1)
-        return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
     }
 }

@@ -1,3 +1,4 @@
+import NearcastHub
 import SQLKit
 
 /// The hub's one schema, for SQLite and PostgreSQL alike, reached by numbered migrations.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NearcastCore
+import NearcastHub
 import SQLKit
 
 /// Projects and their keys. A project owns the namespace of its name; its public API key reads
@@ -73,7 +74,7 @@ public struct ProjectStore: Sendable {
     }
 
     /// Who the key with this SHA-256 hash belongs to.
-    func access(forHash hash: String) async throws -> Access? {
+    package func access(forHash hash: String) async throws -> Access? {
         try await database.read { db in
             guard let row = try await db.raw("""
                 SELECT name, api_key_hash, secret_key_hash FROM projects
@@ -84,3 +85,5 @@ public struct ProjectStore: Sendable {
         }
     }
 }
+
+extension ProjectStore: ProjectRepository {}

@@ -1,4 +1,5 @@
 import Foundation
+import NearcastHub
 import SQLKit
 
 /// Shows in the database (`ShowRepository`): one row per beacon, so a reloaded or second
@@ -207,3 +208,5 @@ struct ShowStore: Sendable {
         return (try? encoder.encode(counts)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }
+
+extension ShowStore: ShowRepository {}

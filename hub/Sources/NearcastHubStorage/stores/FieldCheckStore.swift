@@ -1,5 +1,6 @@
 import Foundation
 import NearcastCore
+import NearcastHub
 import SQLKit
 
 /// Field check results, per project: kept up to `keptPerProject` (each new one past it deletes
@@ -7,7 +8,6 @@ import SQLKit
 /// that identifies the phone or its owner.
 struct FieldCheckStore: Sendable {
     /// The most one list call answers.
-    static let maximumListed = 1_000
 
     let database: HubDatabase
     let clock: HubClock
@@ -56,7 +56,7 @@ struct FieldCheckStore: Sendable {
         return stored
     }
 
-    /// The project's results, newest first, at most `maximumListed`; with `beaconName`, that
+    /// The project's results, newest first, at most `FieldCheckJSON.maximumListed`; with `beaconName`, that
     /// box's only.
     func list(project: String, beaconName: String?) async throws -> [FieldCheckJSON] {
         let rows = try await database.read { db in
@@ -65,7 +65,7 @@ struct FieldCheckStore: Sendable {
                 SELECT check_id, beacon_name, platform, browser, sample_rate, tones, bands, verdict, created_ms
                 FROM field_checks WHERE project = \(bind: project)
                 """
-            return try await db.raw(query + filter + " ORDER BY created_ms DESC, check_id DESC LIMIT \(unsafeRaw: String(Self.maximumListed))").all()
+            return try await db.raw(query + filter + " ORDER BY created_ms DESC, check_id DESC LIMIT \(unsafeRaw: String(FieldCheckJSON.maximumListed))").all()
         }
         return try rows.map(Self.record(row:))
     }
@@ -90,3 +90,5 @@ struct FieldCheckStore: Sendable {
             verdict: try row.decode(column: "verdict", as: String.self))
     }
 }
+
+extension FieldCheckStore: FieldCheckRepository {}

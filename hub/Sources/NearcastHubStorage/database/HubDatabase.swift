@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NearcastHub
 import PostgresKit
 import SQLiteKit
 
@@ -167,21 +168,5 @@ public final class HubDatabase: Sendable {
         case .postgres(let pool, _):
             try? await pool.shutdownAsync()
         }
-    }
-}
-
-/// What `/healthz` asks of the database: does it answer, and which kind is it.
-protocol DatabaseHealth: Sendable {
-    /// "sqlite" or "postgres".
-    var kindName: String { get }
-    /// Throws when the database does not answer.
-    func ping() async throws
-}
-
-extension HubDatabase: DatabaseHealth {
-    var kindName: String { isPostgres ? "postgres" : "sqlite" }
-
-    func ping() async throws {
-        try await read { db in try await db.raw("SELECT 1").run() }
     }
 }

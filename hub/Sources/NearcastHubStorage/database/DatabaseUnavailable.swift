@@ -1,4 +1,5 @@
 @preconcurrency import AsyncKit
+import NearcastHub
 import PostgresKit
 import SQLiteKit
 

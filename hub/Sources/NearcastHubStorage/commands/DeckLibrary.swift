@@ -1,4 +1,5 @@
 import Foundation
+import NearcastHub
 
 /// Decks for the command line (`nearcast-hub deck ...`): the same checks, rendering and storage
 /// as `POST /v1/decks`, against the database directly.

@@ -1,6 +1,6 @@
 import Foundation
-import HTTPTypes
 import NearcastCore
+import NearcastHub
 import SQLKit
 
 /// A project's decks and their rendered pages in the database (`DeckRepository`), so every hub
@@ -14,12 +14,9 @@ struct DeckStore: Sendable {
     /// The page images one project's decks may hold, in bytes as stored (`decks.storagePerProjectMB`).
     var quotaBytes = DeckLimits().storagePerProjectBytes
 
-    /// HTTP's 507: the project's storage is full (a client should not retry as it is).
-    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
-
     /// In one transaction: all of it, or (on any error, the quota's refusal included) nothing.
     func add(project: String, title: String, sourceBytes: Int, rendered: DeckRenderer.Rendered) async throws -> Deck {
-        let adding = Self.storedBytes(rendered)
+        let adding = DeckQuota.storedBytes(rendered)
         let quota = quotaBytes, isPostgres = database.isPostgres
         let deck = Deck(title: title, sourceBytes: sourceBytes, rendered: rendered, createdMs: clock.nowMs())
         try await database.transaction { db in
@@ -65,32 +62,7 @@ struct DeckStore: Sendable {
     }
 
     private static func checkQuota(_ db: any SQLDatabase, project: String, adding: Int, quota: Int) async throws {
-        try checkQuota(used: try await storedImageBytes(db, project: project), adding: adding, quota: quota)
-    }
-
-    /// A 507 naming the quota, what the project holds and what the deck would add, when they do
-    /// not fit (with `adding` 0: when the project is already full).
-    static func checkQuota(used: Int, adding: Int, quota: Int) throws(APIError) {
-        guard used + adding > quota || (adding == 0 && used >= quota) else { return }
-        throw APIError(insufficientStorage, quotaMessage(used: used, adding: adding, quota: quota), field: "(body)")
-    }
-
-    static func quotaMessage(used: Int, adding: Int, quota: Int) -> String {
-        // Two decimals under 10 MB, so a small quota's figures do not round into seeming to fit.
-        func mb(_ bytes: Int) -> String {
-            String(format: bytes < 10 * 1024 * 1024 ? "%.2f MB" : "%.1f MB", Double(bytes) / 1024 / 1024)
-        }
-        let what = adding == 0 ? "" : " and this deck's pages need \(mb(adding))"
-        return "the project's decks already hold \(mb(used)) of page images\(what): the quota is \(mb(quota)) a project "
-            + "(decks.storagePerProjectMB): delete decks the project no longer shows, or ask the hub's operator to raise it"
-    }
-
-    /// The size of `count` bytes as base64 text.
-    static func storedBytes(_ count: Int) -> Int { (count + 2) / 3 * 4 }
-
-    /// What a rendered deck's images take as stored (base64 text, 4 characters for every 3 bytes).
-    static func storedBytes(_ rendered: DeckRenderer.Rendered) -> Int {
-        rendered.pages.reduce(0) { $0 + storedBytes($1.full.count) + storedBytes($1.thumbnail.count) }
+        try DeckQuota.check(used: try await storedImageBytes(db, project: project), adding: adding, quota: quota)
     }
 
     func list(project: String) async throws -> [Deck] {
@@ -159,3 +131,5 @@ struct DeckStore: Sendable {
              createdMs: try row.decode(column: "created_ms", as: Int64.self))
     }
 }
+
+extension DeckStore: DeckRepository {}

@@ -1,4 +1,5 @@
 import Logging
+import NearcastHub
 import SQLKit
 
 /// Bringing a database up to date: ``SchemaMigrations``' steps applied in order, each in its

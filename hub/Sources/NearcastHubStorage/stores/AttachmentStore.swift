@@ -1,5 +1,6 @@
 import Foundation
 import NearcastCore
+import NearcastHub
 import SQLKit
 
 /// Attachments `{namespacedType, data}` on a project's beacons.
@@ -102,3 +103,5 @@ struct AttachmentStore: Sendable {
                createdMs: try row.decode(column: "created_ms", as: Int64.self))
     }
 }
+
+extension AttachmentStore: AttachmentRepository {}

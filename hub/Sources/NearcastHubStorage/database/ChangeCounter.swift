@@ -1,3 +1,4 @@
+import NearcastHub
 import SQLKit
 
 /// The `changes` counter: every write that a resolver cache, the beacon directory or a watch
@@ -5,6 +6,9 @@ import SQLKit
 /// instances: `ChangeSignal`). The row lock serialises writers until they commit, so a reader
 /// that has seen value N has seen every change numbered up to N.
 enum ChangeCounter {
+    /// PostgreSQL's channel for changes made through any instance.
+    static let channel = "nearcast_counter"
+
     static func next(_ db: any SQLDatabase) async throws -> Int64 {
         guard let row = try await db.raw(
             "UPDATE hub_counters SET value = value + 1 WHERE name = 'changes' RETURNING value").first()
@@ -13,7 +17,7 @@ enum ChangeCounter {
         // instance's by NOTIFY when (and only if) it commits.
         TransactionMarks.current?.tookChangeCounter = true
         if db.dialect.name == "postgresql" {
-            try await db.raw("SELECT pg_notify(\(bind: ChangeSignal.channel), '')").run()
+            try await db.raw("SELECT pg_notify(\(bind: channel), '')").run()
         }
         return try row.decode(column: "value", as: Int64.self)
     }

@@ -1,3 +1,4 @@
+import NearcastHub
 /// One task at a time through a section that awaits: SQLite's single connection must not see
 /// one task's statements land inside another's transaction.
 actor SerialGate {

@@ -1,4 +1,5 @@
 import Foundation
+import NearcastHub
 import SQLKit
 
 /// How a batch of reactions reaches its show's presenters, whichever instance they follow on:
@@ -18,7 +19,7 @@ struct ReactionNotifier: Sendable {
         for start in stride(from: 0, to: batch.reactions.count, by: Self.reactionsPerNotification) {
             let end = min(start + Self.reactionsPerNotification, batch.reactions.count)
             let chunk = ReactionBatchJSON(reactions: Array(batch.reactions[start..<end]), counts: batch.counts)
-            let payload = ChangeFeed.payload(key) + "\n"
+            let payload = ChangeNotifier.payload(key) + "\n"
                 + String(decoding: try JSONText.encode(chunk), as: UTF8.self)
             try await db.raw("SELECT pg_notify(\(bind: ChangeNotifier.reactionsChannel), \(bind: payload))").run()
         }
@@ -36,12 +37,5 @@ struct ReactionNotifier: Sendable {
         guard parts.count == 3 else { return }
         feed.sendToPresenters(BeaconRef(project: String(parts[0]), beaconName: String(parts[1])),
                               ShowFeed.event("reactions", json: Data(parts[2].utf8)))
-    }
-}
-
-extension ShowFeed {
-    /// A batch of reactions to this instance's presenters of the show.
-    func sendReactions(_ key: BeaconRef, _ batch: ReactionBatchJSON) throws {
-        sendToPresenters(key, Self.event("reactions", json: try JSONText.encode(batch)))
     }
 }

@@ -1,3 +1,4 @@
+import NearcastHub
 import SQLKit
 
 /// A beacon as a row of `beacons`: the table keeps the grouped parts as separate columns.
@@ -8,21 +9,20 @@ extension Beacon {
         """
 
     init(row: any SQLRow) throws {
-        project = try row.decode(column: "project", as: String.self)
-        beaconName = try row.decode(column: "beacon_name", as: String.self)
+        let beaconName = try row.decode(column: "beacon_name", as: String.self)
         let type = try row.decode(column: "advertised_type", as: String.self)
         guard let kind = Kind(rawValue: type) else {
             throw HubConfigurationError("beacon \(beaconName) has an unknown advertised type \(type) in the database")
         }
-        self.kind = kind
-        advertisedIDHex = try row.decode(column: "advertised_id", as: String.self)
-        // Only an EID row's key columns mean anything; the hub writes none for a UID.
-        eidRegistration = kind == .eid ? try EIDRegistration(row: row) : nil
-        description = try row.decode(column: "description", as: String?.self)
-        active = try row.decode(column: "status", as: String.self) == "ACTIVE"
-        createdMs = try row.decode(column: "created_ms", as: Int64.self)
-        lastHeartbeat = try LastHeartbeat(row: row)
-        changeSeq = try row.decode(column: "change_seq", as: Int64.self)
+        self.init(project: try row.decode(column: "project", as: String.self), beaconName: beaconName, kind: kind,
+                  advertisedIDHex: try row.decode(column: "advertised_id", as: String.self),
+                  // Only an EID row's key columns mean anything; the hub writes none for a UID.
+                  eidRegistration: kind == .eid ? try EIDRegistration(row: row) : nil,
+                  description: try row.decode(column: "description", as: String?.self),
+                  active: try row.decode(column: "status", as: String.self) == "ACTIVE",
+                  createdMs: try row.decode(column: "created_ms", as: Int64.self),
+                  lastHeartbeat: try LastHeartbeat(row: row),
+                  changeSeq: try row.decode(column: "change_seq", as: Int64.self))
     }
 }
 

@@ -1,3 +1,4 @@
+import NearcastHub
 import SQLKit
 
 /// How a write tells watchers: NOTIFY inside the transaction on PostgreSQL (delivered to every
@@ -16,16 +17,20 @@ struct ChangeNotifier: Sendable {
 
     /// Call inside the writing transaction.
     func announce(_ db: any SQLDatabase, _ beacon: BeaconRef) async throws {
-        let (project, beaconName) = (beacon.project, beacon.beaconName)
         guard isPostgres else { return }
-        try await db.raw("""
-            SELECT pg_notify(\(bind: channel), \(bind: ChangeFeed.payload(BeaconRef(project: project, beaconName: beaconName))))
-            """).run()
+        try await db.raw("SELECT pg_notify(\(bind: channel), \(bind: Self.payload(beacon)))").run()
     }
 
     /// Call after the transaction committed.
     func committed(_ beacon: BeaconRef) {
         guard !isPostgres else { return }
         signal(beacon)
+    }
+
+    /// The NOTIFY payload for a beacon (`project\nbeacon name`), and back.
+    static func payload(_ beacon: BeaconRef) -> String { beacon.project + "\n" + beacon.beaconName }
+    static func parse(payload: String) -> BeaconRef? {
+        let parts = payload.split(separator: "\n", maxSplits: 1)
+        return parts.count == 2 ? BeaconRef(project: String(parts[0]), beaconName: String(parts[1])) : nil
     }
 }

@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// second is nothing. A key rotation (`nearcast-hub project rotate-keys`) clears it on every
 /// instance at once on PostgreSQL (NOTIFY); a hub on SQLite sees it within the second. Unknown
 /// keys are cached too, so guessing costs no reads; the table is bounded.
-final class KeyCache: Sendable {
+package final class KeyCache: Sendable {
     static let maximumAgeMs: Int64 = 1_000
     static let maximumEntries = 10_000
 
@@ -30,7 +30,7 @@ final class KeyCache: Sendable {
     }
 
     /// Forgets every key (a rotation).
-    func clear() {
+    package func clear() {
         entries.withLockedValue { $0.removeAll(keepingCapacity: true) }
     }
 }

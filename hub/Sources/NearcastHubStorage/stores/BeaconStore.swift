@@ -1,3 +1,4 @@
+import NearcastHub
 import SQLKit
 
 /// Registered beacons, always within one project: every query names the project, so a project
@@ -123,3 +124,5 @@ struct BeaconStore: Sendable {
         }
     }
 }
+
+extension BeaconStore: BeaconRepository {}

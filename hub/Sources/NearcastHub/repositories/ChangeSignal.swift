@@ -7,9 +7,6 @@ import NIOConcurrencyHelpers
 /// value it was brought up to date at: while the value stands still the view is exact and a
 /// resolve needs no query; when it moved, one query for the rows changed since brings it back.
 public final class ChangeSignal: Sendable {
-    /// PostgreSQL's channel for changes made through any instance.
-    static let channel = "nearcast_counter"
-
     private let value = NIOLockedValueBox<UInt64>(0)
 
     public init() {}
@@ -20,14 +17,4 @@ public final class ChangeSignal: Sendable {
     public func bump() {
         value.withLockedValue { $0 &+= 1 }
     }
-}
-
-/// Whether the transaction running in this task took the change counter: only those move the
-/// `ChangeSignal` when they commit (a reaction batch or a follower count changes nothing a
-/// resolve reads, and should not send the views back to the database).
-final class TransactionMarks: @unchecked Sendable {
-    // Written and read only by the one task the transaction runs in.
-    var tookChangeCounter = false
-
-    @TaskLocal static var current: TransactionMarks?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NearcastHub
 import SQLKit
 
 /// Each project's reaction choices in the database (`ReactionChoicesRepository`): a row per
@@ -31,3 +32,5 @@ struct ReactionChoicesStore: Sendable {
         }
     }
 }
+
+extension ReactionChoicesStore: ReactionChoicesRepository {}

@@ -1,4 +1,5 @@
 import Logging
+import NearcastHub
 import PostgresNIO
 import ServiceLifecycle
 

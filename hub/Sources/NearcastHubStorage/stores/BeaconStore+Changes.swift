@@ -1,3 +1,4 @@
+import NearcastHub
 import SQLKit
 
 /// The database's side of `BeaconChanges`: the rows whose `change_seq` is past a number, read

@@ -15,7 +15,7 @@ public struct HubClock: Sendable {
     public func nowMs() -> Int64 { read() }
 
     /// RFC 3339 in UTC with milliseconds, as Google's Timestamp fields were written.
-    static func timestamp(ms: Int64) -> String { RFC3339.format(ms: ms) }
+    package static func timestamp(ms: Int64) -> String { RFC3339.format(ms: ms) }
 
     /// A time a client sent: Google's Timestamp (RFC 3339: `2014-10-02T15:01:23.045123456Z`, any
     /// number of fraction digits, `Z` or an offset), or milliseconds since 1970 as a number in

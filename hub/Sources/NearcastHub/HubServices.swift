@@ -25,6 +25,11 @@ public struct HubServices: Sendable {
     /// This process among the instances sharing a database (its follower counts' row).
     let instanceID: String
 
+    /// What another instance's changes reach (`HubBackend.services`).
+    package var changeReceivers: ChangeReceivers {
+        ChangeReceivers(feed: feed, showFeed: present.showFeed, keyCache: keys.cache, logger: logger)
+    }
+
     /// The hub's parts over `backend`: a database (whose schema is already current; the service
     /// key is loaded from it, or made on the first start) or memory (`MemoryBackend`: a new
     /// service key).
@@ -54,35 +59,6 @@ public struct HubServices: Sendable {
         showFeed.setOnChange { [showCache = present.showCache] key in showCache.forget(key) }
         DeckRenderer.removeAbandonedScratch()
         return hub
-    }
-}
-
-/// The hub's storage, each part behind the protocol its users see: the stores over the hub's one
-/// database (SQLite or PostgreSQL, in `NearcastHubStorage`), or the same in memory
-/// (`MemoryHubData`), for router tests.
-package struct HubRepositories: Sendable {
-    package let projects: any ProjectRepository
-    package let beacons: any BeaconRepository
-    /// What the resolvers' view of the beacons reads to keep in step (`BeaconIndex`).
-    package let beaconChanges: any BeaconChanges
-    package let attachments: any AttachmentRepository
-    /// What the audience's phones heard of the boxes' test sounds.
-    package let fieldChecks: any FieldCheckRepository
-    package let decks: any DeckRepository
-    package let shows: any ShowRepository
-    package let choices: any ReactionChoicesRepository
-
-    package init(projects: any ProjectRepository, beacons: any BeaconRepository, beaconChanges: any BeaconChanges,
-                 attachments: any AttachmentRepository, fieldChecks: any FieldCheckRepository, decks: any DeckRepository,
-                 shows: any ShowRepository, choices: any ReactionChoicesRepository) {
-        self.projects = projects
-        self.beacons = beacons
-        self.beaconChanges = beaconChanges
-        self.attachments = attachments
-        self.fieldChecks = fieldChecks
-        self.decks = decks
-        self.shows = shows
-        self.choices = choices
     }
 }
 

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// The application over services already made (`HubServices.make`), listening where
 /// `configuration` says: the router with every controller, the HTTP or HTTPS server with its
 /// connection guard, Present's batching, the certificate reloader and what the backend runs to
-/// keep this instance in step with the others (`HubBackend.services(for:)`). The backend is
+/// keep this instance in step with the others (`HubBackend.services`). The backend is
 /// closed after the server has stopped. `NearcastHubStorage`'s `buildApplication(configuration:)`
 /// opens the database and calls this.
 package func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
@@ -47,7 +47,7 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
                 logger: hub.logger))
         }
     }
-    services += hub.backend.services(for: hub)
+    services += hub.backend.services(hub.changeReceivers)
     return Application(
         router: buildRouter(hub, listener: configuration.listener),
         server: server,

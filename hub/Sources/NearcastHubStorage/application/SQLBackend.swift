@@ -60,8 +60,8 @@ public struct SQLBackend: HubBackend {
         return ServiceKey(privateKey: key)
     }
 
-    package func services(for hub: HubServices) -> [any Service] {
-        database.isPostgres ? PostgresListeners.services(database: database, hub: hub) : []
+    package func services(_ receivers: ChangeReceivers) -> [any Service] {
+        database.isPostgres ? PostgresListeners.services(database: database, receivers) : []
     }
 
     package func close() async { await database.close() }

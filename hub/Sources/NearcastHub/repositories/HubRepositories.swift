@@ -1,0 +1,39 @@
+/// The hub's storage, each part behind the protocol its users see: the stores over the hub's one
+/// database (SQLite or PostgreSQL, in `NearcastHubStorage`), or the same in memory
+/// (`MemoryHubData`), for router tests.
+package struct HubRepositories: Sendable {
+    package let projects: any ProjectRepository
+    package let beacons: any BeaconRepository
+    /// What the resolvers' view of the beacons reads to keep in step (`BeaconIndex`).
+    package let beaconChanges: any BeaconChanges
+    package let attachments: any AttachmentRepository
+    /// What the audience's phones heard of the boxes' test sounds.
+    package let fieldChecks: any FieldCheckRepository
+    package let decks: any DeckRepository
+    package let shows: any ShowRepository
+    package let choices: any ReactionChoicesRepository
+
+    package init(projects: any ProjectRepository, beacons: any BeaconRepository, beaconChanges: any BeaconChanges,
+                 attachments: any AttachmentRepository, fieldChecks: any FieldCheckRepository, decks: any DeckRepository,
+                 shows: any ShowRepository, choices: any ReactionChoicesRepository) {
+        self.projects = projects
+        self.beacons = beacons
+        self.beaconChanges = beaconChanges
+        self.attachments = attachments
+        self.fieldChecks = fieldChecks
+        self.decks = decks
+        self.shows = shows
+        self.choices = choices
+    }
+}
+
+/// The hub's in-memory parts the repositories tell of their changes, and the settings they keep.
+package struct RepositoryParts: Sendable {
+    package let clock: HubClock
+    package let limits: HubLimits
+    package let decks: DeckLimits
+    /// Beacons' attachments changed (watches).
+    package let feed: ChangeFeed
+    /// Shows changed (followers' streams, the show cache).
+    package let showFeed: ShowFeed
+}

@@ -10,5 +10,5 @@ struct HubCommand: AsyncParsableCommand {
         discussion: "SQLite by default (nearcast-hub.sqlite in the working directory, made on first start); "
             + "PostgreSQL with --db postgres://USER@HOST/DATABASE for several instances.",
         version: String(cString: nearcast_hub_build_version()),
-        subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self, ReactionsCommand.self])
+        subcommands: [Serve.self, ProjectCommand.self, DeckCommand.self, ReactionsCommand.self, ScheduleCommand.self])
 }

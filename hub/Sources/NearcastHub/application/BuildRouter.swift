@@ -42,6 +42,8 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
                            keys: keys).endpoints,
         StatusController(database: hub.backend, feed: hub.feed, eidTable: resolver.index,
                          metricsRegistry: hub.metricsRegistry, logger: hub.logger).endpoints,
+        ScheduleController(schedules: storage.schedules, beacons: storage.beacons, clock: hub.clock, logger: hub.logger,
+                           keys: keys).endpoints,
         ListenerController(listener: listener).endpoints,
     ]
     for routes in controllers { router.addRoutes(routes) }

@@ -12,10 +12,12 @@ package struct HubRepositories: Sendable {
     package let decks: any DeckRepository
     package let shows: any ShowRepository
     package let choices: any ReactionChoicesRepository
+    /// Each project's schedule in force and its rooms' boxes.
+    package let schedules: any ScheduleRepository
 
     package init(projects: any ProjectRepository, beacons: any BeaconRepository, beaconChanges: any BeaconChanges,
                  attachments: any AttachmentRepository, fieldChecks: any FieldCheckRepository, decks: any DeckRepository,
-                 shows: any ShowRepository, choices: any ReactionChoicesRepository) {
+                 shows: any ShowRepository, choices: any ReactionChoicesRepository, schedules: any ScheduleRepository) {
         self.projects = projects
         self.beacons = beacons
         self.beaconChanges = beaconChanges
@@ -24,6 +26,7 @@ package struct HubRepositories: Sendable {
         self.decks = decks
         self.shows = shows
         self.choices = choices
+        self.schedules = schedules
     }
 }
 

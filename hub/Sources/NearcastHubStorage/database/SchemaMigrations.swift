@@ -168,6 +168,23 @@ enum SchemaMigrations {
             // The share (%) of a show's followers that may hold passes from the code.
             "ALTER TABLE shows ADD COLUMN code_share BIGINT NOT NULL DEFAULT 50",
         ]),
+        Migration(version: 6, summary: "a venue's day: each project's schedule in force, and the rooms given a box by hand", statements: [
+            // One document per project (ScheduleDocument, JSON text), written whole by an import:
+            // a schedule is replaced in one step, never half there.
+            """
+            CREATE TABLE schedules (
+                project TEXT PRIMARY KEY REFERENCES projects (name),
+                document TEXT NOT NULL,
+                imported_ms BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE room_boxes (
+                project TEXT NOT NULL REFERENCES projects (name),
+                room TEXT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                PRIMARY KEY (project, room))
+            """,
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -1,0 +1,32 @@
+import NIOConcurrencyHelpers
+
+/// `ScheduleRepository` in memory, with the database's rules (`ScheduleInForce.replaced`).
+struct MemoryScheduleRepository: ScheduleRepository {
+    private struct Project {
+        var inForce = ScheduleInForce.none
+        var roomBoxes: [String: String] = [:]
+    }
+
+    private let projects = NIOLockedValueBox([String: Project]())
+
+    func inForce(project: String) async throws -> ScheduleInForce {
+        projects.withLockedValue { $0[project]?.inForce ?? .none }
+    }
+
+    func replace<Answer: Sendable>(project: String,
+                                   _ body: @escaping @Sendable (ScheduleInForce) -> (ScheduleInForce, Answer)) async throws -> Answer {
+        projects.withLockedValue { table in
+            let (next, answer) = body(table[project]?.inForce ?? .none)
+            table[project, default: Project()].inForce = next
+            return answer
+        }
+    }
+
+    func roomBoxes(project: String) async throws -> [String: String] {
+        projects.withLockedValue { $0[project]?.roomBoxes ?? [:] }
+    }
+
+    func setRoomBox(project: String, room: String, beaconName: String?) async throws {
+        projects.withLockedValue { $0[project, default: Project()].roomBoxes[room] = beaconName }
+    }
+}

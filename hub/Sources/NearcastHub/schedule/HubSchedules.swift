@@ -1,0 +1,44 @@
+import Foundation
+
+/// What `PUT /v1/schedule`, `GET /v1/schedule` and `GET /v1/rooms` do, for the routes and for the
+/// command line (`nearcast-hub schedule`), which works on the database directly.
+package enum HubSchedules {
+    /// Reads `data` and makes it the schedule in force, or refuses it as a whole (a 400 naming the
+    /// line or field) and leaves the schedule in force as it was.
+    /// `formatName`: json, xml or csv, or nil to tell from the content.
+    package static func importSchedule(_ data: Data, formatName: String?, timeZone: String?, source: String,
+                                       project: String, into schedules: any ScheduleRepository,
+                                       nowMs: Int64) async throws -> ScheduleImportJSON {
+        let result: ScheduleImport.Result
+        do {
+            result = try ScheduleImport.read(data, options: .init(timeZone: timeZone, format: formatName.flatMap(ScheduleImport.Format.init)))
+        } catch {
+            throw APIError(.badRequest, "the schedule is refused, nothing of it taken: \(error.description)",
+                           field: error.location.description)
+        }
+        let change = try await schedules.replace(project: project) { $0.replaced(by: result.schedule, source: source, nowMs: nowMs) }
+        let summary = result.summary
+        return ScheduleImportJSON(rooms: summary.rooms, talks: summary.talks, days: summary.days, problems: summary.problems,
+                                  changes: ScheduleChangeCounts(change),
+                                  finishingFirst: change.finishingFirst(atMs: nowMs).map { "\($0.title) (\($0.room))" })
+    }
+
+    /// The schedule in force, counted.
+    package static func summary(project: String, schedules: any ScheduleRepository) async throws -> ScheduleSummaryJSON {
+        let inForce = try await schedules.inForce(project: project)
+        return ScheduleSummaryJSON(rooms: inForce.schedule.rooms.count, talks: inForce.schedule.talks.count,
+                                   days: inForce.schedule.dayCount, importedAt: inForce.importedMs.map(HubClock.timestamp(ms:)),
+                                   source: inForce.source, lastChange: inForce.lastChange)
+    }
+
+    /// Every room with its box, its talk now and next, and the problems (`RoomDirectory`).
+    package static func rooms(project: String, schedules: any ScheduleRepository, beacons: any BeaconRepository,
+                              nowMs: Int64) async throws -> RoomsJSON {
+        try await RoomDirectory(schedules: schedules, beacons: beacons).rooms(project: project, nowMs: nowMs)
+    }
+
+    /// An answer as the command line prints it: JSON, keys sorted.
+    package static func text(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONText.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,51 @@
+/// Every room of a project's schedule with its box, its talk now and its next, and what the
+/// operator should put right: `GET /v1/rooms`.
+///
+/// A room's box is the one given by hand (`PUT /v1/rooms/NAME`), else the active beacon whose
+/// box name (its description, as `--name` or the console set it) is the room's name.
+struct RoomDirectory: Sendable {
+    let schedules: any ScheduleRepository
+    let beacons: any BeaconRepository
+
+    func rooms(project: String, nowMs: Int64) async throws -> RoomsJSON {
+        let inForce = try await schedules.inForce(project: project)
+        let byHand = try await schedules.roomBoxes(project: project)
+        let active = try await beacons.list(project: project).filter(\.active)
+        var byName: [String: [String]] = [:]
+        for beacon in active {
+            let name = Show.box(beaconName: beacon.beaconName, description: beacon.description, heartbeatMs: nil,
+                                createdMs: beacon.createdMs).name
+            byName[name, default: []].append(beacon.beaconName)
+        }
+        let timelines = inForce.timelines
+        var rooms: [RoomsJSON.Room] = [], problems: [String] = [], placed = Set<String>()
+        for room in inForce.schedule.rooms {
+            let moment = timelines[room.name]?.moment(atMs: nowMs)
+            var entry = RoomsJSON.Room(name: room.name, beaconName: nil, boxBy: nil, now: moment?.now.map(TalkJSON.init),
+                                       next: moment?.next.map(TalkJSON.init))
+            if let hand = byHand[room.name] {
+                (entry.beaconName, entry.boxBy) = (hand, "hand")
+                if !active.contains(where: { $0.beaconName == hand }) {
+                    problems.append("room \(room.name): its box \(hand) is no longer registered")
+                }
+            } else if let named = byName[room.name] {
+                (entry.beaconName, entry.boxBy) = (named.sorted()[0], "name")
+                if named.count > 1 {
+                    problems.append("room \(room.name): \(named.count) boxes are named \(room.name) (\(named.sorted().joined(separator: ", "))); give it one by hand")
+                }
+            } else {
+                problems.append("room \(room.name) has no box: name a box \(room.name), or give it one (PUT /v1/rooms/NAME)")
+            }
+            if let beacon = entry.beaconName { placed.insert(beacon) }
+            rooms.append(entry)
+        }
+        if !inForce.schedule.rooms.isEmpty {
+            for beacon in active where beacon.kind == .eid && !placed.contains(beacon.beaconName) {
+                let name = Show.box(beaconName: beacon.beaconName, description: beacon.description, heartbeatMs: nil,
+                                    createdMs: beacon.createdMs).name
+                problems.append("box \(name) (\(beacon.beaconName)) is in no room of the schedule")
+            }
+        }
+        return RoomsJSON(rooms: rooms, problems: problems)
+    }
+}

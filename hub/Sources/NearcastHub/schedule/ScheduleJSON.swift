@@ -1,0 +1,64 @@
+import Hummingbird
+
+/// `PUT /v1/schedule`'s answer (and `nearcast-hub schedule import`'s output): the counts as the
+/// file has them, the problems found in it that did not refuse it, and what it changed.
+package struct ScheduleImportJSON: ResponseEncodable, Sendable {
+    var rooms: Int
+    var talks: Int
+    var days: Int
+    var problems: [String]
+    var changes: ScheduleChangeCounts
+    /// Talks on stage that the import removed or moved: each finishes first in its old slot.
+    var finishingFirst: [String]
+}
+
+/// `GET /v1/schedule`: the schedule in force, counted, and where and when it came from.
+package struct ScheduleSummaryJSON: ResponseEncodable, Sendable {
+    var rooms: Int
+    var talks: Int
+    var days: Int
+    /// RFC 3339; nil before the first import.
+    var importedAt: String?
+    var source: String?
+    var lastChange: ScheduleChangeCounts?
+}
+
+/// One talk as the API shows it: times in RFC 3339 (UTC).
+struct TalkJSON: Codable, Sendable, Equatable {
+    var guid: String
+    var title: String
+    var persons: [String]
+    var start: String
+    var end: String
+
+    init(_ talk: ScheduledTalk) {
+        guid = talk.guid
+        title = talk.title
+        persons = talk.persons
+        start = HubClock.timestamp(ms: talk.startMs)
+        end = HubClock.timestamp(ms: talk.endMs)
+    }
+}
+
+/// `GET /v1/rooms`: every room with its box, the talk on now and the next one, and what the
+/// operator should put right (a room without a box, a box in no room).
+package struct RoomsJSON: ResponseEncodable, Sendable {
+    struct Room: Codable, Sendable, Equatable {
+        var name: String
+        /// The room's box: given by hand (`PUT /v1/rooms/NAME`), else the box whose name is the
+        /// room's; nil when neither.
+        var beaconName: String?
+        /// How the box was found: "hand", "name", or nil without one.
+        var boxBy: String?
+        var now: TalkJSON?
+        var next: TalkJSON?
+    }
+
+    var rooms: [Room]
+    var problems: [String]
+}
+
+/// `PUT /v1/rooms/NAME`'s body: the room's box by hand, or null to match by name again.
+struct RoomBoxUpdate: Codable, Sendable {
+    var beaconName: String?
+}

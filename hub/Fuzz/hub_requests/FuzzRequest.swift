@@ -21,7 +21,8 @@ struct FuzzRequest: Sendable, CustomStringConvertible {
         (.delete, "/v1/shows/{1}"), (.get, "/v1/shows/{1}/qr.svg"), (.get, "/v1/reactions/choices"),
         (.put, "/v1/reactions/choices"), (.get, "/v1/reactions/images/{1}"), (.post, "/v1/reactions"),
         (.post, "/v1/presence"), (.get, "/j/{1}"), (.put, "/v1/shows/{1}/code"), (.get, "/v1/phones/challenge"),
-        (.post, "/v1/phones"), (.get, "/healthz"), (.get, "/{1}"), (.post, "/{1}"),
+        (.post, "/v1/phones"), (.put, "/v1/schedule"), (.get, "/v1/schedule"), (.get, "/v1/rooms"), (.put, "/v1/rooms/{1}"),
+        (.get, "/healthz"), (.get, "/{1}"), (.post, "/{1}"),
     ]
 
     init(method: HTTPRequest.Method, uri: String, key: String?, body: [UInt8]) {

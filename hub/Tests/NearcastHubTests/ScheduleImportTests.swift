@@ -188,6 +188,38 @@ final class ScheduleImportTests: XCTestCase {
         ].sorted())
     }
 
+    /// `1:02:00` is 26 hours from pretalx and 1 h 2 min from anyone else (voc/schedule issue 129).
+    func testThreePartXMLDurationsAreReadByTheirGenerator() throws {
+        func xml(generator: String?) -> String {
+            """
+            <?xml version='1.0' encoding='utf-8' ?>
+            <schedule>
+            \(generator.map { "<generator name='\($0)' version='2026.2.1'/>" } ?? "")
+            <version>1</version>
+            <conference><title>T</title><time_zone_name>Europe/Rome</time_zone_name></conference>
+            <day index='1' date='2026-10-02' start='2026-10-02T04:00:00+02:00' end='2026-10-03T03:59:00+02:00'>
+              <room name='WORKSHOP 2'>
+                <event guid='5642155c-3d83-58df-8c2e-ad348d7ea737' id='193'>
+                  <room>WORKSHOP 2</room>
+                  <title>CTF</title>
+                  <date>2026-10-02T17:00:00+02:00</date>
+                  <start>17:00</start>
+                  <duration>1:02:00</duration>
+                  <persons><person id='1'>Team</person></persons>
+                </event>
+              </room>
+            </day>
+            </schedule>
+            """
+        }
+        let pretalx = try importSchedule(xml(generator: "pretalx"))
+        XCTAssertEqual(pretalx.schedule.talks[0].durationMs, 26 * 3_600_000)
+        XCTAssertEqual(pretalx.summary.problems, ["line 13: \"CTF\" lasts 26 h"])
+        let other = try importSchedule(xml(generator: nil))
+        XCTAssertEqual(other.schedule.talks[0].durationMs, (60 + 2) * 60_000)
+        XCTAssertEqual(other.summary.problems, ["line 13: 1 duration(s) of three parts read as H:MM:SS (pretalx would mean D:HH:MM)"])
+    }
+
     func testTheSummaryEncodesAsTheIssueAsks() throws {
         let summary = ScheduleImport.Summary(rooms: 2, talks: 36, days: 3, problems: ["x"])
         XCTAssertEqual(String(decoding: try JSONText.encode(summary), as: UTF8.self),

@@ -92,9 +92,10 @@ enum FrabJSONReader {
                                                 clockLocation: .field(path + ".start"), problems: &problems)
         let end = try optionalString(event["end"], at: path + ".end")
         let duration = try optionalString(event["duration"], at: path + ".duration")
+        // Where the talk's length comes from, for "ends at or before its start".
         let durationPath = path + (end != nil ? ".end" : ".duration")
         let endMs = try clock.end(startMs: startMs, end: end, endLocation: .field(path + ".end"), duration: duration,
-                                  durationLocation: .field(durationPath), problems: &problems)
+                                  durationLocation: .field(path + ".duration"), problems: &problems)
         let persons = try readPersons(event["persons"], at: path + ".persons", problems: &problems)
         return ScheduleDraft.Talk(
             talk: ScheduledTalk(guid: guid, title: title, persons: persons, room: room, startMs: startMs, endMs: endMs, day: day),

@@ -11,8 +11,8 @@
 /// ```
 ///
 /// Talks that finish first (`ScheduleChange.finishingFirst`) keep the room until their end: while
-/// one is on it is `now`, and `next` is the first talk of the new schedule that has not ended yet,
-/// even one whose start has passed (it takes over when the talk on stage ends).
+/// one is on it is `now`, and `next` is the first talk of the new schedule still on when it ends,
+/// even one whose start has passed (it takes over then); talks over before it ends are skipped.
 struct RoomTimeline: Sendable, Hashable {
     /// What a room has at an instant.
     struct Moment: Sendable, Hashable {
@@ -34,7 +34,7 @@ struct RoomTimeline: Sendable, Hashable {
 
     func moment(atMs nowMs: Int64) -> Moment {
         if let holdover = finishingFirst.filter({ $0.isOn(atMs: nowMs) }).min(by: { $0.endMs < $1.endMs }) {
-            let next = talks.first { $0.endMs > nowMs && $0 != holdover }
+            let next = talks.first { $0.endMs > holdover.endMs && $0 != holdover }
             return Moment(now: holdover, next: next)
         }
         let started = firstIndex { $0.startMs > nowMs }

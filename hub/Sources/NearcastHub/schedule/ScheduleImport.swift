@@ -78,11 +78,12 @@ enum ScheduleImport {
         guard let format = options.format ?? Format.detect(data) else {
             throw ScheduleImportError(reason: .unreadable, location: .file, message: "the file is empty")
         }
-        let fallbackZone = try options.timeZone.map { name throws(ScheduleImportError) -> TimeZone in
+        var fallbackZone: TimeZone?
+        if let name = options.timeZone {
             guard let zone = TimeZone(identifier: name) else {
                 throw ScheduleImportError(reason: .timeZone, location: .file, message: "\"\(name)\" is not an IANA time zone name (Europe/Berlin)")
             }
-            return zone
+            fallbackZone = zone
         }
         let draft: ScheduleDraft
         switch format {

@@ -40,43 +40,40 @@ enum ScheduleJSONValue: Sendable, Hashable, Decodable {
         }
     }
 
-    /// Parses `data`, or says where it stops parsing: the line and column when the parser names them.
+    /// Parses `data`, or says where it stops parsing: the line and column when Foundation names the
+    /// place, the last line when the file ends early (a truncated export).
     static func parse(_ data: Data) throws(ScheduleImportError) -> ScheduleJSONValue {
+        let decoded = Result { try JSONDecoder().decode(ScheduleJSONValue.self, from: data) }
+        if case .success(let value) = decoded { return value }
+        // JSONDecoder says only "not valid JSON"; JSONSerialization says where.
+        let detail = serializationDetail(data) ?? "not valid JSON"
+        throw ScheduleImportError(reason: .unreadable, location: location(in: detail, data: data),
+                                  message: "not JSON that parses (truncated or malformed): \(detail)")
+    }
+
+    /// JSONSerialization's description of what is wrong with `data`, if it finds anything.
+    private static func serializationDetail(_ data: Data) -> String? {
         do {
-            return try JSONDecoder().decode(ScheduleJSONValue.self, from: data)
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
         } catch {
-            let detail = (error as? DecodingError).flatMap { error -> String? in
-                if case .dataCorrupted(let context) = error {
-                    return context.underlyingError.map { "\($0)" } ?? context.debugDescription
-                }
-                return nil
-            } ?? "\(error)"
-            throw ScheduleImportError(reason: .unreadable, location: location(in: detail, data: data),
-                                      message: "not JSON that parses (truncated or malformed): \(summary(of: detail))")
+            let error = error as NSError
+            return error.userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
         }
     }
 
-    /// `line L, column C` when Foundation's message names them; else the file's last line when the
-    /// message says the file ended (a truncated export), else the file.
+    /// `character N` (a byte offset) as a line and column; the last line when the file ended early.
     private static func location(in detail: String, data: Data) -> ScheduleLocation {
-        func number(after word: String) -> Int? {
-            guard let range = detail.range(of: word) else { return nil }
-            return Int(detail[range.upperBound...].prefix { $0.isNumber })
+        if let range = detail.range(of: "character "), let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }),
+           offset <= data.count {
+            let before = data.prefix(offset)
+            let line = before.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? before.startIndex
+            return .lineColumn(line: line, column: offset - (lineStart - data.startIndex) + 1)
         }
-        if let line = number(after: "line "), let column = number(after: "column ") {
-            return .lineColumn(line: line, column: column)
-        }
-        if detail.localizedCaseInsensitiveContains("end of file") || detail.localizedCaseInsensitiveContains("unexpected end") {
+        if detail.localizedCaseInsensitiveContains("end of file") {
             return .line(data.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })
         }
         return .file
-    }
-
-    /// Foundation's message without its error-domain boilerplate.
-    private static func summary(of detail: String) -> String {
-        if let range = detail.range(of: "NSDebugDescription=") {
-            return String(detail[range.upperBound...].prefix { $0 != "," && $0 != "}" && $0 != ")" })
-        }
-        return String(detail.prefix(200))
     }
 }

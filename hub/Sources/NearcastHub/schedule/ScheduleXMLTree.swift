@@ -34,32 +34,54 @@ final class ScheduleXMLElement {
     }
 
     /// Parses `data` into its root element, or says at which line and column the parser stopped.
+    /// FoundationXML's `parse()` answers true for a truncated document or a mismatched tag, and only
+    /// the delegate hears the error, so the first error the delegate hears decides.
     static func parse(_ data: Data) throws(ScheduleImportError) -> ScheduleXMLElement {
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
-        let builder = Builder(parser: parser)
+        let builder = Builder()
         parser.delegate = builder
         let parsed = parser.parse()
-        guard parsed, let root = builder.root else {
-            let line = builder.errorLine ?? parser.lineNumber
-            let column = builder.errorColumn ?? parser.columnNumber
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "no root element"
-            throw ScheduleImportError(reason: .unreadable, location: .lineColumn(line: max(line, 1), column: max(column, 1)),
-                                      message: "not XML that parses (truncated or malformed): \(reason)")
+        if let error = builder.firstError ?? (parsed ? nil : Builder.Failure(code: (parser.parserError as? NSError)?.code ?? 0,
+                                                                                 line: parser.lineNumber, column: parser.columnNumber)) {
+            throw ScheduleImportError(reason: .unreadable, location: .lineColumn(line: max(error.line, 1), column: max(error.column, 1)),
+                                      message: "not XML that parses (truncated or malformed): \(describe(code: error.code))")
+        }
+        guard let root = builder.root else {
+            throw ScheduleImportError(reason: .unreadable, location: .file, message: "not XML that parses: no root element")
+        }
+        if let open = builder.stack.last {
+            let lines = data.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            throw ScheduleImportError(reason: .unreadable, location: .line(lines),
+                                      message: "not XML that parses (truncated or malformed): the file ends inside <\(open.name)> (line \(open.line))")
         }
         return root
     }
 
+    /// libxml2's error codes (`xmlParserErrors`, which FoundationXML passes on as the error's code;
+    /// its own `XMLParser.ErrorCode` numbers them otherwise on Linux) that schedule files meet, in words.
+    static func describe(code: Int) -> String {
+        switch code {
+        case 3, 4: "there is no document"
+        case 5: "the file ends early (truncated)"
+        case 26: "an undeclared entity (&name;)"
+        case 39, 40: "an attribute's quotes are not closed"
+        case 73: "a tag is not closed (> expected)"
+        case 76: "an end tag does not match its start tag"
+        default: "libxml2 error \(code)"
+        }
+    }
+
     private final class Builder: NSObject, XMLParserDelegate {
-        unowned let parser: XMLParser
+        struct Failure {
+            var code: Int
+            var line: Int
+            var column: Int
+        }
+
         var stack: [ScheduleXMLElement] = []
         var root: ScheduleXMLElement?
-        var errorLine: Int?
-        var errorColumn: Int?
-
-        init(parser: XMLParser) {
-            self.parser = parser
-        }
+        var firstError: Failure?
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName: String?, attributes: [String: String]) {
@@ -82,9 +104,8 @@ final class ScheduleXMLElement {
         }
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-            if errorLine == nil {
-                errorLine = parser.lineNumber
-                errorColumn = parser.columnNumber
+            if firstError == nil {
+                firstError = Failure(code: (parseError as NSError).code, line: parser.lineNumber, column: parser.columnNumber)
             }
         }
     }

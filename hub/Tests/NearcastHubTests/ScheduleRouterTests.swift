@@ -55,17 +55,17 @@ final class ScheduleRouterTests: XCTestCase {
         }
     }
 
-    func testAPretalxExportIsImported() async throws {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../research/schedule-examples/pretalx-democon.json").standardized
-        let data = try Data(contentsOf: file)
-        try await RouterWorld.each { world, client, _ in
-            let answer = try await client.call(.put, "/v1/schedule", key: world.demo.secretKey, raw: Array(data),
-                                               contentType: "application/json")
-            assertStatus(answer, .ok)
-            XCTAssertEqual(answer.json["rooms"] as? Int, 2)
-            XCTAssertEqual(answer.json["talks"] as? Int, 36)
-            XCTAssertEqual(answer.json["days"] as? Int, 3)
+    func testPretalxsExportIsImportedAsJSONAndAsXML() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../ScheduleFixtures")
+        for (file, type) in [("pretalx-democon.json", "application/json"), ("pretalx-democon.xml", "application/xml")] {
+            let data = try Data(contentsOf: fixtures.appendingPathComponent(file).standardized)
+            try await RouterWorld.each { world, client, _ in
+                let answer = try await client.call(.put, "/v1/schedule", key: world.demo.secretKey, raw: Array(data), contentType: type)
+                assertStatus(answer, .ok, file)
+                XCTAssertEqual(answer.json["rooms"] as? Int, 2, file)
+                XCTAssertEqual(answer.json["talks"] as? Int, 36, file)
+                XCTAssertEqual(answer.json["days"] as? Int, 3, file)
+            }
         }
     }
 

@@ -78,6 +78,8 @@ package struct PresentParts: Sendable {
     let codePasses: CodePassLedger
     /// A show as followers and presenters see it (`ShowViews`).
     let views: ShowViews
+    /// Each room's show from the schedule in force (`DayRunner`).
+    let day: DayRunner
 
     init(repositories: HubRepositories, storage: any StorageHealth, clock: HubClock, logger: Logger, presence: Presence, phoneIDs: PhoneIDs,
          showFeed: ShowFeed, heardBoxes: HeardBoxes, renderer: DeckRenderer) {
@@ -93,6 +95,8 @@ package struct PresentParts: Sendable {
         self.views = ShowViews(shows: repositories.shows, decks: repositories.decks, choices: repositories.choices,
                                storage: storage, clock: clock, logger: logger, presence: presence, codePasses: codePasses,
                                heardBoxes: heardBoxes, showFeed: showFeed, followerReports: followerReports)
+        self.day = DayRunner(schedules: repositories.schedules, beacons: repositories.beacons, decks: repositories.decks,
+                             shows: repositories.shows, showCache: self.showCache, renderer: renderer, logger: logger)
     }
 }
 

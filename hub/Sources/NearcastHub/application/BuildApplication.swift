@@ -14,7 +14,8 @@ import ServiceLifecycle
 package func buildApplication(_ hub: HubServices, configuration: HubConfiguration,
                               onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
     let (host, port) = (configuration.host, configuration.port)
-    var services: [any Service] = [BackendCloser(backend: hub.backend, showFeed: hub.present.showFeed), PresentService(hub: hub)]
+    var services: [any Service] = [BackendCloser(backend: hub.backend, showFeed: hub.present.showFeed), PresentService(hub: hub),
+                                   DayService(runner: hub.present.day, clock: hub.clock)]
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
     // guard (`ConnectionGuard`), which closes connections past their timeouts.

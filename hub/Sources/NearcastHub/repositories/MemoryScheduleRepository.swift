@@ -22,6 +22,10 @@ struct MemoryScheduleRepository: ScheduleRepository {
         }
     }
 
+    func scheduledProjects() async throws -> [String] {
+        projects.withLockedValue { $0.filter { $0.value.inForce.importedMs != nil }.keys.sorted() }
+    }
+
     func roomBoxes(project: String) async throws -> [String: String] {
         projects.withLockedValue { $0[project]?.roomBoxes ?? [:] }
     }

@@ -9,6 +9,8 @@ package protocol ScheduleRepository: Sendable {
     /// replacements of one project run one after the other, each given what the other kept.
     func replace<Answer: Sendable>(project: String,
                                    _ body: @escaping @Sendable (ScheduleInForce) -> (ScheduleInForce, Answer)) async throws -> Answer
+    /// The projects that have imported a schedule.
+    func scheduledProjects() async throws -> [String]
     /// The rooms given a box by hand: room name to beacon name.
     func roomBoxes(project: String) async throws -> [String: String]
     /// Gives `room` the box `beaconName` by hand, or (nil) takes it back to matching by name.

@@ -7,6 +7,13 @@ struct RoomDirectory: Sendable {
     let schedules: any ScheduleRepository
     let beacons: any BeaconRepository
 
+    /// Each room's box (by hand, else by name; nil without one), in the schedule's order, with
+    /// the schedule in force.
+    func boxes(project: String) async throws -> (inForce: ScheduleInForce, boxes: [(room: String, beaconName: String?)]) {
+        let answer = try await rooms(project: project, nowMs: 0)
+        return (try await schedules.inForce(project: project), answer.rooms.map { ($0.name, $0.beaconName) })
+    }
+
     func rooms(project: String, nowMs: Int64) async throws -> RoomsJSON {
         let inForce = try await schedules.inForce(project: project)
         let byHand = try await schedules.roomBoxes(project: project)

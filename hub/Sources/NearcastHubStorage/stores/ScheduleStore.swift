@@ -32,6 +32,12 @@ struct ScheduleStore: Sendable {
         }
     }
 
+    func scheduledProjects() async throws -> [String] {
+        try await database.read { db in
+            try await db.raw("SELECT project FROM schedules ORDER BY project").all().map { try $0.decode(column: "project", as: String.self) }
+        }
+    }
+
     func roomBoxes(project: String) async throws -> [String: String] {
         try await database.read { db in
             var boxes: [String: String] = [:]

@@ -28,6 +28,7 @@ const params = new URLSearchParams(location.search);
 const lostAfterMs = Math.max(10, Number(params.get("lostAfter")) || 120) * 1000;
 const proofForMs = 240_000;         // an EID heard this long ago is past the hub's window (2 periods of 2^7 s)
 const offerCodeAfterMs = 8_000;     // listening this long without following a show, the page offers the code
+const endedQuietMs = 60_000;       // after a show ends, this long without offering the code (nothing is on a screen to type)
 const passLifetimeMs = 600_000;     // a pass lasts 10 minutes (the hub says exactly when it gives one)
 // A pass is renewed by hearing once this much of it is left: long enough for a few tries (a lost
 // request, a burst missed) before it runs out; the same margin asks a phone that does not hear
@@ -55,6 +56,7 @@ const state = {
   listeningFailed: false,
   filtering: null,         // what the browser's capture settings say it still filters, or null
   bandSilent: false,       // no sound at all in the box's bands reaches the microphone
+  endedAt: null,           // when the show followed last ended (the phone then asks for nothing for a while)
   onSituation: () => {},
 };
 
@@ -236,7 +238,7 @@ function follow(id, key, grant) {
     setShow(JSON.parse(event.data));
     showState("");
   });
-  source.addEventListener("ended", () => endShow("The presentation has ended."));
+  source.addEventListener("ended", () => endShow(endedText(state.show)));
   // The pass this stream was opened with was revoked or expired: renew it by hearing if this phone
   // hears the box, then follow again with what holds; else ask for the code on the screen.
   // (Any pass held now is taken as revoked too: one renewed since the stream opened was given
@@ -274,7 +276,29 @@ async function renewRevokedPass() {
   return validPassFor(state.pass.beacon) !== null;
 }
 
+/** What the phone says when its show ends: the talk, and what comes next in the room if the
+ * schedule says. */
+function endedText(show) {
+  const room = show && show.room;
+  if (!room) return "The presentation has ended.";
+  if (!room.next) return `The talk has ended. Nothing more is scheduled in ${room.name}.`;
+  return `The talk has ended. Next here: ${room.next.title} at ${clockTime(room.next.start)}.`;
+}
+
+/** "14:00" in the phone's own zone, from an RFC 3339 time. */
+function clockTime(time) {
+  return new Date(time).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+/** The room line under the title: the room, and the next talk when one is not on now. */
+function roomLine(room) {
+  if (!room) return "";
+  const next = room.next ? `next: ${room.next.title} at ${clockTime(room.next.start)}` : "";
+  return [room.name, next].filter(Boolean).join(" \u00b7 ");
+}
+
 function endShow(text) {
+  state.endedAt = performance.now();
   if (state.source) state.source.close();
   state.source = null;
   state.show = null;
@@ -297,6 +321,10 @@ function setShow(show) {
   document.body.classList.add("following");
   $("show-title").textContent = show.title;
   document.title = show.title || "Nearcast";
+  const line = roomLine(show.room);
+  $("show-room").textContent = line;
+  $("show-room").hidden = line === "";
+  state.endedAt = null;
   if (deckChanged || JSON.stringify(show.reactions) !== $("reaction-bar").dataset.choices) buildReactionBar(show.reactions);
   render();
   readyPhoneId();
@@ -610,6 +638,8 @@ function codeOffer(now) {
     return `Your code runs out in ${Math.max(1, Math.ceil(left / 60_000))} min: type the code on the screen now to keep following.`;
   }
   if (state.lost) return "";
+  // A show just ended: the phone said what happened and asks for nothing (no code is on a screen).
+  if (state.endedAt !== null && now - state.endedAt < endedQuietMs) return null;
   if (state.listeningFailed) return "This phone cannot listen here: type the code on the screen.";
   const since = state.listeningSince ?? state.startedAt;
   const waited = now - since >= offerCodeAfterMs;

@@ -94,7 +94,8 @@ package struct PresentParts: Sendable {
         self.codePasses = CodePassLedger()
         self.views = ShowViews(shows: repositories.shows, decks: repositories.decks, choices: repositories.choices,
                                storage: storage, clock: clock, logger: logger, presence: presence, codePasses: codePasses,
-                               heardBoxes: heardBoxes, showFeed: showFeed, followerReports: followerReports)
+                               heardBoxes: heardBoxes, showFeed: showFeed, followerReports: followerReports,
+                               rooms: RoomDirectory(schedules: repositories.schedules, beacons: repositories.beacons))
         self.day = DayRunner(schedules: repositories.schedules, beacons: repositories.beacons, decks: repositories.decks,
                              shows: repositories.shows, showCache: self.showCache, renderer: renderer, logger: logger)
     }

@@ -65,6 +65,14 @@ final class DayRunnerTests: XCTestCase {
             let during = try await room.current()
             XCTAssertTrue(during.title.hasPrefix("Title card \u{B7} Now \u{B7} Opening"), during.title)
             XCTAssertEqual(during.show.startedMs, before.show.startedMs)
+            // The phones see the talk's title and the room, not the card's deck title.
+            let json = try await client.call(.get, "/v1/shows/\(room.beacon.beaconName.dropFirst("beacons/".count))",
+                                             key: world.demo.secretKey).json
+            XCTAssertEqual(json["title"] as? String, "Opening")
+            let line = try XCTUnwrap(json["room"] as? [String: Any])
+            XCTAssertEqual(line["name"] as? String, "Hall A")
+            XCTAssertEqual((line["now"] as? [String: Any])?["title"] as? String, "Opening")
+            XCTAssertEqual((line["next"] as? [String: Any])?["title"] as? String, "Second")
             // 10:50, between talks: the next talk's card.
             clock.set("2026-11-28T09:50:00Z")
             steps = await day.tick(nowMs: world.hub.clock.nowMs())

@@ -88,6 +88,9 @@ struct ShowJSON: ResponseEncodable, Decodable, Sendable, Equatable {
         var startedTime: String
         var startedMs: Int64
         var reactions: ReactionChoicesJSON
+        /// The room whose box this is, when the project's schedule has it: its name, the talk on
+        /// now and the next one (`RoomDirectory`).
+        var room: ShowRoomJSON?
     }
 
     /// What only the presenter (the secret key) gets: followers and reaction counts, the sight
@@ -133,6 +136,13 @@ extension ShowJSON {
 
 /// The reactions a project offers.
 /// The show's box: the name the venue gave it, its last contact, the last time a phone heard it.
+/// The room a show's box is in, as the phone names it: the room, the talk now and the next.
+struct ShowRoomJSON: Codable, Sendable, Equatable {
+    var name: String
+    var now: TalkJSON?
+    var next: TalkJSON?
+}
+
 struct ShowBoxJSON: Codable, Sendable, Equatable {
     var name: String
     var lastSeenTime: String?

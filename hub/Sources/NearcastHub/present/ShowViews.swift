@@ -19,16 +19,19 @@ struct ShowViews: Sendable {
     let heardBoxes: HeardBoxes
     let showFeed: ShowFeed
     let followerReports: FollowerReports
+    /// The room a show's box is in, for the phones (`RoomDirectory`).
+    let rooms: RoomDirectory
 
     /// The show's JSON; the presenter's fields only when `presenter` (the secret key).
     func json(_ show: Show, presenter: Bool) async throws -> ShowJSON {
         let deck = try await decks.get(project: show.project, deckID: show.deckID)
         let choices = try await self.choices.get(project: show.project)
-        let audience = ShowJSON.Audience(beaconName: show.beaconName, deck: show.deckID, title: deck.title, pages: deck.pages,
-                                         width: deck.width, height: deck.height, page: show.page, shownUpTo: show.shownUpTo,
-                                         shown: show.openPages.pages,
+        let room = try await rooms.room(of: BeaconRef(show), nowMs: clock.nowMs())
+        let audience = ShowJSON.Audience(beaconName: show.beaconName, deck: show.deckID, title: Self.title(deck, room: room),
+                                         pages: deck.pages, width: deck.width, height: deck.height, page: show.page,
+                                         shownUpTo: show.shownUpTo, shown: show.openPages.pages,
                                          startedTime: HubClock.timestamp(ms: show.startedMs), startedMs: show.startedMs,
-                                         reactions: choices.json)
+                                         reactions: choices.json, room: room)
         guard presenter else { return ShowJSON(audience: audience) }
         var json = ShowJSON.Presenter()   // the presenter's fields
         json.followers = try await shows.followers(BeaconRef(project: show.project, beaconName: show.beaconName))
@@ -84,5 +87,13 @@ struct ShowViews: Sendable {
         } catch {
             logger.warning("shows: reading \(key.beaconName)'s show failed: \(storage.describe(error))")
         }
+    }
+
+    /// The show's title as a phone shows it: the deck's, or for the day's title card the talk's
+    /// ("Next: TITLE" before it starts).
+    static func title(_ deck: Deck, room: ShowRoomJSON?) -> String {
+        guard deck.title.hasPrefix(DayRunner.cardTitlePrefix), let room else { return deck.title }
+        if let now = room.now { return now.title }
+        return room.next.map { "Next: " + $0.title } ?? deck.title
     }
 }

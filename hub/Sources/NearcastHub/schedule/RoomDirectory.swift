@@ -14,6 +14,13 @@ struct RoomDirectory: Sendable {
         return (try await schedules.inForce(project: project), answer.rooms.map { ($0.name, $0.beaconName) })
     }
 
+    /// The room whose box `beacon` is, with its talk now and next; nil when it is in none.
+    func room(of beacon: BeaconRef, nowMs: Int64) async throws -> ShowRoomJSON? {
+        guard !(try await schedules.inForce(project: beacon.project).schedule.rooms.isEmpty) else { return nil }
+        return try await rooms(project: beacon.project, nowMs: nowMs).rooms.first { $0.beaconName == beacon.beaconName }
+            .map { ShowRoomJSON(name: $0.name, now: $0.now, next: $0.next) }
+    }
+
     func rooms(project: String, nowMs: Int64) async throws -> RoomsJSON {
         let inForce = try await schedules.inForce(project: project)
         let byHand = try await schedules.roomBoxes(project: project)

@@ -32,6 +32,7 @@ import unittest
 # Seconds each class took, one class after another, on the CI machine (2 cores): for the order.
 EXPECTED_SECONDS = {
     "test_present_browser.PresentInTheBrowser": 129,
+    "test_day.TheDayInTheBrowser": 86,
     "test_openapi.PostgresOpenAPITests": 84,
     "test_limits.HubLimitsTests": 56,
     "test_present_audience.TheAudiencesPhone": 55,

@@ -48,7 +48,7 @@ public struct HubServices: Sendable {
                                      index: BeaconIndex(changes: repositories.beaconChanges, logger: logger), heardBoxes: HeardBoxes())
         let present = PresentParts(repositories: repositories, storage: backend, clock: clock, logger: logger, presence: presence,
                                    phoneIDs: phoneIDs, showFeed: showFeed, heardBoxes: resolver.heardBoxes,
-                                   renderer: DeckRenderer(limits: .init(deckLimits)))
+                                   renderer: DeckRenderer(limits: .init(deckLimits)), uploads: TalkUploads(serviceKey: serviceKey))
         let hub = HubServices(
             backend: backend, clock: clock, logger: logger,
             repositories: repositories, resolver: resolver,
@@ -80,9 +80,11 @@ package struct PresentParts: Sendable {
     let views: ShowViews
     /// Each room's show from the schedule in force (`DayRunner`).
     let day: DayRunner
+    /// The schedule's rooms with their boxes and talks, and the talks' upload addresses.
+    let rooms: RoomDirectory
 
     init(repositories: HubRepositories, storage: any StorageHealth, clock: HubClock, logger: Logger, presence: Presence, phoneIDs: PhoneIDs,
-         showFeed: ShowFeed, heardBoxes: HeardBoxes, renderer: DeckRenderer) {
+         showFeed: ShowFeed, heardBoxes: HeardBoxes, renderer: DeckRenderer, uploads: TalkUploads) {
         self.presence = presence
         self.phoneIDs = phoneIDs
         self.showFeed = showFeed
@@ -92,11 +94,12 @@ package struct PresentParts: Sendable {
         self.showCache = ShowCache(shows: repositories.shows, choices: repositories.choices)
         self.followerReports = FollowerReports()
         self.codePasses = CodePassLedger()
+        self.rooms = RoomDirectory(schedules: repositories.schedules, beacons: repositories.beacons, uploads: uploads)
         self.views = ShowViews(shows: repositories.shows, decks: repositories.decks, choices: repositories.choices,
                                storage: storage, clock: clock, logger: logger, presence: presence, codePasses: codePasses,
                                heardBoxes: heardBoxes, showFeed: showFeed, followerReports: followerReports,
-                               rooms: RoomDirectory(schedules: repositories.schedules, beacons: repositories.beacons))
-        self.day = DayRunner(schedules: repositories.schedules, beacons: repositories.beacons, decks: repositories.decks,
+                               rooms: rooms)
+        self.day = DayRunner(schedules: repositories.schedules, rooms: rooms, decks: repositories.decks,
                              shows: repositories.shows, showCache: self.showCache, renderer: renderer, logger: logger)
     }
 }

@@ -7,7 +7,7 @@ import NearcastHubStorage
 struct ScheduleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule", abstract: "Import a conference's schedule, and see its rooms and their boxes.",
-        subcommands: [Import.self, Show.self, Rooms.self])
+        subcommands: [Import.self, Show.self, Rooms.self, Talks.self])
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -62,6 +62,21 @@ struct ScheduleCommand: AsyncParsableCommand {
 
         func run() async throws {
             print(try await options.withDatabase { try await ScheduleLibrary(database: $0).roomsJSON(project: project) })
+        }
+    }
+
+    struct Talks: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every talk with its room, its deck (null until its speaker sends one) and its upload address, as JSON.",
+            discussion: "Send each speaker the hub's address followed by their talk's uploadPath: it takes their PDF, no key needed.")
+
+        @Option(name: .long, help: "The project.")
+        var project: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        func run() async throws {
+            print(try await options.withDatabase { try await ScheduleLibrary(database: $0).talksJSON(project: project) })
         }
     }
 }

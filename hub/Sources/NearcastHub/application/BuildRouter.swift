@@ -42,8 +42,10 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
                            keys: keys).endpoints,
         StatusController(database: hub.backend, feed: hub.feed, eidTable: resolver.index,
                          metricsRegistry: hub.metricsRegistry, logger: hub.logger).endpoints,
-        ScheduleController(schedules: storage.schedules, beacons: storage.beacons, clock: hub.clock, logger: hub.logger,
-                           keys: keys).endpoints,
+        ScheduleController(schedules: storage.schedules, beacons: storage.beacons, rooms: present.rooms, clock: hub.clock,
+                           logger: hub.logger, keys: keys).endpoints,
+        TalkUploadController(schedules: storage.schedules, decks: storage.decks, renderer: present.renderer,
+                             uploads: present.rooms.uploads, clock: hub.clock, logger: hub.logger).endpoints,
         ListenerController(listener: listener).endpoints,
     ]
     for routes in controllers { router.addRoutes(routes) }

@@ -5,10 +5,12 @@ import NIOCore
 
 /// A venue's day: the schedule imported as the conference tool exports it (`PUT /v1/schedule`),
 /// read back counted (`GET /v1/schedule`), and the rooms with their boxes and talks
-/// (`GET /v1/rooms`, `PUT /v1/rooms/NAME`). All need the project's secret key.
+/// (`GET /v1/rooms`, `PUT /v1/rooms/NAME`), and every talk with its deck and upload address
+/// (`GET /v1/talks`). All need the project's secret key.
 struct ScheduleController: Sendable {
     let schedules: any ScheduleRepository
     let beacons: any BeaconRepository
+    let rooms: RoomDirectory
     let clock: HubClock
     let logger: Logger
     let keys: KeyChecker
@@ -37,7 +39,10 @@ struct ScheduleController: Sendable {
         }
         managers.get("/v1/rooms") { _, context in
             let project = try context.caller().project
-            return try await HubSchedules.rooms(project: project, schedules: schedules, beacons: beacons, nowMs: clock.nowMs())
+            return try await rooms.rooms(project: project, nowMs: clock.nowMs())
+        }
+        managers.get("/v1/talks") { _, context in
+            try await rooms.talks(project: try context.caller().project)
         }
         managers.put("/v1/rooms/:room") { request, context in
             let project = try context.caller().project
@@ -57,7 +62,7 @@ struct ScheduleController: Sendable {
             }
             try await schedules.setRoomBox(project: project, room: room, beaconName: body.beaconName)
             logger.info("schedule: \(project) room \(room) box \(body.beaconName ?? "by name")")
-            return try await HubSchedules.rooms(project: project, schedules: schedules, beacons: beacons, nowMs: clock.nowMs())
+            return try await rooms.rooms(project: project, nowMs: clock.nowMs())
         }
         return routes
     }

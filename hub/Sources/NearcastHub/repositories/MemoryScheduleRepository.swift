@@ -5,6 +5,7 @@ struct MemoryScheduleRepository: ScheduleRepository {
     private struct Project {
         var inForce = ScheduleInForce.none
         var roomBoxes: [String: String] = [:]
+        var talkDecks: [String: String] = [:]
     }
 
     private let projects = NIOLockedValueBox([String: Project]())
@@ -24,6 +25,14 @@ struct MemoryScheduleRepository: ScheduleRepository {
 
     func scheduledProjects() async throws -> [String] {
         projects.withLockedValue { $0.filter { $0.value.inForce.importedMs != nil }.keys.sorted() }
+    }
+
+    func talkDecks(project: String) async throws -> [String: String] {
+        projects.withLockedValue { $0[project]?.talkDecks ?? [:] }
+    }
+
+    func setTalkDeck(project: String, guid: String, deckID: String) async throws {
+        projects.withLockedValue { $0[project, default: Project()].talkDecks[guid] = deckID }
     }
 
     func roomBoxes(project: String) async throws -> [String: String] {

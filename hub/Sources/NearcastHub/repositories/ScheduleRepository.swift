@@ -11,6 +11,10 @@ package protocol ScheduleRepository: Sendable {
                                    _ body: @escaping @Sendable (ScheduleInForce) -> (ScheduleInForce, Answer)) async throws -> Answer
     /// The projects that have imported a schedule.
     func scheduledProjects() async throws -> [String]
+    /// The decks speakers uploaded for their talks: talk guid to deck id.
+    func talkDecks(project: String) async throws -> [String: String]
+    /// Records `deckID` as the talk's deck (replacing any earlier one).
+    func setTalkDeck(project: String, guid: String, deckID: String) async throws
     /// The rooms given a box by hand: room name to beacon name.
     func roomBoxes(project: String) async throws -> [String: String]
     /// Gives `room` the box `beaconName` by hand, or (nil) takes it back to matching by name.

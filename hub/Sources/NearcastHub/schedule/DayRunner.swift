@@ -23,7 +23,7 @@ actor DayRunner {
     static let cardTitlePrefix = "Title card \u{B7} "
 
     let schedules: any ScheduleRepository
-    let beacons: any BeaconRepository
+    let rooms: RoomDirectory
     let decks: any DeckRepository
     let shows: any ShowRepository
     let showCache: ShowCache
@@ -32,10 +32,10 @@ actor DayRunner {
     /// Card decks made or found: the card's title to its deck id.
     private var cards: [String: String] = [:]
 
-    init(schedules: any ScheduleRepository, beacons: any BeaconRepository, decks: any DeckRepository,
+    init(schedules: any ScheduleRepository, rooms: RoomDirectory, decks: any DeckRepository,
          shows: any ShowRepository, showCache: ShowCache, renderer: DeckRenderer, logger: Logger) {
         self.schedules = schedules
-        self.beacons = beacons
+        self.rooms = rooms
         self.decks = decks
         self.shows = shows
         self.showCache = showCache
@@ -71,7 +71,8 @@ actor DayRunner {
     }
 
     func run(project: String, nowMs: Int64) async throws -> [Step] {
-        let (inForce, boxes) = try await RoomDirectory(schedules: schedules, beacons: beacons).boxes(project: project)
+        let (inForce, boxes) = try await rooms.boxes(project: project)
+        let talkDecks = try await schedules.talkDecks(project: project)
         let timelines = inForce.timelines
         var steps: [Step] = []
         for (room, beaconName) in boxes {
@@ -90,7 +91,9 @@ actor DayRunner {
                 continue
             }
             let card = Self.card(for: talk, now: moment.now != nil, zone: inForce.schedule.timeZoneName)
-            let deckID = try await cardDeck(card, project: project)
+            // On now with its speaker's deck: the deck (a deck since deleted: the card).
+            var deckID = try await cardDeck(card, project: project)
+            if moment.now != nil, let own = talkDecks[talk.guid], try await deckExists(own, project: project) { deckID = own }
             if let current {
                 if current.deckID == deckID { continue }
                 if !onCard && nowMs - current.updatedMs < Self.presenterIdleMs {
@@ -104,6 +107,15 @@ actor DayRunner {
             logger.info("day: \(project) room \(room): \(card.label.lowercased()) \(talk.title)")
         }
         return steps
+    }
+
+    private func deckExists(_ deckID: String, project: String) async throws -> Bool {
+        do {
+            _ = try await decks.get(project: project, deckID: deckID)
+            return true
+        } catch let error as APIError where error.status == .notFound {
+            return false
+        }
     }
 
     private func isCard(_ show: Show) async throws -> Bool {

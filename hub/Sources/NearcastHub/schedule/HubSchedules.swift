@@ -33,8 +33,15 @@ package enum HubSchedules {
 
     /// Every room with its box, its talk now and next, and the problems (`RoomDirectory`).
     package static func rooms(project: String, schedules: any ScheduleRepository, beacons: any BeaconRepository,
-                              nowMs: Int64) async throws -> RoomsJSON {
-        try await RoomDirectory(schedules: schedules, beacons: beacons).rooms(project: project, nowMs: nowMs)
+                              serviceKey: ServiceKey, nowMs: Int64) async throws -> RoomsJSON {
+        try await RoomDirectory(schedules: schedules, beacons: beacons, uploads: TalkUploads(serviceKey: serviceKey))
+            .rooms(project: project, nowMs: nowMs)
+    }
+
+    /// Every talk with its room, deck and upload address.
+    package static func talks(project: String, schedules: any ScheduleRepository, beacons: any BeaconRepository,
+                              serviceKey: ServiceKey) async throws -> TalksJSON {
+        try await RoomDirectory(schedules: schedules, beacons: beacons, uploads: TalkUploads(serviceKey: serviceKey)).talks(project: project)
     }
 
     /// An answer as the command line prints it: JSON, keys sorted.

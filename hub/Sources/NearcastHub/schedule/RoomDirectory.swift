@@ -6,6 +6,7 @@
 struct RoomDirectory: Sendable {
     let schedules: any ScheduleRepository
     let beacons: any BeaconRepository
+    let uploads: TalkUploads
 
     /// Each room's box (by hand, else by name; nil without one), in the schedule's order, with
     /// the schedule in force.
@@ -18,7 +19,25 @@ struct RoomDirectory: Sendable {
     func room(of beacon: BeaconRef, nowMs: Int64) async throws -> ShowRoomJSON? {
         guard !(try await schedules.inForce(project: beacon.project).schedule.rooms.isEmpty) else { return nil }
         return try await rooms(project: beacon.project, nowMs: nowMs).rooms.first { $0.beaconName == beacon.beaconName }
-            .map { ShowRoomJSON(name: $0.name, now: $0.now, next: $0.next) }
+            .map { ShowRoomJSON(name: $0.name, now: $0.now.map(Self.public), next: $0.next.map(Self.public)) }
+    }
+
+    /// A talk as a phone may see it: no upload address.
+    private static func `public`(_ talk: TalkJSON) -> TalkJSON {
+        var talk = talk
+        talk.uploadPath = nil
+        return talk
+    }
+
+    /// Every talk in order with its room, deck and upload address (`GET /v1/talks`).
+    func talks(project: String) async throws -> TalksJSON {
+        let inForce = try await schedules.inForce(project: project)
+        let decks = try await schedules.talkDecks(project: project)
+        let talks = inForce.schedule.talks.map { talk in
+            TalksJSON.Talk(room: talk.room, talk: TalkJSON(talk, deck: decks[talk.guid],
+                                                            uploadPath: uploads.path(project: project, guid: talk.guid)))
+        }
+        return TalksJSON(talks: talks, withoutDeck: talks.filter { $0.talk.deck == nil }.count)
     }
 
     func rooms(project: String, nowMs: Int64) async throws -> RoomsJSON {
@@ -32,11 +51,15 @@ struct RoomDirectory: Sendable {
             byName[name, default: []].append(beacon.beaconName)
         }
         let timelines = inForce.timelines
+        let decks = try await schedules.talkDecks(project: project)
+        func json(_ talk: ScheduledTalk) -> TalkJSON {
+            TalkJSON(talk, deck: decks[talk.guid], uploadPath: uploads.path(project: project, guid: talk.guid))
+        }
         var rooms: [RoomsJSON.Room] = [], problems: [String] = [], placed = Set<String>()
         for room in inForce.schedule.rooms {
             let moment = timelines[room.name]?.moment(atMs: nowMs)
-            var entry = RoomsJSON.Room(name: room.name, beaconName: nil, boxBy: nil, now: moment?.now.map(TalkJSON.init),
-                                       next: moment?.next.map(TalkJSON.init))
+            var entry = RoomsJSON.Room(name: room.name, beaconName: nil, boxBy: nil, now: moment?.now.map(json),
+                                       next: moment?.next.map(json))
             if let hand = byHand[room.name] {
                 (entry.beaconName, entry.boxBy) = (hand, "hand")
                 if !active.contains(where: { $0.beaconName == hand }) {

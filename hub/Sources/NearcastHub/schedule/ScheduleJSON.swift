@@ -30,13 +30,19 @@ struct TalkJSON: Codable, Sendable, Equatable {
     var persons: [String]
     var start: String
     var end: String
+    /// The deck its speaker uploaded; nil until one is.
+    var deck: String?
+    /// The address its speaker uploads the deck to (`TalkUploads`); only to the secret key.
+    var uploadPath: String?
 
-    init(_ talk: ScheduledTalk) {
+    init(_ talk: ScheduledTalk, deck: String? = nil, uploadPath: String? = nil) {
         guid = talk.guid
         title = talk.title
         persons = talk.persons
         start = HubClock.timestamp(ms: talk.startMs)
         end = HubClock.timestamp(ms: talk.endMs)
+        self.deck = deck
+        self.uploadPath = uploadPath
     }
 }
 
@@ -56,6 +62,25 @@ package struct RoomsJSON: ResponseEncodable, Sendable {
 
     var rooms: [Room]
     var problems: [String]
+}
+
+/// `GET /v1/talks`: every talk of the schedule in force, in order, with its room, its deck and its
+/// upload address; the talks still without a deck counted.
+package struct TalksJSON: ResponseEncodable, Sendable {
+    struct Talk: Codable, Sendable {
+        var room: String
+        var talk: TalkJSON
+    }
+
+    var talks: [Talk]
+    var withoutDeck: Int
+}
+
+/// `POST /upload/TOKEN`'s answer: the deck stored for the talk.
+struct TalkDeckJSON: ResponseEncodable, Sendable {
+    var deck: String
+    var pages: Int
+    var talk: String
 }
 
 /// `PUT /v1/rooms/NAME`'s body: the room's box by hand, or null to match by name again.

@@ -7,6 +7,8 @@ public struct ScheduleLibrary: Sendable {
     let store: ScheduleStore
     let beacons: BeaconStore
     let projects: ProjectStore
+    /// For the talks' upload addresses, which its key signs.
+    let backend: SQLBackend
 
     public init(database: HubDatabase) {
         store = ScheduleStore(database: database, clock: .system)
@@ -14,6 +16,7 @@ public struct ScheduleLibrary: Sendable {
         let quiet = ChangeNotifier(channel: ChangeNotifier.attachmentsChannel, isPostgres: database.isPostgres) { _ in }
         beacons = BeaconStore(database: database, notifier: quiet)
         projects = ProjectStore(database: database)
+        backend = SQLBackend(database: database)
     }
 
     /// Imports a file (pretalx's or frab's schedule.json or schedule.xml, or a CSV) as the
@@ -42,7 +45,16 @@ public struct ScheduleLibrary: Sendable {
     public func roomsJSON(project: String) async throws -> String {
         try await requireProject(project)
         return try HubSchedules.text(try await HubSchedules.rooms(project: project, schedules: store, beacons: beacons,
+                                                                  serviceKey: try await backend.loadServiceKey(),
                                                                   nowMs: HubClock.system.nowMs()))
+    }
+
+    /// Every talk with its room, its deck (null until its speaker sends one) and its upload
+    /// address, as JSON text.
+    public func talksJSON(project: String) async throws -> String {
+        try await requireProject(project)
+        return try HubSchedules.text(try await HubSchedules.talks(project: project, schedules: store, beacons: beacons,
+                                                                  serviceKey: try await backend.loadServiceKey()))
     }
 
     private func requireProject(_ project: String) async throws {

@@ -168,7 +168,7 @@ enum SchemaMigrations {
             // The share (%) of a show's followers that may hold passes from the code.
             "ALTER TABLE shows ADD COLUMN code_share BIGINT NOT NULL DEFAULT 50",
         ]),
-        Migration(version: 6, summary: "a venue's day: each project's schedule in force, and the rooms given a box by hand", statements: [
+        Migration(version: 6, summary: "a venue's day: each project's schedule in force, the speakers' decks, and the rooms given a box by hand", statements: [
             // One document per project (ScheduleDocument, JSON text), written whole by an import:
             // a schedule is replaced in one step, never half there.
             """
@@ -176,6 +176,15 @@ enum SchemaMigrations {
                 project TEXT PRIMARY KEY REFERENCES projects (name),
                 document TEXT NOT NULL,
                 imported_ms BIGINT NOT NULL)
+            """,
+            // The deck each talk's speaker uploaded (its upload address is a capability, not stored).
+            """
+            CREATE TABLE talk_decks (
+                project TEXT NOT NULL REFERENCES projects (name),
+                guid TEXT NOT NULL,
+                deck_id TEXT NOT NULL,
+                uploaded_ms BIGINT NOT NULL,
+                PRIMARY KEY (project, guid))
             """,
             """
             CREATE TABLE room_boxes (

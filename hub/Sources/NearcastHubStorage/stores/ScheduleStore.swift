@@ -38,6 +38,26 @@ struct ScheduleStore: Sendable {
         }
     }
 
+    func talkDecks(project: String) async throws -> [String: String] {
+        try await database.read { db in
+            var decks: [String: String] = [:]
+            for row in try await db.raw("SELECT guid, deck_id FROM talk_decks WHERE project = \(bind: project)").all() {
+                decks[try row.decode(column: "guid", as: String.self)] = try row.decode(column: "deck_id", as: String.self)
+            }
+            return decks
+        }
+    }
+
+    func setTalkDeck(project: String, guid: String, deckID: String) async throws {
+        let nowMs = clock.nowMs()
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO talk_decks (project, guid, deck_id, uploaded_ms) VALUES (\(bind: project), \(bind: guid), \(bind: deckID), \(bind: nowMs))
+                ON CONFLICT (project, guid) DO UPDATE SET deck_id = excluded.deck_id, uploaded_ms = excluded.uploaded_ms
+                """).run()
+        }
+    }
+
     func roomBoxes(project: String) async throws -> [String: String] {
         try await database.read { db in
             var boxes: [String: String] = [:]

@@ -10,6 +10,10 @@ import NearcastCore
 /// all of it at the condition's C/N0 against one burst's mean power, so every burst gets its own.
 /// A fresh decoder takes the stream in 1024-sample periods.
 ///
+/// With `held`, an image-method room is heard by a phone in a hand instead: the same room and
+/// source, the listener moved 1-5 cm before each burst (``ShoeBoxRoom/realiseHeld``), so every
+/// burst has its own response; each burst is convolved with its own and the tails overlap.
+///
 /// With `rotate`, the token is an EID that changes within the group: token A for bursts 1…j and
 /// B for j+1…K, j uniform in 1…K−1. Success is then both tokens reported; anything else
 /// reported is wrong, and must never happen.
@@ -31,6 +35,8 @@ public struct RepeatsBenchmark {
         /// Combinations tried and tokens found by combining, over all trials.
         public var combinedTries = 0
         public var combinedDecodes = 0
+        /// Candidates demodulated where a kept burst's repeat was due and the sync found none.
+        public var predictedCandidates = 0
         /// CRC checks of single bursts, over all trials.
         public var framesTried = 0
         public var audioSeconds = 0.0
@@ -49,17 +55,45 @@ public struct RepeatsBenchmark {
     public let condition: ChannelCondition
     public let repeats: Int
     public let rotate: Bool
+    /// Whether the image-method room changes between bursts (a phone held in a hand).
+    public let held: Bool
     private let simulator: ChannelSimulator
 
-    public init(_ condition: ChannelCondition, repeats: Int, rotate: Bool = false) {
+    public init(_ condition: ChannelCondition, repeats: Int, rotate: Bool = false, held: Bool = false) {
         precondition(repeats >= 1 && (!rotate || repeats >= 2), "a group needs a burst, a rotation two")
+        precondition(!held || condition.shoeBox != nil, "a held phone needs an image-method room")
         self.condition = condition
         self.repeats = repeats
         self.rotate = rotate
-        simulator = ChannelSimulator(condition)
+        self.held = held
+        var rest = condition
+        // The held rooms are applied here, burst by burst; the simulator does the rest.
+        if held { rest.shoeBox = nil }
+        simulator = ChannelSimulator(rest)
     }
 
     /// Runs `trials` groups; `cpuSeconds` reads the calling thread's CPU clock.
+    /// Each burst of `bursts` through its own response of `room` as a held phone hears it, the
+    /// tails added (the stream grows by the longest response).
+    static func heldRoom(_ room: ShoeBoxRoom, bursts: [Float], spacing: Int, length: Int, copies: Int,
+                         sampleRate: Int, seed: UInt64) -> [Float] {
+        var generator = SplitMix64(seed: seed ^ 0x401D)
+        let responses = room.realiseHeld(copies: copies, sampleRate: sampleRate, generator: &generator)
+        let longest = responses.map { $0.response.count }.max() ?? 0
+        var out = [Float](repeating: 0, count: bursts.count + longest)
+        for copy in 0..<copies {
+            let from = copy * spacing
+            let dry = bursts[from..<(from + length)].map(Double.init)
+            let realisation = responses[copy]
+            let wet = FFT.convolve(dry, realisation.response)
+            // The direct sound lands where the burst was sent.
+            for n in realisation.directIndex..<wet.count where from + n - realisation.directIndex < out.count {
+                out[from + n - realisation.directIndex] += Float(wet[n])
+            }
+        }
+        return out
+    }
+
     public func run(trials: Int, seed: UInt64, decoder configuration: BurstDecoder.Configuration = .init(),
                     cpuSeconds: () -> Double) throws -> Result {
         let encoder = try BurstEncoder(sampleRate: condition.sampleRate, band: condition.band, length: configuration.length)
@@ -84,6 +118,10 @@ public struct RepeatsBenchmark {
                 for i in 0..<burstSamples { stream[copy * spacing + i] = burst[i] }
                 if copy == 0 { power = ChannelSimulator.activePower(burst) }
             }
+            if held, let room = condition.shoeBox {
+                stream = Self.heldRoom(room, bursts: stream, spacing: spacing, length: burstSamples, copies: repeats,
+                                       sampleRate: condition.sampleRate, seed: trialSeed)
+            }
             let (received, draw) = simulator.apply(stream, seed: trialSeed, power: power)
 
             let decoder = try BurstDecoder(sampleRate: condition.sampleRate, band: condition.band, configuration: configuration)
@@ -92,6 +130,7 @@ public struct RepeatsBenchmark {
             result.audioSeconds += Double(decoder.samplesPushed) / Double(condition.sampleRate)
             result.combinedTries += decoder.combinedTries
             result.combinedDecodes += decoder.combinedDecodes
+            result.predictedCandidates += decoder.predictedCandidates
             result.framesTried += decoder.framesTried
 
             // Where each burst lands in the received stream, and which token it carries.

@@ -25,7 +25,7 @@ enum RepeatsRows {
         "{\"condition\":\(Formatting.jsonString(r.condition)),\"repeats\":\(r.repeats),\"trials\":\(r.trials),"
             + "\"decoded\":\(r.decoded),\"decoded_alone\":\(r.decodedAlone),\"wrong\":\(r.wrong),"
             + "\"first_token_burst\":\(Formatting.fixed(r.meanFirstTokenBurst, decimals: 3)),"
-            + "\"combined_decodes\":\(r.combinedDecodes),\"combined_tries\":\(r.combinedTries),\"frames_tried\":\(r.framesTried),"
+            + "\"combined_decodes\":\(r.combinedDecodes),\"combined_tries\":\(r.combinedTries),\"predicted_candidates\":\(r.predictedCandidates),\"frames_tried\":\(r.framesTried),"
             + "\"gain_db\":\(Formatting.fixed(r.theoreticalGainDB, decimals: 2)),"
             + "\"cpu_ms_per_s\":\(Formatting.fixed(r.cpuMillisecondsPerSecond, decimals: 3))}"
     }

@@ -39,8 +39,10 @@ struct BenchModemCommand: RunnableCommand {
             .option("band", value: "high|low", help: "The band every trial and the false-token run use: high (the default) or low."),
             .option("symbols", value: "N", help: "Data symbols per burst, 6 to 11 (default 11, format 2's 0.72 s; 9 is 0.60 s, 7 is 0.48 s): how the bars fall with airtime. Not a format a box sends."),
             .option("repeats", value: "K", help: "Each trial is K bursts of one token 1.44 s apart (the box's spacing) through the channel as one stream, 1 to 8: what combining the bursts gains, beside 10*log10(K)."),
+            .option("room", value: "static|held", help: "With --repeats in an image-method room: one response for the whole group (a phone lying still, the default) or a new one per burst with the listener moved 1-5 cm (a phone in a hand)."),
             .flag("rotate", help: "With --repeats: an EID that changes within the group (token A, then B); success is both, anything else is wrong."),
             .flag("no-combining", help: "Decode every burst alone (no combining of repeats), for comparison."),
+            .flag("no-prediction", help: "Combine only the bursts the sync finds (no demodulation where a kept burst's repeat is due), for comparison."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
         ],
@@ -63,7 +65,9 @@ struct BenchModemCommand: RunnableCommand {
     let roomOverride: RoomOverride
     let repeats: Int?
     let rotate: Bool
+    let held: Bool
     let noCombining: Bool
+    let noPrediction: Bool
     let json: Bool
     let showFailures: Bool
 
@@ -89,10 +93,20 @@ struct BenchModemCommand: RunnableCommand {
         roomOverride = try RoomOverride(arguments)
         repeats = try arguments.value("repeats")
         rotate = arguments.flag("rotate")
+        let room: String = try arguments.value("room", default: "static")
+        guard room == "static" || room == "held" else { throw UsageError("--room \(room): use static or held") }
+        held = room == "held"
         noCombining = arguments.flag("no-combining")
+        noPrediction = arguments.flag("no-prediction")
         json = arguments.flag("json")
         showFailures = arguments.flag("show-failures")
         if let repeats, !(1...8).contains(repeats) { throw UsageError("--repeats \(repeats): use 1 to 8 bursts") }
+        if held {
+            guard repeats != nil else { throw UsageError("--room held: goes with --repeats") }
+            for condition in try selectedConditions() where condition.shoeBox == nil {
+                throw UsageError("--room held: condition \"\(condition.name)\" has no image-method room")
+            }
+        }
         if rotate && (repeats ?? 0) < 2 { throw UsageError("--rotate: needs --repeats 2 or more (a group the EID changes in)") }
 
         guard trials > 0 else { throw UsageError("--trials \(trials): use at least 1") }
@@ -118,6 +132,7 @@ struct BenchModemCommand: RunnableCommand {
         if let windowDelay { configuration.windowDelayMilliseconds = windowDelay }
         if let gate { configuration.minimumTonalShare = gate }
         if noCombining { configuration.combinesBursts = false }
+        if noPrediction { configuration.predictsRepeats = false }
         configuration.length = length
         return configuration
     }
@@ -156,7 +171,7 @@ struct BenchModemCommand: RunnableCommand {
             roomOverride.apply(to: &condition)
             StandardStreams.error("bench: \(condition.name): \(trials) trials...")
             if let repeats {
-                let result = try RepeatsBenchmark(condition, repeats: repeats, rotate: rotate)
+                let result = try RepeatsBenchmark(condition, repeats: repeats, rotate: rotate, held: held)
                     .run(trials: trials, seed: seed, decoder: decoderConfiguration, cpuSeconds: ThreadCPUClock.seconds)
                 StandardStreams.line(json ? RepeatsRows.json(result) : RepeatsRows.row(result, summary: summary(of: condition)))
                 if showFailures && !result.failedSeeds.isEmpty {

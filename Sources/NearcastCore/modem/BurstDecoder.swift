@@ -75,6 +75,10 @@ public final class BurstDecoder {
         /// carry the same token (``BurstMemory``). Off only to measure what combining buys
         /// (`nearcast bench modem --no-combining`).
         public var combinesBursts = true
+        /// Whether, when a burst was kept for combining, its next repeat is demodulated where it
+        /// is due even if the sync missed it (a burst at 24 dB-Hz passes the sync about two
+        /// times in three). Off only to measure what it buys (`--no-prediction`).
+        public var predictsRepeats = true
 
         public init() {}
     }
@@ -116,8 +120,16 @@ public final class BurstDecoder {
     private let viterbi: ViterbiDecoder
     /// Step 6: the soft decisions of the last bursts that failed alone.
     private var memory: BurstMemory
+    /// Where the next repeat of the last burst kept by the memory should have its first chirp
+    /// (baseband window start), while no sync candidate has been found there.
+    private var expectedFirst: Int?
+    /// How far a repeat's first chirp may sit from where it is expected: the largest time scale
+    /// over one spacing, and 2 ms.
+    private let predictionSlack: Int
     /// What the decoder did, for the bench and the listener page's figures.
     private var counts = Counts()
+    /// The first arrival of the candidate being decoded (baseband window start).
+    private var arrival = 0.0
 
     /// Makes a decoder for bursts in `band` in audio at `sampleRate` (allocates all its buffers).
     public init(sampleRate: Int, band: ModemBand = .high, configuration: Configuration = Configuration()) throws(ModemRateError) {
@@ -136,6 +148,8 @@ public final class BurstDecoder {
         demodulator = SoftDemodulator(rate: rate)
         viterbi = ViterbiDecoder(steps: ModemProfile.encodedBits)
         memory = BurstMemory(rate: rate)
+        predictionSlack = Int((memory.spacing * Double(ModemProfile.maximumTimeScalePPM) / 1e6).rounded(.up))
+            + Int((BurstMemory.lagSlackSeconds * Double(rate.basebandRate)).rounded(.up))
         // The first arrival may sit up to the timing's reach after the candidate, the scale moves
         // the start by up to |shift|·ε, and the stretched burst needs the interpolator's reach.
         let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
@@ -155,6 +169,8 @@ public final class BurstDecoder {
     public var echoesRejected: Int { counts.echoesRejected }
     /// Second tries at the strongest arrival after the first arrival's decode failed.
     public var secondArrivalTries: Int { counts.secondArrivalTries }
+    /// Candidates demodulated where a kept burst's repeat was due and the sync found none.
+    public var predictedCandidates: Int { counts.predictedCandidates }
     /// CRC checks made so far, the chances noise had to pass the CRC: one per demodulated burst
     /// that passed the tonal-share gate (at most two per candidate).
     public var framesTried: Int { counts.framesTried }
@@ -201,8 +217,16 @@ public final class BurstDecoder {
                 if let candidate = peaks.consider(first: paired.first, second: window, score: 0.5 * (paired.score + second),
                                                   notBefore: echoes.decodedBurstEnd) {
                     pending.enqueue(first: candidate.first, score: candidate.score)
+                    if let expected = expectedFirst, abs(candidate.first - expected) <= predictionSlack { expectedFirst = nil }
                 }
             }
+        }
+        // The sync found no repeat where one was expected (a peak is declared about two chirps
+        // after its window): demodulate there anyway.
+        if let expected = expectedFirst, t >= expected + predictionSlack + 4 * chirp {
+            expectedFirst = nil
+            counts.predictedCandidates += 1
+            pending.enqueue(first: expected, score: 0)
         }
         decodeReadyCandidates(onBurst)
     }
@@ -233,6 +257,7 @@ public final class BurstDecoder {
         let reverberant = measured.reverberation > configuration.reverberantProfileRatio
         let dataStart = reverberant ? burst.delayedDataStart : burst.dataStart
         memory.beginCandidate()
+        arrival = measured.firstArrival
         if let found = decode(arrival: measured.firstArrival, scale: measured.scale, dataStart: dataStart,
                               syncScore: syncScore, quickCheck: likelyEcho) {
             return found
@@ -254,8 +279,13 @@ public final class BurstDecoder {
     /// Step 6, for a candidate that failed alone: the token its burst and earlier ones give
     /// together, reported at this burst.
     private func combined(syncScore: Float) -> DecodedBurst? {
-        guard configuration.combinesBursts, let found = memory.combine(through: viterbi, demodulator: demodulator),
-              let token = FrameCodec.token(fromFrameBits: found.frameBits) else { return nil }
+        guard configuration.combinesBursts else { return nil }
+        let combination = memory.combine(through: viterbi, demodulator: demodulator)
+        if memory.keptLast && configuration.predictsRepeats {
+            // Its repeat is due one spacing later: if the sync misses it, it is demodulated anyway.
+            expectedFirst = Int((arrival + memory.spacing).rounded())
+        }
+        guard let found = combination, let token = FrameCodec.token(fromFrameBits: found.frameBits) else { return nil }
         let start = memory.incomingStart
         echoes.noteDecoded(start: Int(start), score: syncScore, rate: rate)
         return DecodedBurst(token: token, startSample: audioStart(ofBaseband: start), sampleRate: rate.sampleRate,

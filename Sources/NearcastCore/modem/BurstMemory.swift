@@ -92,6 +92,10 @@ struct BurstMemory {
     private var recentStarts: [Double]
     private var recentValid: [Bool]
 
+    /// Whether the last ``combine`` kept the incoming burst for later (it neither gave a token
+    /// nor was a repeat of a recent one).
+    private(set) var keptLast = false
+
     /// Combined decodes tried (Viterbi runs on sums) and reported.
     private(set) var tries = 0
     private(set) var decodes = 0
@@ -182,6 +186,7 @@ struct BurstMemory {
     /// otherwise the burst is tried with the kept ones that can carry the same token, then kept.
     /// Returns the token's frame bits when a combination passed every check.
     mutating func combine(through viterbi: ViterbiDecoder, demodulator: SoftDemodulator) -> Combination? {
+        keptLast = false
         guard incomingShare >= 0 else { return nil }
         let now = incomingStart
         for slot in 0..<Self.slotCount where states[slot] != .free && now - starts[slot] > horizon {
@@ -211,6 +216,7 @@ struct BurstMemory {
             noteDecoded(frameBits: found.frameBits, start: now)
         } else {
             store()
+            keptLast = true
         }
         return found
     }

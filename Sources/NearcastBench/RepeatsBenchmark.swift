@@ -42,6 +42,9 @@ public struct RepeatsBenchmark {
         public var audioSeconds = 0.0
         public var decodeSeconds = 0.0
         public var failedSeeds: [UInt64] = []
+        /// Seeds of the trials in which a wrong payload was reported, and whether it came from
+        /// several bursts combined.
+        public var wrongSeeds: [(seed: UInt64, combined: Bool)] = []
 
         public var successPercent: Double { trials == 0 ? 0 : 100 * Double(decoded) / Double(trials) }
         public var alonePercent: Double { trials == 0 ? 0 : 100 * Double(decodedAlone) / Double(trials) }
@@ -141,6 +144,7 @@ public struct RepeatsBenchmark {
             for heard in found {
                 guard let which = tokens.firstIndex(of: heard.token) else {
                     result.wrong += 1
+                    result.wrongSeeds.append((trialSeed, heard.copies > 1))
                     continue
                 }
                 for copy in 0..<repeats where (copy < switchAt ? 0 : 1) == which {

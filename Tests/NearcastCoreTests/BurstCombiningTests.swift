@@ -149,7 +149,7 @@ final class BurstCombiningTests: XCTestCase {
         XCTAssertTrue(memory.lagFits(6 * s * (1 - 5e-3)))
         XCTAssertFalse(memory.lagFits(0))
         XCTAssertFalse(memory.lagFits(0.5 * s))
-        XCTAssertFalse(memory.lagFits(s * 1.02))
+        XCTAssertFalse(memory.lagFits(s * 1.03))
         XCTAssertFalse(memory.lagFits(7 * s))
     }
 }

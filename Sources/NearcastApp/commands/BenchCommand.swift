@@ -42,7 +42,7 @@ struct BenchModemCommand: RunnableCommand {
             .option("room", value: "static|held", help: "With --repeats in an image-method room: one response for the whole group (a phone lying still, the default) or a new one per burst with the listener moved 1-5 cm (a phone in a hand)."),
             .flag("rotate", help: "With --repeats: an EID that changes within the group (token A, then B); success is both, anything else is wrong."),
             .flag("no-combining", help: "Decode every burst alone (no combining of repeats), for comparison."),
-            .flag("no-prediction", help: "Combine only the bursts the sync finds (no demodulation where a kept burst's repeat is due), for comparison."),
+            .flag("predict-repeats", help: "Also demodulate where a kept burst's repeat is due when the sync found none there, for comparison."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
         ],
@@ -67,7 +67,7 @@ struct BenchModemCommand: RunnableCommand {
     let rotate: Bool
     let held: Bool
     let noCombining: Bool
-    let noPrediction: Bool
+    let predictRepeats: Bool
     let json: Bool
     let showFailures: Bool
 
@@ -97,7 +97,7 @@ struct BenchModemCommand: RunnableCommand {
         guard room == "static" || room == "held" else { throw UsageError("--room \(room): use static or held") }
         held = room == "held"
         noCombining = arguments.flag("no-combining")
-        noPrediction = arguments.flag("no-prediction")
+        predictRepeats = arguments.flag("predict-repeats")
         json = arguments.flag("json")
         showFailures = arguments.flag("show-failures")
         if let repeats, !(1...8).contains(repeats) { throw UsageError("--repeats \(repeats): use 1 to 8 bursts") }
@@ -132,7 +132,7 @@ struct BenchModemCommand: RunnableCommand {
         if let windowDelay { configuration.windowDelayMilliseconds = windowDelay }
         if let gate { configuration.minimumTonalShare = gate }
         if noCombining { configuration.combinesBursts = false }
-        if noPrediction { configuration.predictsRepeats = false }
+        if predictRepeats { configuration.predictsRepeats = true }
         configuration.length = length
         return configuration
     }
@@ -174,6 +174,9 @@ struct BenchModemCommand: RunnableCommand {
                 let result = try RepeatsBenchmark(condition, repeats: repeats, rotate: rotate, held: held)
                     .run(trials: trials, seed: seed, decoder: decoderConfiguration, cpuSeconds: ThreadCPUClock.seconds)
                 StandardStreams.line(json ? RepeatsRows.json(result) : RepeatsRows.row(result, summary: summary(of: condition)))
+                for (seed, combined) in result.wrongSeeds {
+                    StandardStreams.line("  wrong payload in trial seed \(seed) (\(combined ? "combined bursts" : "one burst alone"))")
+                }
                 if showFailures && !result.failedSeeds.isEmpty {
                     StandardStreams.line("  failed seeds: " + result.failedSeeds.map(String.init).joined(separator: " "))
                 }

@@ -156,15 +156,16 @@ public struct ChannelSimulator {
     }
 
     /// The received signal for `signal` (padded with silence both sides) and what was drawn.
-    /// The noise is scaled to the mean power of `signal` between its first and last non-zero
-    /// sample.
-    public func apply(_ signal: [Float], seed: UInt64) -> (received: [Float], draw: Draw) {
+    /// The noise is scaled to `power` if given (one burst's mean power, for a stream of
+    /// several with silence between them), else to the mean power of `signal` between its
+    /// first and last non-zero sample.
+    public func apply(_ signal: [Float], seed: UInt64, power: Double? = nil) -> (received: [Float], draw: Draw) {
         var generator = SplitMix64(seed: seed)
         let fs = condition.sampleRate
         let pad = Int(ChannelCondition.padding * Double(fs))
         var x = [Double](repeating: 0, count: signal.count + 2 * pad)
         for i in signal.indices { x[pad + i] = Double(signal[i]) }
-        let power = Self.activePower(signal)
+        let power = power ?? Self.activePower(signal)
 
         if let room = condition.room {
             let h = room.impulseResponse(sampleRate: fs, generator: &generator)

@@ -79,18 +79,8 @@ public struct ModemBenchmark {
             }
 
             let decoder = try BurstDecoder(sampleRate: condition.sampleRate, band: condition.band, configuration: configuration)
-            var found: [DecodedBurst] = []
-            let before = cpuSeconds()
-            received.withUnsafeBufferPointer { all in
-                var start = 0
-                while start < all.count {
-                    let end = min(all.count, start + Self.period)
-                    decoder.push(UnsafeBufferPointer(rebasing: all[start..<end])) { found.append($0) }
-                    start = end
-                }
-            }
-            decoder.finish { found.append($0) }
-            result.decodeSeconds += cpuSeconds() - before
+            let (found, seconds) = Self.decode(received, with: decoder, cpuSeconds: cpuSeconds)
+            result.decodeSeconds += seconds
             result.demodulated += decoder.candidatesDecoded
             result.framesTried += decoder.framesTried
             // Every sample the decoder processed, the silence `finish` appends included: its CPU
@@ -110,6 +100,23 @@ public struct ModemBenchmark {
             if ok { result.decoded += 1 } else { result.failedSeeds.append(trialSeed) }
         }
         return result
+    }
+
+    /// Feeds `received` to `decoder` in periods, then flushes it: the tokens it found and the
+    /// CPU seconds the decoder took.
+    static func decode(_ received: [Float], with decoder: BurstDecoder, cpuSeconds: () -> Double) -> (found: [DecodedBurst], seconds: Double) {
+        var found: [DecodedBurst] = []
+        let before = cpuSeconds()
+        received.withUnsafeBufferPointer { all in
+            var start = 0
+            while start < all.count {
+                let end = min(all.count, start + period)
+                decoder.push(UnsafeBufferPointer(rebasing: all[start..<end])) { found.append($0) }
+                start = end
+            }
+        }
+        decoder.finish { found.append($0) }
+        return (found, cpuSeconds() - before)
     }
 
     /// An 8-byte token of either kind.

@@ -80,9 +80,37 @@ public struct ShoeBoxRoom: Sendable, Equatable {
     public func realise(sampleRate: Int, generator: inout SplitMix64) -> Realisation {
         precondition(rt60 > 0 && distance > 0 && distance <= Self.maximumDistance,
                      "ShoeBoxRoom: RT60 must be positive and the distance within 0...8 m")
-        let fs = Double(sampleRate)
         let family = self.family ?? (distance <= 3.5 ? .a : .b)
         let (size, sourcePosition, listener) = Self.draw(family: family, distance: distance, generator: &generator)
+        return realise(size: size, source: sourcePosition, listener: listener, sampleRate: sampleRate)
+    }
+
+    /// One drawn room heard `copies` times by a listener holding a phone: the same room and
+    /// source, the listener moved 1-5 cm in a random direction before each copy (a random walk
+    /// from the drawn position, kept inside the walls' margin). At 19 kHz the wavelength is
+    /// 1.8 cm and the diffuse field decorrelates within 2 cm, so each copy meets its own fades.
+    public func realiseHeld(copies: Int, sampleRate: Int, generator: inout SplitMix64) -> [Realisation] {
+        let family = self.family ?? (distance <= 3.5 ? .a : .b)
+        let (size, sourcePosition, start) = Self.draw(family: family, distance: distance, generator: &generator)
+        var listener = start
+        var responses: [Realisation] = []
+        for _ in 0..<copies {
+            responses.append(realise(size: size, source: sourcePosition, listener: listener, sampleRate: sampleRate))
+            let step = Double.random(in: 0.01...0.05, using: &generator)
+            let z = Double.random(in: -1...1, using: &generator)
+            let angle = Double.random(in: 0..<(2 * CoreMath.pi), using: &generator)
+            let across = (1 - z * z).squareRoot()
+            listener = (min(size.0 - 0.5, max(0.5, listener.0 + step * across * CoreMath.cos(angle))),
+                        min(size.1 - 0.5, max(0.5, listener.1 + step * across * CoreMath.sin(angle))),
+                        min(size.2 - 0.5, max(0.5, listener.2 + step * z)))
+        }
+        return responses
+    }
+
+    /// The response between `sourcePosition` and `listener` in a room of `size` (metres).
+    func realise(size: (Double, Double, Double), source sourcePosition: (Double, Double, Double),
+                 listener: (Double, Double, Double), sampleRate: Int) -> Realisation {
+        let fs = Double(sampleRate)
         let volume = size.0 * size.1 * size.2
         let surface = 2 * (size.0 * size.1 + size.0 * size.2 + size.1 * size.2)
         let absorption = min(0.99, 0.161 * volume / (surface * rt60))

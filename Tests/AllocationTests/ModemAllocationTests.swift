@@ -151,6 +151,26 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertGreaterThan(found, 35, "the bursts were decoded while counting")
     }
 
+    /// The noise σ for `cn0` dB-Hz against the mean power of one of `encoder`'s bursts:
+    /// σ² = P·(fs/2)/10^(C/N0/10). (Leaves `encoder` armed with that burst, rendered.)
+    static func noiseSigma(cn0: Double, encoder: BurstEncoder) throws -> Double {
+        encoder.start(try Token(kind: .eid, hex: "0102030405060708"))
+        var burst = [Float](repeating: 0, count: encoder.rate.burstSamples)
+        burst.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
+        let power = burst.reduce(0) { $0 + Double($1) * Double($1) } / Double(burst.count)
+        return (power * Double(encoder.rate.sampleRate / 2) / pow(10, cn0 / 10)).squareRoot()
+    }
+
+    /// Adds near-Gaussian noise of deviation `sigma` to `buffer`: the sum of four uniforms on
+    /// [-1, 1] (variance 4/3), scaled. Allocates nothing.
+    static func addNoise(_ buffer: UnsafeMutableBufferPointer<Float>, sigma: Double, generator: inout SplitMix64) {
+        for i in buffer.indices {
+            var sum = 0.0
+            for _ in 0..<4 { sum += Double(generator.next() >> 11) * 0x1p-52 - 1 }
+            buffer[i] += Float(sigma * sum * (3.0 / 4).squareRoot())
+        }
+    }
+
     /// At 27 dB-Hz some first decodes fail, so the slow paths run too: the gate's rejections,
     /// failed CRCs and the second try at the strongest arrival. They must not allocate either.
     func testDecoderAllocatesNothingWhenFirstDecodesFail() throws {
@@ -160,11 +180,7 @@ final class ModemAllocationTests: XCTestCase {
         let decoder = try BurstDecoder(sampleRate: rate)
         var generator = SplitMix64(seed: 2718)
         // The noise for 27 dB-Hz against the burst's own mean power: σ² = P·(fs/2)/10^(C/N0/10).
-        encoder.start(try Token(kind: .eid, hex: "0102030405060708"))
-        var burst = [Float](repeating: 0, count: encoder.rate.burstSamples)
-        burst.withUnsafeMutableBufferPointer { _ = encoder.render(into: $0) }
-        let power = burst.reduce(0) { $0 + Double($1) * Double($1) } / Double(burst.count)
-        let sigma = (power * Double(rate / 2) / pow(10, 2.7)).squareRoot()
+        let sigma = try Self.noiseSigma(cn0: 27, encoder: encoder)
         var period = [Float](repeating: 0, count: 1024)
         var found = 0
         func fill(startingBurstAt index: Int) {
@@ -175,12 +191,7 @@ final class ModemAllocationTests: XCTestCase {
                 // render(into:) writes over the buffer: the noise is added after it.
                 for i in buffer.indices { buffer[i] = 0 }
                 _ = encoder.render(into: buffer)
-                for i in buffer.indices {
-                    // The sum of four uniforms on [-1, 1] (variance 4/3) is near enough Gaussian.
-                    var sum = 0.0
-                    for _ in 0..<4 { sum += Double(generator.next() >> 11) * 0x1p-52 - 1 }
-                    buffer[i] += Float(sigma * sum * (3.0 / 4).squareRoot())
-                }
+                Self.addNoise(buffer, sigma: sigma, generator: &generator)
             }
             period.withUnsafeBufferPointer { decoder.push($0) { _ in found += 1 } }
         }
@@ -195,6 +206,46 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertGreaterThan(demodulated - (found - foundBefore), 0, "some demodulated bursts gave no token")
         XCTAssertGreaterThan(decoder.secondArrivalTries - retriesBefore, 0, "second tries at the strongest arrival were made")
         XCTAssertGreaterThan(found - foundBefore, 100, "the bursts were decoded while counting")
+    }
+
+    /// At 24 dB-Hz most bursts fail alone, so the combining path runs: failed bursts kept,
+    /// combinations of repeats tried, rejected and accepted, repeats of a decoded token
+    /// recognised. Groups of four bursts of one token, the box's spacing apart (1.44 s, 72
+    /// periods of 20 ms), then the next token (a rotation at every group's end).
+    func testCombiningRepeatsAllocatesNothing() throws {
+        XCTAssertTrue(AllocationCounter.isActive, "malloc-interposer must replace malloc in the test process")
+        let rate = 48_000
+        let encoder = try BurstEncoder(sampleRate: rate)
+        let decoder = try BurstDecoder(sampleRate: rate)
+        var generator = SplitMix64(seed: 2424)
+        let sigma = try Self.noiseSigma(cn0: 24, encoder: encoder)
+        var period = [Float](repeating: 0, count: 960)
+        var token = Token(kind: .eid, packed: generator.next(), count: 8)!
+        var found = 0, combined = 0
+        func fill(_ index: Int) {
+            if index % 72 == 0 {
+                if index % (4 * 72) == 0 { token = Token(kind: .eid, packed: generator.next(), count: 8)! }
+                encoder.start(token)
+            }
+            period.withUnsafeMutableBufferPointer { buffer in
+                for i in buffer.indices { buffer[i] = 0 }
+                _ = encoder.render(into: buffer)
+                Self.addNoise(buffer, sigma: sigma, generator: &generator)
+            }
+            period.withUnsafeBufferPointer { decoder.push($0) { burst in
+                found += 1
+                if burst.copies > 1 { combined += 1 }
+            } }
+        }
+        for index in 0..<(8 * 72) { fill(index) }      // warm-up: two groups
+        let (triesBefore, combinedBefore) = (decoder.combinedTries, combined)
+        let allocations = AllocationCounter.allocations {
+            for index in (8 * 72)..<(8 * 72 + 60 * rate / 960) { fill(index) }
+        }
+        XCTAssertEqual(allocations, 0, "heap allocations on the modem's thread")
+        XCTAssertGreaterThan(combined - combinedBefore, 3, "tokens came from combined bursts while counting")
+        XCTAssertGreaterThan(decoder.combinedTries - triesBefore, combined - combinedBefore,
+                             "some combinations were rejected while counting")
     }
 
     /// Bursts heard in a reverberant room (a tail 7 times the direct sound's energy, RT60 0.5 s):

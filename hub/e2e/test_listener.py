@@ -91,7 +91,7 @@ def same_bursts(first, second):
     if len(first) != len(second):
         return False
     for a, b in zip(first, second):
-        if (a["payload"], a["kind"], a["band"], a["format"]) != (b["payload"], b["kind"], b["band"], b["format"]):
+        if (a["payload"], a["kind"], a["band"], a["format"], a["copies"]) != (b["payload"], b["kind"], b["band"], b["format"], b["copies"]):
             return False
         if any(abs(a[field] - b[field]) > 1.01 * 10 ** -decimals for field, decimals in PRINTED_DECIMALS.items()):
             return False

@@ -28,6 +28,8 @@ struct BurstRecord {
     var tonalShare: Float = 0
     /// 0 the high band (18.5-20 kHz), 1 the low band (15-16.5 kHz).
     var band: Int32 = 0
+    /// Bursts combined to give the token (1: this one alone).
+    var copies: Int32 = 1
 }
 
 /// Field check readings one push can report (a sweep takes 3.94 s; a push at most 0.19 s).
@@ -70,7 +72,8 @@ final class ListenerDecoder {
         results[resultCount] = BurstRecord(
             kind: burst.token.kind == .eid ? 1 : 0, length: Int32(burst.token.count), payload: burst.token.packed,
             startSample: Double(burst.startSample), syncScore: burst.syncScore, symbolSNR: burst.symbolSNR,
-            timeScalePPM: burst.timeScalePPM, tonalShare: burst.tonalShare, band: burst.band == .low ? 1 : 0)
+            timeScalePPM: burst.timeScalePPM, tonalShare: burst.tonalShare, band: burst.band == .low ? 1 : 0,
+            copies: Int32(burst.copies))
         resultCount += 1
     }
 }
@@ -160,6 +163,10 @@ public func ncBurstTimeScale(_ index: Int32) -> Float { result(index).timeScaleP
 /// How clearly the burst's tones stood out, 0.25...1.
 @_expose(wasm, "nc_burst_tonal_share") @_cdecl("nc_burst_tonal_share")
 public func ncBurstTonalShare(_ index: Int32) -> Float { result(index).tonalShare }
+
+/// How many bursts gave the token (``DecodedBurst/copies``: 1 alone, more when combined).
+@_expose(wasm, "nc_burst_copies") @_cdecl("nc_burst_copies")
+public func ncBurstCopies(_ index: Int32) -> Int32 { result(index).copies }
 
 /// The burst format the decoder reads (``ModemProfile/formatVersion``).
 @_expose(wasm, "nc_format_version") @_cdecl("nc_format_version")

@@ -13,7 +13,7 @@ export function jsonLine(burst) {
   return `{"payload":"${burst.hex}","kind":"${burst.kind}","offset_s":${burst.offsetSeconds.toFixed(6)},`
     + `"sync":${burst.sync.toFixed(3)},"snr_db":${burst.snrDB.toFixed(1)},`
     + `"time_scale_ppm":${burst.timeScalePPM.toFixed(0)},"tonal_share":${burst.tonalShare.toFixed(3)},`
-    + `"band":"${burst.band}","format":${burst.format}}`;
+    + `"band":"${burst.band}","format":${burst.format},"copies":${burst.copies}}`;
 }
 
 async function decodeFile(file) {

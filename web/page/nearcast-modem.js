@@ -28,6 +28,7 @@ function burstAt(exports, index, sampleRate) {
     timeScalePPM: exports.nc_burst_time_scale(index),
     tonalShare: exports.nc_burst_tonal_share(index),
     band: exports.nc_burst_band(index) === 1 ? "low" : "high",
+    copies: exports.nc_burst_copies(index),
     format: exports.nc_format_version(),
   };
 }

@@ -38,6 +38,11 @@ struct BenchModemCommand: RunnableCommand {
             .option("noise-rate", value: "hz", help: "Sample rate of the false-token run: 48000 (the default) or 44100."),
             .option("band", value: "high|low", help: "The band every trial and the false-token run use: high (the default) or low."),
             .option("symbols", value: "N", help: "Data symbols per burst, 6 to 11 (default 11, format 2's 0.72 s; 9 is 0.60 s, 7 is 0.48 s): how the bars fall with airtime. Not a format a box sends."),
+            .option("repeats", value: "K", help: "Each trial is K bursts of one token 1.44 s apart (the box's spacing) through the channel as one stream, 1 to 8: what combining the bursts gains, beside 10*log10(K)."),
+            .option("room", value: "static|held", help: "With --repeats in an image-method room: one response for the whole group (a phone lying still, the default) or a new one per burst with the listener moved 1-5 cm (a phone in a hand)."),
+            .flag("rotate", help: "With --repeats: an EID that changes within the group (token A, then B); success is both, anything else is wrong."),
+            .flag("no-combining", help: "Decode every burst alone (no combining of repeats), for comparison."),
+            .flag("predict-repeats", help: "Also demodulate where a kept burst's repeat is due when the sync found none there, for comparison."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
         ],
@@ -58,6 +63,11 @@ struct BenchModemCommand: RunnableCommand {
     let windowDelay: Double?
     let gate: Float?
     let roomOverride: RoomOverride
+    let repeats: Int?
+    let rotate: Bool
+    let held: Bool
+    let noCombining: Bool
+    let predictRepeats: Bool
     let json: Bool
     let showFailures: Bool
 
@@ -81,8 +91,23 @@ struct BenchModemCommand: RunnableCommand {
         windowDelay = try arguments.value("window-delay")
         gate = try arguments.value("gate")
         roomOverride = try RoomOverride(arguments)
+        repeats = try arguments.value("repeats")
+        rotate = arguments.flag("rotate")
+        let room: String = try arguments.value("room", default: "static")
+        guard room == "static" || room == "held" else { throw UsageError("--room \(room): use static or held") }
+        held = room == "held"
+        noCombining = arguments.flag("no-combining")
+        predictRepeats = arguments.flag("predict-repeats")
         json = arguments.flag("json")
         showFailures = arguments.flag("show-failures")
+        if let repeats, !(1...8).contains(repeats) { throw UsageError("--repeats \(repeats): use 1 to 8 bursts") }
+        if held {
+            guard repeats != nil else { throw UsageError("--room held: goes with --repeats") }
+            for condition in try selectedConditions() where condition.shoeBox == nil {
+                throw UsageError("--room held: condition \"\(condition.name)\" has no image-method room")
+            }
+        }
+        if rotate && (repeats ?? 0) < 2 { throw UsageError("--rotate: needs --repeats 2 or more (a group the EID changes in)") }
 
         guard trials > 0 else { throw UsageError("--trials \(trials): use at least 1") }
         guard noiseHours >= 0 && noiseHours.isFinite else { throw UsageError("--noise-hours: use 0 or more") }
@@ -106,6 +131,8 @@ struct BenchModemCommand: RunnableCommand {
         if noToneScale { configuration.refinesScaleOnTones = false }
         if let windowDelay { configuration.windowDelayMilliseconds = windowDelay }
         if let gate { configuration.minimumTonalShare = gate }
+        if noCombining { configuration.combinesBursts = false }
+        if predictRepeats { configuration.predictsRepeats = true }
         configuration.length = length
         return configuration
     }
@@ -135,7 +162,7 @@ struct BenchModemCommand: RunnableCommand {
             StandardStreams.line("Modem benchmark: \(trials) trials per condition, seed \(seed), periods of \(ModemBenchmark.period) samples, "
                 + "\(band.name) band (\(band.firstToneHz)-\(band.lastToneHz) Hz)"
                 + (length == .standard ? "" : ", \(length.symbolCount) data symbols (a bench-only length: \(length.codedBits) of the code's 180 bits sent)"))
-            StandardStreams.line(Self.header)
+            StandardStreams.line(repeats == nil ? Self.header : RepeatsRows.header)
         }
         for var condition in selected {
             if let cn0 { condition.cn0 = cn0 }
@@ -143,27 +170,50 @@ struct BenchModemCommand: RunnableCommand {
             if let directivity, condition.room != nil { condition.room?.directivity = directivity }
             roomOverride.apply(to: &condition)
             StandardStreams.error("bench: \(condition.name): \(trials) trials...")
+            if let repeats {
+                let result = try RepeatsBenchmark(condition, repeats: repeats, rotate: rotate, held: held)
+                    .run(trials: trials, seed: seed, decoder: decoderConfiguration, cpuSeconds: ThreadCPUClock.seconds)
+                StandardStreams.line(json ? RepeatsRows.json(result) : RepeatsRows.row(result, summary: summary(of: condition)))
+                for (seed, combined) in result.wrongSeeds {
+                    StandardStreams.line("  wrong payload in trial seed \(seed) (\(combined ? "combined bursts" : "one burst alone"))")
+                }
+                if showFailures && !result.failedSeeds.isEmpty {
+                    StandardStreams.line("  failed seeds: " + result.failedSeeds.map(String.init).joined(separator: " "))
+                }
+                continue
+            }
             let result = try ModemBenchmark(condition).run(trials: trials, seed: seed, decoder: decoderConfiguration,
                                                           cpuSeconds: ThreadCPUClock.seconds)
-            var summary = condition.summary
-            if let shoebox = condition.shoeBox, roomOverride.isSet {
-                summary += " [RT60 \(Formatting.fixed(shoebox.rt60, decimals: 2)) s, \(Formatting.fixed(shoebox.distance, decimals: 1)) m]"
-            }
-            if cn0 != nil || directivity != nil {
-                summary += " [C/N0 \(Formatting.fixed(condition.cn0, decimals: 1)) dB-Hz"
-                if let room = condition.room {
-                    summary += ", Q \(Formatting.fixed(room.directivity, decimals: 1)), DRR \(Formatting.fixed(room.directToReverberantDB, decimals: 1)) dB"
-                }
-                summary += "]"
-            }
+            var legend = summary(of: condition)
             if let drr = result.meanDirectToReverberantDB {
-                summary += " [mean DRR \(Formatting.fixed(drr, decimals: 2)) dB]"
+                legend += " [mean DRR \(Formatting.fixed(drr, decimals: 2)) dB]"
             }
-            StandardStreams.line(json ? Self.json(result) : Self.row(result, summary: summary))
+            StandardStreams.line(json ? Self.json(result) : Self.row(result, summary: legend))
             if showFailures && !result.failedSeeds.isEmpty {
                 StandardStreams.line("  failed seeds: " + result.failedSeeds.map(String.init).joined(separator: " "))
             }
         }
+        try runNoise()
+    }
+
+    /// The condition's legend with what the flags changed in it.
+    private func summary(of condition: ChannelCondition) -> String {
+        var summary = condition.summary
+        if let shoebox = condition.shoeBox, roomOverride.isSet {
+            summary += " [RT60 \(Formatting.fixed(shoebox.rt60, decimals: 2)) s, \(Formatting.fixed(shoebox.distance, decimals: 1)) m]"
+        }
+        if cn0 != nil || directivity != nil {
+            summary += " [C/N0 \(Formatting.fixed(condition.cn0, decimals: 1)) dB-Hz"
+            if let room = condition.room {
+                summary += ", Q \(Formatting.fixed(room.directivity, decimals: 1)), DRR \(Formatting.fixed(room.directToReverberantDB, decimals: 1)) dB"
+            }
+            summary += "]"
+        }
+        return summary
+    }
+
+    /// False tokens per hour of each background sound.
+    private func runNoise() throws {
         guard noiseHours > 0 else { return }
         if !json {
             StandardStreams.line("")

@@ -58,7 +58,7 @@ struct DecodeCommand: RunnableCommand {
             + "\"snr_db\":\(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)),"
             + "\"time_scale_ppm\":\(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)),"
             + "\"tonal_share\":\(Formatting.fixed(Double(burst.tonalShare), decimals: 3)),"
-            + "\"band\":\"\(burst.band.name)\",\"format\":\(burst.format)}"
+            + "\"band\":\"\(burst.band.name)\",\"format\":\(burst.format),\"copies\":\(burst.copies)}"
     }
 
     static func text(_ burst: DecodedBurst) -> String {
@@ -66,6 +66,7 @@ struct DecodeCommand: RunnableCommand {
             + "  (sync \(Formatting.fixed(Double(burst.syncScore), decimals: 2)),"
             + " Es/N0 \(Formatting.fixed(Double(burst.symbolSNR), decimals: 1)) dB,"
             + " time scale \(Formatting.fixed(Double(burst.timeScalePPM), decimals: 0)) ppm,"
-            + " tonal share \(Formatting.fixed(Double(burst.tonalShare), decimals: 2)), \(burst.band.name) band)"
+            + " tonal share \(Formatting.fixed(Double(burst.tonalShare), decimals: 2)), \(burst.band.name) band"
+            + (burst.copies > 1 ? ", \(burst.copies) bursts combined)" : ")")
     }
 }

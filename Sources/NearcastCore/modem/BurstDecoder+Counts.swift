@@ -13,5 +13,7 @@ extension BurstDecoder {
         var secondArrivalTries = 0
         /// CRC checks: one per demodulated burst that passed the tonal-share gate.
         var framesTried = 0
+        /// Candidates demodulated where a kept burst's repeat was due and the sync found none.
+        var predictedCandidates = 0
     }
 }

@@ -30,6 +30,10 @@
 ///    is done, so noise rarely reaches the CRC. Then soft bits, Viterbi (K = 9), and the
 ///    frame's CRC, kind and tail checks (``FrameCodec``): only a frame that passes all of them
 ///    is reported.
+/// 6. **Combining** (``BurstMemory``): a burst that fails alone (its tonal share at least 0.53)
+///    is tried with the earlier bursts of the last few spacings that can carry the same token,
+///    their soft decisions summed; a combined frame is reported only with the frame's checks, a
+///    margin and the support of every copy, at the newest burst, with ``DecodedBurst/copies``.
 ///
 /// Every buffer is allocated in `init`; `push` and `finish` do not allocate.
 ///
@@ -67,6 +71,16 @@ public final class BurstDecoder {
         /// The bursts' data symbols: format 2's 11, or fewer on the bench (`--symbols`), where the
         /// encoder sends the same length.
         public var length = BurstLength.standard
+        /// Whether a burst that fails alone is tried together with the earlier bursts that can
+        /// carry the same token (``BurstMemory``). Off only to measure what combining buys
+        /// (`nearcast bench modem --no-combining`).
+        public var combinesBursts = true
+        /// Whether, when a burst was kept for combining, its next repeat is demodulated where it
+        /// is due even if the sync missed it. The research model expected it to lift five
+        /// bursts at 24 dB-Hz from about 90 % to 99 %; the bench measured no gain (148 and 147
+        /// of 200 groups with and without it), and it costs demodulations in noise, so it is
+        /// off; the option stays for measuring (`nearcast bench modem --predict-repeats`).
+        public var predictsRepeats = false
 
         public init() {}
     }
@@ -106,8 +120,22 @@ public final class BurstDecoder {
     private let demodulator: SoftDemodulator
     private var softDecisions = SoftDecisions()
     private let viterbi: ViterbiDecoder
+    /// Step 6: the soft decisions of the last bursts that failed alone.
+    private var memory: BurstMemory
+    /// Where the next repeats of the last bursts kept by the memory should have their first
+    /// chirps (baseband window starts), while no sync candidate has been found there; -1: none.
+    /// In noise the sync keeps noise candidates too, so one expectation would be overwritten
+    /// by them before the burst's repeat is due.
+    private var expectedFirsts = [Int](repeating: -1, count: BurstDecoder.maximumExpectedRepeats)
+    /// Repeats awaited at once.
+    static let maximumExpectedRepeats = 4
+    /// How far a repeat's first chirp may sit from where it is expected: the largest time scale
+    /// over one spacing, and 2 ms.
+    private let predictionSlack: Int
     /// What the decoder did, for the bench and the listener page's figures.
     private var counts = Counts()
+    /// The first arrival of the candidate being decoded (baseband window start).
+    private var arrival = 0.0
 
     /// Makes a decoder for bursts in `band` in audio at `sampleRate` (allocates all its buffers).
     public init(sampleRate: Int, band: ModemBand = .high, configuration: Configuration = Configuration()) throws(ModemRateError) {
@@ -125,6 +153,9 @@ public final class BurstDecoder {
         scaleSearch = ToneOnsetScaleSearch(rate: rate, band: band)
         demodulator = SoftDemodulator(rate: rate)
         viterbi = ViterbiDecoder(steps: ModemProfile.encodedBits)
+        memory = BurstMemory(rate: rate)
+        predictionSlack = Int((memory.spacing * Double(ModemProfile.maximumTimeScalePPM) / 1e6).rounded(.up))
+            + Int((BurstMemory.lagSlackSeconds * Double(rate.basebandRate)).rounded(.up))
         // The first arrival may sit up to the timing's reach after the candidate, the scale moves
         // the start by up to |shift|·ε, and the stretched burst needs the interpolator's reach.
         let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
@@ -144,9 +175,16 @@ public final class BurstDecoder {
     public var echoesRejected: Int { counts.echoesRejected }
     /// Second tries at the strongest arrival after the first arrival's decode failed.
     public var secondArrivalTries: Int { counts.secondArrivalTries }
+    /// Candidates demodulated where a kept burst's repeat was due and the sync found none.
+    public var predictedCandidates: Int { counts.predictedCandidates }
     /// CRC checks made so far, the chances noise had to pass the CRC: one per demodulated burst
     /// that passed the tonal-share gate (at most two per candidate).
     public var framesTried: Int { counts.framesTried }
+    /// Combinations of bursts decoded (one Viterbi run on summed soft decisions each): the CRC
+    /// checks that combining adds to ``framesTried``.
+    public var combinedTries: Int { memory.tries }
+    /// Tokens reported from combined bursts (not found in any one alone).
+    public var combinedDecodes: Int { memory.decodes }
 
     /// Feeds audio samples; calls `onBurst` for each token found, in order.
     public func push(_ samples: UnsafeBufferPointer<Float>, _ onBurst: (DecodedBurst) -> Void) {
@@ -185,8 +223,19 @@ public final class BurstDecoder {
                 if let candidate = peaks.consider(first: paired.first, second: window, score: 0.5 * (paired.score + second),
                                                   notBefore: echoes.decodedBurstEnd) {
                     pending.enqueue(first: candidate.first, score: candidate.score)
+                    for index in 0..<expectedFirsts.count
+                    where expectedFirsts[index] >= 0 && abs(candidate.first - expectedFirsts[index]) <= predictionSlack {
+                        expectedFirsts[index] = -1
+                    }
                 }
             }
+        }
+        // The sync found no repeat where one was expected (a peak is declared about two chirps
+        // after its window): demodulate there anyway.
+        for index in 0..<expectedFirsts.count where expectedFirsts[index] >= 0 && t >= expectedFirsts[index] + predictionSlack + 4 * chirp {
+            counts.predictedCandidates += 1
+            pending.enqueue(first: expectedFirsts[index], score: 0)
+            expectedFirsts[index] = -1
         }
         decodeReadyCandidates(onBurst)
     }
@@ -216,18 +265,52 @@ public final class BurstDecoder {
         }
         let reverberant = measured.reverberation > configuration.reverberantProfileRatio
         let dataStart = reverberant ? burst.delayedDataStart : burst.dataStart
+        memory.beginCandidate()
+        arrival = measured.firstArrival
         if let found = decode(arrival: measured.firstArrival, scale: measured.scale, dataStart: dataStart,
                               syncScore: syncScore, quickCheck: likelyEcho) {
             return found
         }
-        guard !likelyEcho else { return nil }
+        guard !likelyEcho else { return combined(syncScore: syncScore) }
         // In noise the first-arrival rule now and then takes a noise bump before the direct
         // sound for it; in a free field the strongest arrival is the direct sound. One more try
         // there, only when the two differ (one more CRC check, behind the gate).
-        guard abs(measured.strongest - measured.firstArrival) >= 2 else { return nil }
-        counts.secondArrivalTries += 1
-        return decode(arrival: measured.strongest, scale: measured.scale, dataStart: dataStart, syncScore: syncScore,
-                      quickCheck: false)
+        if abs(measured.strongest - measured.firstArrival) >= 2 {
+            counts.secondArrivalTries += 1
+            if let found = decode(arrival: measured.strongest, scale: measured.scale, dataStart: dataStart,
+                                  syncScore: syncScore, quickCheck: false) {
+                return found
+            }
+        }
+        return combined(syncScore: syncScore)
+    }
+
+    /// Step 6, for a candidate that failed alone: the token its burst and earlier ones give
+    /// together, reported at this burst.
+    private func combined(syncScore: Float) -> DecodedBurst? {
+        guard configuration.combinesBursts else { return nil }
+        let combination = memory.combine(through: viterbi, demodulator: demodulator)
+        if memory.keptLast && configuration.predictsRepeats {
+            // Its repeat is due one spacing later: if the sync misses it, it is demodulated anyway.
+            // In a free place, or in place of the earliest.
+            var slot = 0
+            for index in 0..<expectedFirsts.count where expectedFirsts[index] < expectedFirsts[slot] { slot = index }
+            expectedFirsts[slot] = Int((arrival + memory.spacing).rounded())
+        }
+        guard let found = combination, let token = FrameCodec.token(fromFrameBits: found.frameBits) else { return nil }
+        let start = memory.incomingStart
+        echoes.noteDecoded(start: Int(start), score: syncScore, rate: rate)
+        return DecodedBurst(token: token, startSample: audioStart(ofBaseband: start), sampleRate: rate.sampleRate,
+                            syncScore: syncScore, symbolSNR: found.symbolSNR,
+                            timeScalePPM: Float(memory.incomingScale * 1e6), tonalShare: memory.incomingShare,
+                            band: band, copies: found.copies)
+    }
+
+    /// The audio sample at which the burst that begins at baseband sample `start` begins.
+    private func audioStart(ofBaseband start: Double) -> Int {
+        // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
+        // `delaySamples` earlier.
+        max(0, Int(((start + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples)
     }
 
     /// Steps 4 and 5 for the burst whose first chirp arrived at `arrival` with time scale
@@ -263,16 +346,21 @@ public final class BurstDecoder {
         }
         counts.candidatesDecoded += 1
         let share = burst.measure(with: demodulator, dataStart: dataStart)
-        guard share >= configuration.minimumTonalShare else { return nil }
-        counts.framesTried += 1
-        let frame = softDecisions.decode(from: demodulator, through: viterbi)
-        guard let token = FrameCodec.token(fromFrameBits: frame.bits) else { return nil }
+        var token: Token?
+        var frame: (bits: UInt128, symbolSNR: Float) = (0, 0)
+        if share >= configuration.minimumTonalShare {
+            counts.framesTried += 1
+            frame = softDecisions.decode(from: demodulator, through: viterbi)
+            token = FrameCodec.token(fromFrameBits: frame.bits)
+        }
+        guard let token else {
+            if configuration.combinesBursts { memory.keep(from: demodulator, share: share, start: start, scale: scale) }
+            return nil
+        }
+        if configuration.combinesBursts { memory.noteDecoded(frameBits: frame.bits, start: start) }
 
         echoes.noteDecoded(start: Int(start), score: syncScore, rate: rate)
-        // Baseband sample t is the filter output after audio sample (t + 1)·D − 1, centred
-        // `delaySamples` earlier.
-        let audioStart = Int(((start + 1) * Double(rate.decimation)).rounded()) - 1 - converter.delaySamples
-        return DecodedBurst(token: token, startSample: max(0, audioStart), sampleRate: rate.sampleRate,
+        return DecodedBurst(token: token, startSample: audioStart(ofBaseband: start), sampleRate: rate.sampleRate,
                             syncScore: syncScore, symbolSNR: frame.symbolSNR, timeScalePPM: Float(scale * 1e6),
                             tonalShare: share, band: band)
     }

@@ -18,6 +18,9 @@ public struct DecodedBurst: Sendable, Equatable {
     public var tonalShare: Float = 0
     /// The band the burst was heard in.
     public var band: ModemBand = .high
+    /// How many bursts gave the token: 1 when this burst decoded alone, more when its soft
+    /// decisions were combined with those of earlier repeats (``BurstDecoder``'s step 6).
+    public var copies: Int = 1
     /// The burst format (``ModemProfile/formatVersion``).
     public var format: Int { ModemProfile.formatVersion }
 

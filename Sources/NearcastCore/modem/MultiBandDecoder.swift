@@ -42,6 +42,10 @@ public final class MultiBandDecoder {
     public var candidatesDecoded: Int { decoders.reduce(0) { $0 + $1.candidatesDecoded } }
     /// CRC checks made, all bands together (see ``BurstDecoder/framesTried``).
     public var framesTried: Int { decoders.reduce(0) { $0 + $1.framesTried } }
+    /// Combinations tried and tokens found by combining, all bands together (see
+    /// ``BurstDecoder/combinedTries``).
+    public var combinedTries: Int { decoders.reduce(0) { $0 + $1.combinedTries } }
+    public var combinedDecodes: Int { decoders.reduce(0) { $0 + $1.combinedDecodes } }
 
     /// Feeds audio samples to every band's decoder; calls `onBurst` for each token found.
     public func push(_ samples: UnsafeBufferPointer<Float>, _ onBurst: (DecodedBurst) -> Void) {

@@ -30,6 +30,8 @@ public final class SoftDemodulator {
     private let slotCodedBit: [Int]
     /// For every coded bit, its mother-code position (0..179, skipping the punctured ones).
     private let motherPosition: [Int]
+    /// The last burst's label metrics, between ``labelMetrics(into:)`` and the bit LLRs.
+    private var labels: [Float]
 
     public init(rate: ModemRate) {
         self.rate = rate
@@ -44,6 +46,7 @@ public final class SoftDemodulator {
             coded += 1
         }
         motherPosition = positions
+        labels = [Float](repeating: 0, count: rate.symbolCount * ModemProfile.groupCount * ModemProfile.tonesPerGroup)
     }
 
     /// Measures the energies of every data symbol of the burst whose first symbol window begins
@@ -112,40 +115,58 @@ public final class SoftDemodulator {
     /// Writes one LLR per mother-code bit (180, 0 at the punctured positions; positive means
     /// "probably 1") from the last `measure`; returns the estimated Es/N0 in dB.
     public func llrs(into output: UnsafeMutableBufferPointer<Float>) -> Float {
-        precondition(output.count >= ModemProfile.motherCodedBits, "LLR buffer too small")
+        let snr = labels.withUnsafeMutableBufferPointer { labelMetrics(into: $0) }
+        labels.withUnsafeBufferPointer { llrs(fromLabelMetrics: $0, into: output) }
+        return snr
+    }
+
+    /// The number of label metrics in a burst: 4 per group (symbols × 8 groups).
+    public var labelMetricCount: Int { rate.symbolCount * ModemProfile.groupCount * ModemProfile.tonesPerGroup }
+
+    /// Writes the label metrics μ (log I₀ of each candidate's energy, scaled by its burst's own
+    /// Es/N0) of every group from the last `measure`: ``labelMetricCount`` values, group-major.
+    /// They are log-likelihoods, so the metrics of several bursts of one token add (see
+    /// ``BurstMemory``). Returns the estimated Es/N0 in dB.
+    public func labelMetrics(into output: UnsafeMutableBufferPointer<Float>) -> Float {
+        precondition(output.count >= labelMetricCount, "label buffer too small")
         let n0 = noiseEnergy, es = symbolEnergy
         let scale = 2 * es.squareRoot() / n0
-        for index in 0..<ModemProfile.motherCodedBits { output[index] = 0 }
         energies.withUnsafeBufferPointer { e in
-            slotCodedBit.withUnsafeBufferPointer { slotCodedBit in
-                motherPosition.withUnsafeBufferPointer { motherPosition in
-                    for symbol in 0..<rate.symbolCount {
-                        for group in 0..<ModemProfile.groupCount {
-                            // μ of each label (not tone): the Gray map is applied here.
-                            var mu = (Float(0), Float(0), Float(0), Float(0))
-                            for tone in 0..<ModemProfile.tonesPerGroup {
-                                let x = scale * candidate(e, symbol: symbol, group: group, tone: tone).squareRoot()
-                                let value = Float(CoreMath.logBesselI0(Double(x)))
-                                switch BurstPlan.label(ofTone: tone) {
-                                case 0: mu.0 = value
-                                case 1: mu.1 = value
-                                case 2: mu.2 = value
-                                default: mu.3 = value
-                                }
-                            }
-                            // Bit 0 (more significant) is set in labels 2, 3; bit 1 in 1, 3.
-                            let high = Self.logSumExp(mu.2, mu.3) - Self.logSumExp(mu.0, mu.1)
-                            let low = Self.logSumExp(mu.1, mu.3) - Self.logSumExp(mu.0, mu.2)
-                            let slot = (symbol * ModemProfile.groupCount + group) * ModemProfile.bitsPerGroup
-                            // Clipped: one wildly confident bit must not outvote its code span.
-                            output[motherPosition[slotCodedBit[slot]]] = max(-30, min(30, high))
-                            output[motherPosition[slotCodedBit[slot + 1]]] = max(-30, min(30, low))
-                        }
+            for symbol in 0..<rate.symbolCount {
+                for group in 0..<ModemProfile.groupCount {
+                    let base = (symbol * ModemProfile.groupCount + group) * ModemProfile.tonesPerGroup
+                    for tone in 0..<ModemProfile.tonesPerGroup {
+                        let x = scale * candidate(e, symbol: symbol, group: group, tone: tone).squareRoot()
+                        output[base + BurstPlan.label(ofTone: tone)] = Float(CoreMath.logBesselI0(Double(x)))
                     }
                 }
             }
         }
         return Float(10 * CoreMath.log(Double(es / n0)) / CoreMath.log(10))
+    }
+
+    /// Writes one LLR per mother-code bit (180, 0 at the punctured positions; positive means
+    /// "probably 1") from label metrics laid out as ``labelMetrics(into:)`` writes them (one
+    /// burst's, or the sum of several).
+    public func llrs(fromLabelMetrics mu: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+        precondition(output.count >= ModemProfile.motherCodedBits, "LLR buffer too small")
+        precondition(mu.count >= labelMetricCount, "label buffer too small")
+        for index in 0..<ModemProfile.motherCodedBits { output[index] = 0 }
+        slotCodedBit.withUnsafeBufferPointer { slotCodedBit in
+            motherPosition.withUnsafeBufferPointer { motherPosition in
+                for group in 0..<(rate.symbolCount * ModemProfile.groupCount) {
+                    let base = group * ModemProfile.tonesPerGroup
+                    let mu0 = mu[base], mu1 = mu[base + 1], mu2 = mu[base + 2], mu3 = mu[base + 3]
+                    // Bit 0 (more significant) is set in labels 2, 3; bit 1 in 1, 3.
+                    let high = Self.logSumExp(mu2, mu3) - Self.logSumExp(mu0, mu1)
+                    let low = Self.logSumExp(mu1, mu3) - Self.logSumExp(mu0, mu2)
+                    let slot = group * ModemProfile.bitsPerGroup
+                    // Clipped: one wildly confident bit must not outvote its code span.
+                    output[motherPosition[slotCodedBit[slot]]] = max(-30, min(30, high))
+                    output[motherPosition[slotCodedBit[slot + 1]]] = max(-30, min(30, low))
+                }
+            }
+        }
     }
 
     private static func logSumExp(_ a: Float, _ b: Float) -> Float {

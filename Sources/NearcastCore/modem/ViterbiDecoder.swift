@@ -41,10 +41,42 @@ public final class ViterbiDecoder {
     public func decode(_ llrs: UnsafeBufferPointer<Float>) -> (bits: UInt128, metric: Float) {
         precondition(llrs.count >= 2 * steps, "Viterbi input shorter than its frame")
         precondition(steps <= 128, "decoded bits are packed into a UInt128")
+        _ = forward(llrs, along: nil)
+        let half = ConvolutionalCode.stateCount / 2
+        let words = wordsPerStep
+        // Trace back from state 0 (the tail bits return the encoder there).
+        var state = 0
+        var bits: UInt128 = 0
+        for step in stride(from: steps - 1, through: 0, by: -1) {
+            let bit = state & 1
+            bits |= UInt128(bit) << UInt128(steps - 1 - step)
+            let word = decisions[step * words + state / 64]
+            let tookUpper = (word >> UInt64(state % 64)) & 1
+            state = (state >> 1) + (tookUpper == 1 ? half : 0)
+        }
+        return (bits, metrics[0])
+    }
+
+    /// The smallest add-compare-select gap met along the path of `bits` (as ``decode(_:)``
+    /// returned them for the same `llrs`): the winning metric minus that of the best other
+    /// codeword ending in state 0, since any other such path last merged with the winner at
+    /// some step, where the compare discarded a path at least as good. In the LLRs' units;
+    /// ``BurstMemory`` divides it by Σ|LLR| for its acceptance margin. One more forward pass.
+    public func pathGap(_ llrs: UnsafeBufferPointer<Float>, bits: UInt128) -> Float {
+        precondition(llrs.count >= 2 * steps, "Viterbi input shorter than its frame")
+        return forward(llrs, along: bits)
+    }
+
+    /// The forward pass: path metrics and decision bits for every step. With `path` (decoded
+    /// bits), also the smallest gap between the two candidates of the state that path passes
+    /// through, after each step; without, +infinity.
+    private func forward(_ llrs: UnsafeBufferPointer<Float>, along path: UInt128?) -> Float {
         let stateCount = ConvolutionalCode.stateCount
         let half = stateCount / 2
         let words = wordsPerStep
+        let steps = self.steps
         let unreachable: Float = -1e30
+        var smallestGap = Float.infinity
         metrics.withUnsafeMutableBufferPointer { metrics in
             nextMetrics.withUnsafeMutableBufferPointer { next in
                 decisions.withUnsafeMutableBufferPointer { decisions in
@@ -53,6 +85,7 @@ public final class ViterbiDecoder {
                         metrics[0] = 0
                         var current = metrics
                         var upcoming = next
+                        var pathState = 0
                         for step in 0..<steps {
                             let l0 = llrs[2 * step]
                             let l1 = llrs[2 * step + 1]
@@ -87,6 +120,15 @@ public final class ViterbiDecoder {
                                 }
                                 decisions[step * words + word] = bits
                             }
+                            if let path {
+                                // The state the path reaches after this step, and its compare.
+                                let bit = Int(truncatingIfNeeded: path >> UInt128(steps - 1 - step)) & 1
+                                pathState = ((pathState << 1) | bit) & (stateCount - 1)
+                                let p0 = pathState >> 1
+                                let m0 = current[p0] + metric(outputs[2 * p0 + bit])
+                                let m1 = current[p0 + half] + metric(outputs[2 * (p0 + half) + bit])
+                                smallestGap = min(smallestGap, abs(m1 - m0))
+                            }
                             swap(&current, &upcoming)
                         }
                         // After an odd number of swaps the final metrics sit in `next`; copy so
@@ -98,16 +140,6 @@ public final class ViterbiDecoder {
                 }
             }
         }
-        // Trace back from state 0 (the tail bits return the encoder there).
-        var state = 0
-        var bits: UInt128 = 0
-        for step in stride(from: steps - 1, through: 0, by: -1) {
-            let bit = state & 1
-            bits |= UInt128(bit) << UInt128(steps - 1 - step)
-            let word = decisions[step * words + state / 64]
-            let tookUpper = (word >> UInt64(state % 64)) & 1
-            state = (state >> 1) + (tookUpper == 1 ? half : 0)
-        }
-        return (bits, metrics[0])
+        return smallestGap
     }
 }

@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // libqrencode (Debian's libqrencode-dev): the join address's QR code for Present.
@@ -58,6 +59,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // Fetching a conference's schedule from its tool (a URL import and its refresh).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The hub's database (one schema, SQLite or PostgreSQL): the SQL stores, the schema's

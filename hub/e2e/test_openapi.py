@@ -40,6 +40,9 @@ SPEC = os.path.join(TESTS, "..", "openapi.yaml")
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 # Server-Sent Events: they never end, so they are requested directly (test_event_streams).
 STREAMS = ("watchAttachments", "showEvents")
+# Fetches an address of the request's choosing (a generated one could make it wait out its 30 s
+# fetch timeout on each case): its answers are held by the router tests (ScheduleRefreshTests).
+OUTBOUND = ("putScheduleSource",)
 EXAMPLES = int(os.environ.get("NEARCAST_OPENAPI_EXAMPLES", "25"))
 SEED = os.environ.get("NEARCAST_OPENAPI_SEED", "1")
 # A clock at the start of a 128 s rotation period, as test_present uses: the EID and the sight
@@ -203,7 +206,7 @@ class OpenAPITests:
             command += ["--seed", SEED]
         for operation in include:
             command += ["--include-operation-id", operation]
-        for operation in (*STREAMS, *exclude):
+        for operation in (*STREAMS, *OUTBOUND, *exclude):
             command += ["--exclude-operation-id", operation]
         started = time.monotonic()
         result = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=600,

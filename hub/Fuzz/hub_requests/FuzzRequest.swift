@@ -22,7 +22,7 @@ struct FuzzRequest: Sendable, CustomStringConvertible {
         (.put, "/v1/reactions/choices"), (.get, "/v1/reactions/images/{1}"), (.post, "/v1/reactions"),
         (.post, "/v1/presence"), (.get, "/j/{1}"), (.put, "/v1/shows/{1}/code"), (.get, "/v1/phones/challenge"),
         (.post, "/v1/phones"), (.put, "/v1/schedule"), (.get, "/v1/schedule"), (.get, "/v1/rooms"), (.put, "/v1/rooms/{1}"),
-        (.get, "/v1/talks"), (.get, "/upload/{1}"), (.post, "/upload/{1}"),
+        (.get, "/v1/talks"), (.delete, "/v1/schedule/source"), (.get, "/upload/{1}"), (.post, "/upload/{1}"),
         (.get, "/healthz"), (.get, "/{1}"), (.post, "/{1}"),
     ]
 

@@ -20,8 +20,11 @@ struct ScheduleCommand: AsyncParsableCommand {
                 See docs/schedule-import.md.
                 """)
 
-        @Argument(help: "The schedule file.")
+        @Argument(help: "The schedule file, or its address (http:// or https://) at the conference tool.")
         var file: String
+
+        @Option(name: .long, help: "For an address: have the hub fetch it again every MINUTES (1-1440) while it serves. Default: once.")
+        var every: Int?
 
         @Option(name: .long, help: "The project.")
         var project: String
@@ -32,8 +35,14 @@ struct ScheduleCommand: AsyncParsableCommand {
         @OptionGroup var options: DatabaseOptions
 
         func run() async throws {
+            let isAddress = file.hasPrefix("http://") || file.hasPrefix("https://")
+            if every != nil && !isAddress {
+                throw ValidationError("--every keeps an address in step: give the schedule's http:// or https:// address")
+            }
             print(try await options.withDatabase(context: "\(file): ") {
-                try await ScheduleLibrary(database: $0).importFile(file, project: project, timeZone: timeZone)
+                isAddress
+                    ? try await ScheduleLibrary(database: $0).importURL(file, everyMinutes: every ?? 0, project: project, timeZone: timeZone)
+                    : try await ScheduleLibrary(database: $0).importFile(file, project: project, timeZone: timeZone)
             })
         }
     }

@@ -15,7 +15,10 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
                               onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
     let (host, port) = (configuration.host, configuration.port)
     var services: [any Service] = [BackendCloser(backend: hub.backend, showFeed: hub.present.showFeed), PresentService(hub: hub),
-                                   DayService(runner: hub.present.day, clock: hub.clock)]
+                                   DayService(runner: hub.present.day, clock: hub.clock),
+                                   ScheduleRefreshService(refresher: ScheduleRefresher(schedules: hub.repositories.schedules,
+                                                                                       fetcher: ScheduleFetcher(), logger: hub.logger),
+                                                          clock: hub.clock)]
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
     // guard (`ConnectionGuard`), which closes connections past their timeouts.

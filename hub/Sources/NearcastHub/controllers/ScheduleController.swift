@@ -34,6 +34,23 @@ struct ScheduleController: Sendable {
             logger.info("schedule: \(project) imported \(answer.talks) talks in \(answer.rooms) rooms from \(source)")
             return answer
         }
+        managers.put("/v1/schedule/source") { request, context in
+            let project = try context.caller().project
+            let body = try await request.decode(as: ScheduleSourceUpdate.self, context: context)
+            let answer = try await HubSchedules.importURL(body.url, everyMinutes: body.everyMinutes ?? 15, timeZone: body.timeZone,
+                                                          project: project, into: schedules, nowMs: clock.nowMs())
+            logger.info("schedule: \(project) imported \(answer.talks) talks from \(body.url), every \(body.everyMinutes ?? 15) min")
+            return answer
+        }
+        managers.delete("/v1/schedule/source") { _, context in
+            let project = try context.caller().project
+            try await schedules.replace(project: project) { inForce in
+                var kept = inForce
+                kept.subscription = nil
+                return (kept, ())
+            }
+            return try await HubSchedules.summary(project: project, schedules: schedules)
+        }
         managers.get("/v1/schedule") { _, context in
             try await HubSchedules.summary(project: try context.caller().project, schedules: schedules)
         }

@@ -33,6 +33,7 @@ package struct ScheduleDocument: Codable, Sendable {
     var importedMs: Int64?
     var source: String?
     var lastChange: ScheduleChangeCounts?
+    var subscription: ScheduleSubscription?
 
     package init(_ inForce: ScheduleInForce) {
         let schedule = inForce.schedule
@@ -45,6 +46,7 @@ package struct ScheduleDocument: Codable, Sendable {
         importedMs = inForce.importedMs
         source = inForce.source
         lastChange = inForce.lastChange
+        subscription = inForce.subscription
     }
 
     /// The schedule this document holds. (A document is written only from a checked schedule.)
@@ -54,7 +56,7 @@ package struct ScheduleDocument: Codable, Sendable {
                                           days: days.map { ScheduleDay(index: $0.index, date: $0.date, startMs: $0.startMs, endMs: $0.endMs) },
                                           talks: talks.map(Self.talk))
         return ScheduleInForce(schedule: schedule, finishingFirst: finishingFirst.map(Self.talk), importedMs: importedMs,
-                               source: source, lastChange: lastChange)
+                               source: source, lastChange: lastChange, subscription: subscription)
     }
 
     private static func talk(_ talk: ScheduledTalk) -> Talk {

@@ -11,14 +11,17 @@ package struct ScheduleInForce: Sendable, Hashable {
     var source: String?
     /// What the last import changed, counted.
     var lastChange: ScheduleChangeCounts?
+    /// The address it is kept in step with, if it came from one (`ScheduleRefresher`).
+    var subscription: ScheduleSubscription?
 
     init(schedule: ConferenceSchedule, finishingFirst: [ScheduledTalk], importedMs: Int64?, source: String?,
-                 lastChange: ScheduleChangeCounts?) {
+         lastChange: ScheduleChangeCounts?, subscription: ScheduleSubscription? = nil) {
         self.schedule = schedule
         self.finishingFirst = finishingFirst
         self.importedMs = importedMs
         self.source = source
         self.lastChange = lastChange
+        self.subscription = subscription
     }
 
     /// Before the first import: no rooms, no talks.
@@ -27,14 +30,17 @@ package struct ScheduleInForce: Sendable, Hashable {
     /// This schedule replaced by `imported` at `nowMs`: talks matched by guid; a talk on stage now
     /// that the new schedule removes or moves finishes first in its old slot (and one already
     /// finishing first goes on doing so until its end). The same rule for every storage.
-    func replaced(by imported: ConferenceSchedule, source: String, nowMs: Int64) -> (ScheduleInForce, ScheduleChange) {
+    /// `subscription`: the address it came from and is kept in step with; nil (a file sent by
+    /// hand) ends any refreshing.
+    func replaced(by imported: ConferenceSchedule, source: String, nowMs: Int64,
+                  subscription: ScheduleSubscription? = nil) -> (ScheduleInForce, ScheduleChange) {
         let change = ScheduleChange(from: schedule, to: imported)
         var holdovers = finishingFirst.filter { $0.isOn(atMs: nowMs) }
         for talk in change.finishingFirst(atMs: nowMs) where !holdovers.contains(where: { $0.guid == talk.guid }) {
             holdovers.append(talk)
         }
         let next = ScheduleInForce(schedule: imported, finishingFirst: holdovers, importedMs: nowMs, source: source,
-                                   lastChange: ScheduleChangeCounts(change))
+                                   lastChange: ScheduleChangeCounts(change), subscription: subscription)
         return (next, change)
     }
 

@@ -21,6 +21,32 @@ package struct ScheduleSummaryJSON: ResponseEncodable, Sendable {
     var importedAt: String?
     var source: String?
     var lastChange: ScheduleChangeCounts?
+    /// The address the schedule is kept in step with, when it came from one.
+    var refresh: Refresh?
+
+    /// How the schedule is kept in step with its address.
+    struct Refresh: Codable, Sendable {
+        var url: String
+        var everyMinutes: Int
+        var lastCheckedAt: String?
+        /// Why the last fetch or file failed (the schedule in force stayed); nil when it worked.
+        var lastError: String?
+
+        init(_ subscription: ScheduleSubscription) {
+            url = subscription.url
+            everyMinutes = subscription.everyMinutes
+            lastCheckedAt = subscription.lastCheckedMs.map(HubClock.timestamp(ms:))
+            lastError = subscription.lastError
+        }
+    }
+}
+
+/// `PUT /v1/schedule/source`'s body: the conference tool's address of its export.
+struct ScheduleSourceUpdate: Codable, Sendable {
+    var url: String
+    /// How often to fetch it again, in minutes; 0 imports it once. Default 15.
+    var everyMinutes: Int?
+    var timeZone: String?
 }
 
 /// One talk as the API shows it: times in RFC 3339 (UTC).

@@ -35,6 +35,14 @@ public struct ScheduleLibrary: Sendable {
         return try HubSchedules.text(answer)
     }
 
+    /// Fetches the schedule at `url` and imports it; with `everyMinutes` over 0, the hub keeps it in
+    /// step while it serves. Returns the answer as JSON text.
+    public func importURL(_ url: String, everyMinutes: Int, project: String, timeZone: String?) async throws -> String {
+        try await requireProject(project)
+        return try HubSchedules.text(try await HubSchedules.importURL(url, everyMinutes: everyMinutes, timeZone: timeZone, project: project,
+                                                                      into: store, nowMs: HubClock.system.nowMs()))
+    }
+
     /// The schedule in force, counted, as JSON text.
     public func summaryJSON(project: String) async throws -> String {
         try await requireProject(project)

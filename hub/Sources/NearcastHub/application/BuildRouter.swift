@@ -44,6 +44,10 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
                          metricsRegistry: hub.metricsRegistry, logger: hub.logger).endpoints,
         ScheduleController(schedules: storage.schedules, beacons: storage.beacons, clock: hub.clock, logger: hub.logger,
                            keys: keys).endpoints,
+        DayController(overview: DayOverview(schedules: storage.schedules, beacons: storage.beacons, shows: storage.shows,
+                                            heardBoxes: resolver.heardBoxes,
+                                            rooms: RoomDirectory(schedules: storage.schedules, beacons: storage.beacons)),
+                      clock: hub.clock, keys: keys).endpoints,
         ListenerController(listener: listener).endpoints,
     ]
     for routes in controllers { router.addRoutes(routes) }

@@ -34,21 +34,27 @@ LEAD_S = 75   # from the import to the second talk's start: time for the phones 
 
 def frab_schedule(room, talks):
     """A frab/pretalx `schedule.json` of one day in `room`; `talks` are (title, start, minutes), UTC."""
-    first = min(start for _, start, _ in talks)
+    return frab_day({room: talks})
+
+
+def frab_day(rooms):
+    """A frab/pretalx `schedule.json` of one day; `rooms` maps each room's name to its talks,
+    (title, start, minutes), UTC."""
+    first = min(start for talks in rooms.values() for _, start, _ in talks)
     day = (first - datetime.timedelta(hours=4)).date().isoformat()   # pretalx's days run 04:00 to 03:59
 
-    def event(title, start, minutes):
+    def event(room, title, start, minutes):
         return {"guid": str(uuid.uuid5(uuid.NAMESPACE_URL, "nearcast-test/" + title)), "id": abs(hash(title)) % 100_000,
                 "title": title, "room": room, "date": start.isoformat(), "start": start.strftime("%H:%M"),
                 "duration": f"{minutes // 60:02d}:{minutes % 60:02d}", "type": "talk",
                 "persons": [{"public_name": "Jane Doe"}]}
     return {"schedule": {"version": "test", "conference": {
         "acronym": "day", "title": "A day of talks", "start": day, "end": day, "daysCount": 1, "timeslot_duration": "00:05",
-        "time_zone_name": "UTC", "rooms": [{"name": room, "guid": str(uuid.uuid5(uuid.NAMESPACE_URL, room))}],
+        "time_zone_name": "UTC", "rooms": [{"name": room, "guid": str(uuid.uuid5(uuid.NAMESPACE_URL, room))} for room in rooms],
         "days": [{"index": 1, "date": day,
                   "day_start": (first - datetime.timedelta(hours=1)).isoformat(),
                   "day_end": (first + datetime.timedelta(hours=2)).isoformat(),
-                  "rooms": {room: [event(*talk) for talk in talks]}}]}}}
+                  "rooms": {room: [event(room, *talk) for talk in talks] for room, talks in rooms.items()}}]}}}
 
 
 def wait_for(condition, timeout, what, *browsers):

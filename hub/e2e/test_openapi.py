@@ -151,7 +151,7 @@ class OpenAPITests:
 
     @classmethod
     def seed(cls):
-        """Beacons, attachments, a deck, a show and an image reaction for the operations to reach:
+        """Beacons, attachments, a deck, a show, an image reaction and a schedule for the operations to reach:
         the values for the path's parameters. Made again by each test that needs them (a
         schemathesis run may delete what it finds)."""
         uid = "0102030405060708"   # the document's example beacon
@@ -175,6 +175,10 @@ class OpenAPITests:
         cls.ok("PUT", "/v1/reactions/choices",
                {"enabled": True, "emoji": ["👏", "🎉"], "images": [{"name": "logo", "png": b64(png())}]})
         show = cls.ok("PUT", f"/v1/shows/{eid}", {"deck": deck, "page": 1})
+        # A schedule for the rooms and the day to show; its room has no box, so the day runner
+        # leaves the show above alone.
+        cls.ok("PUT", "/v1/schedule?timeZone=UTC", raw=b"day,room,start,duration,title,speakers\n"
+               b"2030-01-01,Hall B,10:00,60,Opening,Jane Doe\n2030-01-02,Hall B,10:00,30,Closing,\n", content_type="text/csv")
         return {"path.beacon": eid, "path.deck": deck, "path.page": 1,
                 "path.attachment": attached["attachmentName"].rsplit("/", 1)[1], "path.name": "logo",
                 "path.code": show["code"]}

@@ -1,10 +1,16 @@
 """The operators' page in a real browser (Debian's Chromium, headless, through chromedriver):
 the project's boxes, their last heartbeat and problems, and their attachments; the field check
-results summarised per box and kind of phone."""
+results summarised per box and kind of phone; the day of a schedule imported, at 1440x900 and
+1366x768.
+
+NEARCAST_STATUS_SCREENSHOTS=DIR saves the day's hub-day-1440.png and hub-day-1366.png there."""
+import datetime
+import json
 import os
 import unittest
 
 from hubtest import Beacon, Database, Hub, b64, chromium, create_project, have_chromium
+from test_day import frab_day
 from test_fieldchecks import DOOR, DOOR_UID, PATH, result
 
 try:
@@ -100,6 +106,71 @@ class StatusPageInChromium(unittest.TestCase):
         nobox = rows[("", "Android 14 · Chrome 131")]
         self.assertIn("no box", nobox[0])
         self.assertEqual(nobox[2:], ["1", "-2.0 dB", "0 of 1", "-", "-", "neither (1 of 1)"])
+
+    def test_the_day_shows_each_rooms_talks_its_box_and_the_problems(self):
+        secret = self.keys["secretKey"]
+        hall, annex = Beacon(self.hub.service_public_key()), Beacon(self.hub.service_public_key(), clock=7_000_000)
+        for beacon, name in [(hall, "Main hall"), (annex, "Annex")]:
+            self.assertEqual(self.hub.post("/v1beta1/beacons:register", beacon.registration(name), key=secret)[0], 200)
+        # The hall's box is online and a phone heard it; the annex's box never sent a heartbeat.
+        self.assertEqual(self.hub.post(f"/v1beta1/{hall.name()}/heartbeat", {"clockValue": hall.clock, "status": "broadcasting"},
+                                       key=secret)[0], 200)
+        self.assertEqual(self.hub.post("/v1beta1/beaconinfo:getforobserved", {"observations": [hall.observation()]},
+                                       key=self.keys["apiKey"])[0], 200)
+        now = datetime.datetime.now(datetime.timezone.utc).replace(second=0, microsecond=0)
+
+        def at(minutes):
+            return now + datetime.timedelta(minutes=minutes)
+        schedule = frab_day({
+            "Main hall": [("Opening", at(-100), 60), ("Keeping time on stage", at(-30), 60), ("Closing", at(45), 45)],
+            "Annex": [("Morning workshop", at(-90), 80), ("Lightning talks", at(20), 40)],
+            "Side room": [("Poster session", at(-60), 180)],
+        })
+        status, imported = self.hub.request("PUT", "/v1/schedule?source=pretalx", key=secret, raw=json.dumps(schedule).encode())
+        self.assertEqual(status, 200, imported)
+
+        self.browser.get(f"http://127.0.0.1:{self.hub.port}/")
+        self.browser.find_element(By.ID, "key").send_keys(secret)
+        self.browser.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
+        WebDriverWait(self.browser, 10).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#today .room")) == 3)
+        self.assertTrue(self.browser.find_element(By.ID, "today-section").is_displayed())
+        rooms = {row.get_attribute("data-room"): row.text for row in self.browser.find_elements(By.CSS_SELECTOR, "#today .room")}
+        self.assertEqual(list(rooms), ["Main hall", "Annex", "Side room"])
+        self.assertIn("box Main hall: online", rooms["Main hall"])
+        self.assertIn("heard by phones", rooms["Main hall"])
+        self.assertIn("0 following now", rooms["Main hall"])
+        self.assertIn("box Annex: offline, no heartbeat yet", rooms["Annex"])
+        self.assertIn("no box", rooms["Side room"])
+
+        def talks(selector):
+            return {block.find_element(By.TAG_NAME, "b").text: block.find_element(By.XPATH, "..").get_attribute("data-room")
+                    for block in self.browser.find_elements(By.CSS_SELECTOR, f"#today {selector}")}
+        self.assertEqual(talks(".talk.now"), {"Keeping time on stage": "Main hall", "Poster session": "Side room"})
+        self.assertEqual(talks(".talk.past"), {"Opening": "Main hall", "Morning workshop": "Annex"})
+        self.assertEqual(len(talks(".talk")), 6)
+        problems = [item.text for item in self.browser.find_elements(By.CSS_SELECTOR, "#today-problems li")]
+        self.assertIn("room Side room has no box: name a box Side room, or give it one (PUT /v1/rooms/NAME)", problems)
+        self.assertIn("room Annex: its box Annex has not sent a heartbeat yet", problems)
+        imported_line = self.browser.find_element(By.ID, "today-import").text
+        for expected in ("from pretalx", "6 talks in 3 rooms", "changed 6 added"):
+            self.assertIn(expected, imported_line)
+
+        shots = os.environ.get("NEARCAST_STATUS_SCREENSHOTS")
+        for width, height in [(1440, 900), (1366, 768)]:
+            self.browser.set_window_size(width, height)
+            # Every talk lies inside its room's row, and nothing makes the page scroll sideways.
+            self.assertLessEqual(self.browser.execute_script("return document.documentElement.scrollWidth"),
+                                 self.browser.execute_script("return window.innerWidth"), width)
+            overflow = self.browser.execute_script("""
+                return [...document.querySelectorAll('#today .talk')].filter(t => {
+                  const row = t.parentElement.getBoundingClientRect(), box = t.getBoundingClientRect();
+                  return box.left < row.left - 1 || box.right > row.right + 1; }).map(t => t.textContent);""")
+            self.assertEqual(overflow, [], width)
+            now_block = self.browser.find_element(By.CSS_SELECTOR, "#today .talk.now")
+            self.assertGreater(now_block.size["width"], 60, "the talk on now is wide enough to read")
+            if shots:
+                os.makedirs(shots, exist_ok=True)
+                self.browser.save_screenshot(os.path.join(shots, f"hub-day-{width}.png"))
 
 
 if __name__ == "__main__":

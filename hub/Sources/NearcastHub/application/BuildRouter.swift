@@ -46,6 +46,9 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
                            logger: hub.logger, keys: keys).endpoints,
         TalkUploadController(schedules: storage.schedules, decks: storage.decks, renderer: present.renderer,
                              uploads: present.rooms.uploads, clock: hub.clock, logger: hub.logger).endpoints,
+        DayController(overview: DayOverview(schedules: storage.schedules, beacons: storage.beacons, shows: storage.shows,
+                                            heardBoxes: resolver.heardBoxes, rooms: present.rooms),
+                      clock: hub.clock, keys: keys).endpoints,
         ListenerController(listener: listener).endpoints,
     ]
     for routes in controllers { router.addRoutes(routes) }

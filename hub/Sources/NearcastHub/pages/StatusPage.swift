@@ -1,5 +1,7 @@
-/// The operators' page: the project's boxes, their last heartbeat and problems, and their
-/// attachments; below them, the field check results the audience's phones sent, one row per box
+/// The operators' page: when the project has a schedule, the day at a glance (each room's talks
+/// laid out by time, the talk on now marked, each room's box online, heard and followed, the
+/// problems, the last import and what it changed); the project's boxes, their last heartbeat and
+/// problems, and their attachments; below them, the field check results the audience's phones sent, one row per box
 /// and kind of phone (platform and browser), summarised in the browser. The secret key is typed
 /// in and kept in the tab's sessionStorage (never in a URL, where it would land in logs); the
 /// page reads the same JSON API as any client, refreshing every 5 s.
@@ -20,6 +22,13 @@ enum StatusPage {
     <form id="login"><input id="key" type="password" placeholder="secret key (ncsec_...)" autocomplete="off">
       <button type="submit">Show</button> <button type="button" id="forget">Forget key</button></form>
     <div id="error" role="alert"></div>
+    <section id="today-section" hidden>
+    <h2><span id="today-title">Today</span> <span id="today-date" class="note"></span>
+      <select id="today-day" aria-label="Day shown" hidden></select></h2>
+    <p id="today-import" class="note"></p>
+    <ul id="today-problems"></ul>
+    <div id="today" class="day"></div>
+    </section>
     <table id="boxes" hidden>
       <thead><tr><th>Box</th><th>Last heartbeat</th><th>Status</th><th>Problems</th><th>Attachments</th></tr></thead>
       <tbody></tbody>
@@ -47,7 +56,7 @@ enum StatusPage {
     static let stylePath = "/hub-status.css", scriptPath = "/hub-status.js"
 
     static let css = #"""
-    body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d1d1f; }
+    body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; color: #1d1d1f; }
     h1 { font-size: 1.4rem; margin-bottom: .2rem; }
     table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
     th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
@@ -57,6 +66,19 @@ enum StatusPage {
     #error { color: #b3261e; } form { margin: 1rem 0; }
     input { font: inherit; padding: .3rem; width: 24rem; max-width: 100%; }
     h2 { font-size: 1.15rem; margin: 2rem 0 .2rem; } .note { color: #555; margin: .2rem 0; }
+    h2 .note { font-size: .95rem; font-weight: 400; } select { font: inherit; margin-left: .5rem; }
+    #today-problems { margin: .4rem 0; padding-left: 1.2rem; } #today-problems li { color: #b3261e; }
+    .day { display: grid; grid-template-columns: 15rem 1fr; margin-top: .6rem; border-top: 1px solid #ddd; }
+    .day > div { border-bottom: 1px solid #ddd; padding: .35rem 0; min-width: 0; }
+    .room { padding-right: .6rem !important; } .room strong { display: block; } .room div { font-size: .85rem; }
+    .track { position: relative; min-height: 3.1rem; } .axis { min-height: 1.2rem; padding: 0 !important; }
+    .tick { position: absolute; top: 0; font-size: .75rem; color: #555; border-left: 1px solid #ccc; padding-left: .2rem; height: 100%; }
+    .talk { position: absolute; top: .3rem; height: 2.5rem; z-index: 1; box-sizing: border-box; background: #e8eef9; border: 1px solid #b6c6e3;
+            border-radius: 4px; padding: .1rem .3rem; overflow: hidden; white-space: nowrap; font-size: .8rem; line-height: 1.25; }
+    .talk b, .talk span { display: block; overflow: hidden; text-overflow: ellipsis; } .talk span { color: #444; }
+    .talk.past { background: #f1f1f3; border-color: #d5d5d8; color: #666; }
+    .talk.now { background: #fff4cc; border: 2px solid #c98a00; font-weight: 600; }
+    .nowline { position: absolute; top: 0; bottom: 0; border-left: 2px solid #b3261e; pointer-events: none; }
     """#
 
     static let script = #"""
@@ -118,9 +140,95 @@ enum StatusPage {
         return row;
       });
     }
+    // The day at a glance: a row per room, its talks placed by time on one axis for every room.
+    let dayShown = "";
+    function clockFormat(timeZone) {
+      const options = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+      try { return new Intl.DateTimeFormat(undefined, { ...options, timeZone }); } catch (_) { return new Intl.DateTimeFormat(undefined, options); }
+    }
+    function boxLine(room) {
+      const cell = document.createElement("div");
+      cell.className = "room";
+      cell.append(text("strong", room.name));
+      const box = room.box;
+      if (!box) { cell.append(text("div", "no box", "problem")); return cell; }
+      const offline = box.lastSeenTime ? `offline, last heartbeat ${age(box.lastSeenTime)[0]}` : "offline, no heartbeat yet";
+      cell.append(text("div", `box ${box.name}: ${box.online ? "online" : offline}`, box.online ? "ok" : "problem"));
+      const heard = box.lastHeardTime ? age(box.lastHeardTime)[0] : "never";
+      cell.append(text("div", box.heardLately ? `heard by phones ${heard}` : `not heard lately (last ${heard})`, box.heardLately ? "ok" : "stale"));
+      cell.append(text("div", `${box.followers} following now`));
+      return cell;
+    }
+    function renderDay(day, schedule) {
+      const format = clockFormat(day.timeZone || undefined), time = ms => format.format(new Date(ms));
+      const talks = day.rooms.flatMap(r => r.talks);
+      const hour = 3600000;
+      const from = Math.floor(Math.min(...talks.map(t => Date.parse(t.start))) / hour) * hour;
+      const to = Math.ceil(Math.max(...talks.map(t => Date.parse(t.end))) / hour) * hour;
+      const at = ms => `${((ms - from) / (to - from) * 100).toFixed(3)}%`;
+      const now = Date.now(), step = (to - from) / hour > 14 ? 2 * hour : hour;
+      const cells = [text("div", ""), document.createElement("div")];
+      cells[1].className = "track axis";
+      for (let tick = from; tick < to; tick += step) {
+        const label = text("div", time(tick), "tick");
+        label.style.left = at(tick);
+        cells[1].append(label);
+      }
+      for (const room of day.rooms) {
+        const track = document.createElement("div");
+        track.className = "track";
+        track.dataset.room = room.name;
+        for (const talk of room.talks) {
+          const start = Date.parse(talk.start), end = Date.parse(talk.end);
+          const block = document.createElement("div");
+          const isNow = room.now && room.now.guid === talk.guid;
+          block.className = "talk" + (isNow ? " now" : end <= now ? " past" : "");
+          block.dataset.guid = talk.guid;
+          block.style.left = at(start);
+          block.style.width = `calc(${at(end)} - ${at(start)} - 2px)`;
+          const when = `${time(start)}-${time(end)}`;
+          block.title = `${talk.title}\n${when}${talk.persons.length ? " · " + talk.persons.join(", ") : ""}${isNow ? "\n(on now)" : ""}`;
+          block.append(text("b", talk.title), text("span", talk.persons.length ? `${when} · ${talk.persons.join(", ")}` : when));
+          track.append(block);
+        }
+        if (from <= now && now < to) {
+          const line = document.createElement("div");
+          line.className = "nowline";
+          line.style.left = at(now);
+          track.append(line);
+        }
+        const row = boxLine(room);
+        row.dataset.room = room.name;
+        cells.push(row, track);
+      }
+      document.getElementById("today").replaceChildren(...(talks.length ? cells : [text("div", "No talks on this day.")]));
+      document.getElementById("today-title").textContent = dayShown ? "Day" : "Today";
+      document.getElementById("today-date").textContent = day.day ? `day ${day.day.index}, ${day.day.date}${day.timeZone ? " (" + day.timeZone + ")" : ""}` : "";
+      const choose = document.getElementById("today-day");
+      choose.replaceChildren(text("option", "on now"), ...day.days.map(d => text("option", `day ${d.index}, ${d.date}`)));
+      choose.options[0].value = "";
+      day.days.forEach((d, i) => { choose.options[i + 1].value = String(d.index); });
+      choose.value = dayShown;
+      choose.hidden = day.days.length < 2;
+      document.getElementById("today-problems").replaceChildren(...day.problems.map(p => text("li", p)));
+      const change = schedule.lastChange || {};
+      const changed = ["added", "moved", "retitled", "respoken", "removed", "unchanged"]
+        .filter(k => change[k]).map(k => `${change[k]} ${k}`).join(", ");
+      document.getElementById("today-import").textContent = schedule.importedAt
+        ? `Schedule imported ${new Date(schedule.importedAt).toLocaleString()} from ${schedule.source || "(unknown)"}: ` +
+          `${schedule.talks} talks in ${schedule.rooms} rooms; the import changed ${changed || "nothing"}.`
+        : "";
+    }
+    async function refreshDay() {
+      const schedule = await api("/v1/schedule");
+      document.getElementById("today-section").hidden = !schedule.talks;
+      if (!schedule.talks) return;
+      renderDay(await api("/v1/day" + (dayShown ? `?day=${dayShown}` : "")), schedule);
+    }
     async function refresh() {
       if (!sessionStorage.getItem(keyName)) return;
       try {
+        await refreshDay();
         const list = await api("/v1beta1/beacons");
         const rows = [];
         for (const beacon of list.beacons) {
@@ -169,9 +277,11 @@ enum StatusPage {
     document.getElementById("forget").addEventListener("click", () => {
       sessionStorage.removeItem(keyName);
       document.getElementById("boxes").hidden = true;
+      document.getElementById("today-section").hidden = true;
       document.getElementById("fieldchecks-section").hidden = true;
       document.getElementById("summary").textContent = "Enter the project's secret key to see its boxes.";
     });
+    document.getElementById("today-day").addEventListener("change", event => { dayShown = event.target.value; refresh(); });
     refresh();
     setInterval(refresh, 5000);
     """#

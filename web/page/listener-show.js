@@ -238,7 +238,12 @@ function follow(id, key, grant) {
     setShow(JSON.parse(event.data));
     showState("");
   });
-  source.addEventListener("ended", () => endShow(endedText(state.show)));
+  // The show ended (not a pass refused or revoked: then the code on the screen is what to type):
+  // the phone says what happened and what is next, and asks for nothing for a while.
+  source.addEventListener("ended", () => {
+    state.endedAt = performance.now();
+    endShow(endedText(state.show));
+  });
   // The pass this stream was opened with was revoked or expired: renew it by hearing if this phone
   // hears the box, then follow again with what holds; else ask for the code on the screen.
   // (Any pass held now is taken as revoked too: one renewed since the stream opened was given
@@ -298,7 +303,6 @@ function roomLine(room) {
 }
 
 function endShow(text) {
-  state.endedAt = performance.now();
   if (state.source) state.source.close();
   state.source = null;
   state.show = null;

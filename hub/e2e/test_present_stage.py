@@ -198,6 +198,40 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
         self.assertEqual(browser.find_element(By.ID, "deck-select").get_attribute("value"), uploaded["deck"])
         self.assertEqual(self.hub.delete(f"/v1/decks/{uploaded['deck']}", key=self.secret)[0], 200)
 
+    def test_present_with_a_pdf_chosen_but_not_uploaded_uploads_it_first_and_starts_on_it(self):
+        # Between talks: the next speaker's PDF chosen, Upload never pressed, Present pressed. The
+        # show must start on that PDF, never on the deck the list happens to hold.
+        browser = self.browser(size=LAPTOPS[0])
+        browser.get(f"http://127.0.0.1:{self.hub.port}/present#key={self.secret}")
+        wait_for(lambda: browser.find_element(By.ID, "show-form").is_displayed(), 20, "the setup form", browser)
+        listed = browser.find_element(By.ID, "deck-select").get_attribute("value")
+        self.assertIn(listed, (self.deck, self.other_deck), "another talk's deck is selected in the list")
+        pdf = os.path.join(self.work, "Next talk.pdf")
+        with open(pdf, "wb") as f:
+            f.write(pdf_deck(4, "Next talk"))
+        browser.find_element(By.ID, "upload").send_keys(pdf)
+        chosen = browser.find_element(By.ID, "setup-state").text
+        self.assertIn("Next talk.pdf", chosen, "the status line says the chosen file is what Present starts")
+        browser.execute_script("""
+            window.__states = [];
+            new MutationObserver(() => window.__states.push(document.getElementById("setup-state").textContent))
+              .observe(document.getElementById("setup-state"), { childList: true, characterData: true, subtree: true });""")
+        browser.find_element(By.ID, "start-show").click()
+        wait_for(lambda: page_shown(browser) == 1, 60, "the stage on the uploaded deck", browser)
+        status, decks = self.hub.get("/v1/decks", key=self.secret)
+        uploaded = next((d for d in decks["decks"] if d["title"] == "Next talk"), None)
+        try:
+            self.assertIsNotNone(uploaded, f"the chosen PDF was uploaded: {decks}")
+            show = self.the_show()
+            self.assertEqual((show["deck"], show["pages"]), (uploaded["deck"], 4), "the show runs the chosen PDF")
+            self.assertEqual(browser.find_element(By.ID, "slide").get_attribute("data-deck"), uploaded["deck"])
+            states = browser.execute_script("return window.__states")
+            self.assertTrue(any("Uploading Next talk.pdf" in state for state in states), states)
+        finally:
+            self.hub.delete(f"/v1/shows/{self.beacon}", key=self.secret)
+            if uploaded:
+                self.assertEqual(self.hub.delete(f"/v1/decks/{uploaded['deck']}", key=self.secret)[0], 200)
+
     def test_full_screen_keeps_the_way_in_on_one_line_and_c_hides_it(self):
         presenter = self.presenting((1440, 900), "--screen-info={1440x900}")
         self.press(presenter, "t")   # asked for on the laptop, still never on the projected screen

@@ -143,10 +143,13 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
             self.press(presenter, "t")
             print(f"\n{size[0]}x{size[1]} (viewport {viewport}): {len(CONTROLS)} controls and the thumbnails reachable")
 
-        # The box by the name the venue gave it; no phone follows yet, and the page says why.
+        # The box by the name the venue gave it; no phone follows yet, and the show is seconds old:
+        # the page counts the first phones, it does not send the presenter to check the sound.
         self.assertIn(ROOM, presenter.find_element(By.ID, "box-name").text)
         reach = wait_for(lambda: presenter.find_element(By.ID, "reach").text, 10, "why no phone follows", presenter)
         self.assertEqual(reach, self.the_show()["reach"]["message"])
+        self.assertRegex(reach, r"^Waiting for the first phones… \d+ following\.$")   # (an earlier test's phone may linger)
+        self.assertEqual(presenter.find_element(By.ID, "reach").get_attribute("data-state"), "waiting")
 
     def test_the_page_opens_on_its_first_slide_within_two_seconds_at_the_median(self):
         # From the navigation's start to the slide's image shown, by the page's own clock: a
@@ -288,6 +291,8 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
         self.press(presenter, Keys.ARROW_RIGHT)
         wait_for(shows(phone, 2), 10, "the phone at 2", phone)
         wait_for(lambda: presenter.find_element(By.ID, "followers").text == "1", 20, "one phone following", presenter)
+        wait_for(lambda: presenter.find_element(By.ID, "reach").text == "Waiting for the first phones… 1 following.", 5,
+                 "the first phone counted in the hint", presenter)
         started = self.the_show()["startedMs"]
 
         for deck, title in ((self.other_deck, "Second act"), (self.deck, "Launch")):

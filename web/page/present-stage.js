@@ -118,25 +118,28 @@ export function toggleThumbnails(on = !document.body.classList.contains("thumbs-
   if (on && session.show) renderThumbnailMarks(currentPage());
 }
 
-/** The phones following, the box by its name, and why no phone follows when none does. */
+/** The phones following, the box by its name, and why no phone follows when none does; while the
+ * show is young (the hub's `waiting`), the first phones counted as they join instead. */
 function renderRoom() {
   const show = session.show;
   const followers = show.followers ?? 0;
   $("followers").textContent = followers;
   $("box-name").textContent = show.box && show.box.name ? `· ${show.box.name}` : "";
   const reach = show.reach;
-  const explain = followers === 0 && reach && reach.state !== "ok" && reach.message;
+  const explain = reach && (reach.state === "waiting" || (followers === 0 && reach.state !== "ok")) && reach.message;
   $("reach").hidden = !explain;
   $("reach").textContent = explain || "";
   if (reach) $("reach").dataset.state = reach.state;
 }
 
 // Why no phone follows: the hub's `reach` changes with the box and the phones, which send no show
-// event of their own, so it is asked for while nobody follows.
+// event of their own, and with the show's age (`waiting` ends 2 minutes in), so it is asked for
+// while nobody follows or the show is young.
 const reachPollMs = 10_000;
 setInterval(async () => {
   const show = session.show;
-  if (!show || isProjectedWindow || $("stage").hidden || (show.followers ?? 0) > 0) return;
+  const young = show && show.reach && show.reach.state === "waiting";
+  if (!show || isProjectedWindow || $("stage").hidden || ((show.followers ?? 0) > 0 && !young)) return;
   try {
     const fresh = await json("GET", `/v1/shows/${session.beaconId}`);
     if (!session.show || fresh.startedMs !== session.show.startedMs) return;   // ended or replaced meanwhile

@@ -70,6 +70,35 @@ const check = () => {
 new MutationObserver(check).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
 """
 
+# Turning pages, timed by each page's own clock (Date.now(): one machine, one clock): the console
+# notes each key it takes, the projected window each slide it has drawn (the image's load event),
+# the phone each slide it shows (its data-page, set once the image has loaded).
+NOTE_KEYS = """window.__pressed = [];
+document.addEventListener("keydown", () => window.__pressed.push(Date.now()), true);"""
+NOTE_DRAWN = """window.__drawn = [];
+const slide = document.getElementById("slide");
+slide.addEventListener("load", () => window.__drawn.push([Number(slide.dataset.page), Date.now()]));"""
+NOTE_SHOWN = """window.__drawn = [];
+const slide = document.getElementById("slide");
+new MutationObserver(() => window.__drawn.push([Number(slide.dataset.page), Date.now()]))
+  .observe(slide, { attributes: true, attributeFilter: ["data-page"] });"""
+TURNS = 24
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def after_press(pressed, pages, drawn):
+    """For each key press (its time and the page it asked for), the delay to the first time that
+    page was drawn at or after it, or None."""
+    delays = []
+    for at, page in zip(pressed, pages):
+        later = [when for shown, when in drawn if shown == page and when >= at]
+        delays.append(min(later) - at if later else None)
+    return delays
+
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
 @unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")
@@ -379,6 +408,53 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
                  "one screen again", presenter)
         self.press(presenter, Keys.ARROW_RIGHT)
         wait_for(shows(presenter, 4), 10, "one screen still moving the show", presenter)
+
+    def test_the_projected_window_turns_with_the_phones(self):
+        # Presenter view and a phone following; 24 key presses in the console (through the deck
+        # and back). Key press -> projected window and key press -> phone, p50 and max.
+        presenter = self.presenting(LAPTOPS[0])
+        console = presenter.current_window_handle
+        address = wait_for(lambda: presenter.find_element(By.ID, "join-address").text, 20, "the join address", presenter)
+        self.press(presenter, "v")
+        projected = wait_for(lambda: next((h for h in presenter.window_handles if h != console), None), 10,
+                             "the projected window", presenter)
+        presenter.switch_to.window(projected)
+        wait_for(shows(presenter, 1), 20, "the slide in the projected window", presenter)
+        presenter.execute_script(NOTE_DRAWN)
+        presenter.switch_to.window(console)
+        wait_for(lambda: "console" in presenter.find_element(By.TAG_NAME, "body").get_attribute("class"), 10,
+                 "the console layout", presenter)
+        presenter.execute_script(NOTE_KEYS)
+        phone = self.browser(*fake_microphone(self.silent_microphone()), size=(420, 860))
+        phone.get(f"http://{address}")
+        wait_for(shows(phone, 1), 30, "the phone following by the code", phone)
+        phone.execute_script(NOTE_SHOWN)
+
+        pages, page = [], 1
+        step = 1
+        for _ in range(TURNS):
+            if not 1 <= page + step <= 5:
+                step = -step
+            page += step
+            pages.append(page)
+            self.press(presenter, Keys.ARROW_RIGHT if step > 0 else Keys.ARROW_LEFT)
+            wait_for(shows(phone, page), 10, f"the phone at {page}", phone)
+            time.sleep(0.4)   # the projected window too, and a presenter's pace
+        pressed = presenter.execute_script("return window.__pressed")
+        presenter.switch_to.window(projected)
+        projected_drawn = presenter.execute_script("return window.__drawn")
+        presenter.switch_to.window(console)
+        phone_drawn = phone.execute_script("return window.__drawn")
+        self.assertEqual(len(pressed), TURNS, pressed)
+        to_projected = after_press(pressed, pages, projected_drawn)
+        to_phone = after_press(pressed, pages, phone_drawn)
+        self.assertNotIn(None, to_projected, f"every page drawn in the projected window: {projected_drawn}")
+        self.assertNotIn(None, to_phone, f"every page shown on the phone: {phone_drawn}")
+        print(f"\nkey press -> projected window ({TURNS} turns): p50 {percentile(to_projected, .5)} ms, "
+              f"max {max(to_projected)} ms; key press -> phone: p50 {percentile(to_phone, .5)} ms, max {max(to_phone)} ms")
+        print(f"  projected: {to_projected}\n  phone:     {to_phone}")
+        self.assertLessEqual(percentile(to_projected, .5), percentile(to_phone, .5),
+                             "the projected window turns no later than the phones")
 
 
 if __name__ == "__main__":

@@ -70,6 +70,35 @@ const check = () => {
 new MutationObserver(check).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
 """
 
+# Turning pages, timed by each page's own clock (Date.now(): one machine, one clock): the console
+# notes each key it takes, the projected window each slide it has drawn (the image's load event),
+# the phone each slide it shows (its data-page, set once the image has loaded).
+NOTE_KEYS = """window.__pressed = [];
+document.addEventListener("keydown", () => window.__pressed.push(Date.now()), true);"""
+NOTE_DRAWN = """window.__drawn = [];
+const slide = document.getElementById("slide");
+slide.addEventListener("load", () => window.__drawn.push([Number(slide.dataset.page), Date.now()]));"""
+NOTE_SHOWN = """window.__drawn = [];
+const slide = document.getElementById("slide");
+new MutationObserver(() => window.__drawn.push([Number(slide.dataset.page), Date.now()]))
+  .observe(slide, { attributes: true, attributeFilter: ["data-page"] });"""
+TURNS = 24
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def after_press(pressed, pages, drawn):
+    """For each key press (its time and the page it asked for), the delay to the first time that
+    page was drawn at or after it, or None."""
+    delays = []
+    for at, page in zip(pressed, pages):
+        later = [when for shown, when in drawn if shown == page and when >= at]
+        delays.append(min(later) - at if later else None)
+    return delays
+
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
 @unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")
@@ -143,10 +172,13 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
             self.press(presenter, "t")
             print(f"\n{size[0]}x{size[1]} (viewport {viewport}): {len(CONTROLS)} controls and the thumbnails reachable")
 
-        # The box by the name the venue gave it; no phone follows yet, and the page says why.
+        # The box by the name the venue gave it; no phone follows yet, and the show is seconds old:
+        # the page counts the first phones, it does not send the presenter to check the sound.
         self.assertIn(ROOM, presenter.find_element(By.ID, "box-name").text)
         reach = wait_for(lambda: presenter.find_element(By.ID, "reach").text, 10, "why no phone follows", presenter)
         self.assertEqual(reach, self.the_show()["reach"]["message"])
+        self.assertRegex(reach, r"^Waiting for the first phones… \d+ following\.$")   # (an earlier test's phone may linger)
+        self.assertEqual(presenter.find_element(By.ID, "reach").get_attribute("data-state"), "waiting")
 
     def test_the_page_opens_on_its_first_slide_within_two_seconds_at_the_median(self):
         # From the navigation's start to the slide's image shown, by the page's own clock: a
@@ -197,6 +229,40 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
         uploaded = next(d for d in decks["decks"] if d["title"] == "Q3 in review")
         self.assertEqual(browser.find_element(By.ID, "deck-select").get_attribute("value"), uploaded["deck"])
         self.assertEqual(self.hub.delete(f"/v1/decks/{uploaded['deck']}", key=self.secret)[0], 200)
+
+    def test_present_with_a_pdf_chosen_but_not_uploaded_uploads_it_first_and_starts_on_it(self):
+        # Between talks: the next speaker's PDF chosen, Upload never pressed, Present pressed. The
+        # show must start on that PDF, never on the deck the list happens to hold.
+        browser = self.browser(size=LAPTOPS[0])
+        browser.get(f"http://127.0.0.1:{self.hub.port}/present#key={self.secret}")
+        wait_for(lambda: browser.find_element(By.ID, "show-form").is_displayed(), 20, "the setup form", browser)
+        listed = browser.find_element(By.ID, "deck-select").get_attribute("value")
+        self.assertIn(listed, (self.deck, self.other_deck), "another talk's deck is selected in the list")
+        pdf = os.path.join(self.work, "Next talk.pdf")
+        with open(pdf, "wb") as f:
+            f.write(pdf_deck(4, "Next talk"))
+        browser.find_element(By.ID, "upload").send_keys(pdf)
+        chosen = browser.find_element(By.ID, "setup-state").text
+        self.assertIn("Next talk.pdf", chosen, "the status line says the chosen file is what Present starts")
+        browser.execute_script("""
+            window.__states = [];
+            new MutationObserver(() => window.__states.push(document.getElementById("setup-state").textContent))
+              .observe(document.getElementById("setup-state"), { childList: true, characterData: true, subtree: true });""")
+        browser.find_element(By.ID, "start-show").click()
+        wait_for(lambda: page_shown(browser) == 1, 60, "the stage on the uploaded deck", browser)
+        status, decks = self.hub.get("/v1/decks", key=self.secret)
+        uploaded = next((d for d in decks["decks"] if d["title"] == "Next talk"), None)
+        try:
+            self.assertIsNotNone(uploaded, f"the chosen PDF was uploaded: {decks}")
+            show = self.the_show()
+            self.assertEqual((show["deck"], show["pages"]), (uploaded["deck"], 4), "the show runs the chosen PDF")
+            self.assertEqual(browser.find_element(By.ID, "slide").get_attribute("data-deck"), uploaded["deck"])
+            states = browser.execute_script("return window.__states")
+            self.assertTrue(any("Uploading Next talk.pdf" in state for state in states), states)
+        finally:
+            self.hub.delete(f"/v1/shows/{self.beacon}", key=self.secret)
+            if uploaded:
+                self.assertEqual(self.hub.delete(f"/v1/decks/{uploaded['deck']}", key=self.secret)[0], 200)
 
     def test_full_screen_keeps_the_way_in_on_one_line_and_c_hides_it(self):
         presenter = self.presenting((1440, 900), "--screen-info={1440x900}")
@@ -254,6 +320,8 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
         self.press(presenter, Keys.ARROW_RIGHT)
         wait_for(shows(phone, 2), 10, "the phone at 2", phone)
         wait_for(lambda: presenter.find_element(By.ID, "followers").text == "1", 20, "one phone following", presenter)
+        wait_for(lambda: presenter.find_element(By.ID, "reach").text == "Waiting for the first phones… 1 following.", 5,
+                 "the first phone counted in the hint", presenter)
         started = self.the_show()["startedMs"]
 
         for deck, title in ((self.other_deck, "Second act"), (self.deck, "Launch")):
@@ -340,6 +408,53 @@ class PresentOnTheStage(PresentTests, unittest.TestCase):
                  "one screen again", presenter)
         self.press(presenter, Keys.ARROW_RIGHT)
         wait_for(shows(presenter, 4), 10, "one screen still moving the show", presenter)
+
+    def test_the_projected_window_turns_with_the_phones(self):
+        # Presenter view and a phone following; 24 key presses in the console (through the deck
+        # and back). Key press -> projected window and key press -> phone, p50 and max.
+        presenter = self.presenting(LAPTOPS[0])
+        console = presenter.current_window_handle
+        address = wait_for(lambda: presenter.find_element(By.ID, "join-address").text, 20, "the join address", presenter)
+        self.press(presenter, "v")
+        projected = wait_for(lambda: next((h for h in presenter.window_handles if h != console), None), 10,
+                             "the projected window", presenter)
+        presenter.switch_to.window(projected)
+        wait_for(shows(presenter, 1), 20, "the slide in the projected window", presenter)
+        presenter.execute_script(NOTE_DRAWN)
+        presenter.switch_to.window(console)
+        wait_for(lambda: "console" in presenter.find_element(By.TAG_NAME, "body").get_attribute("class"), 10,
+                 "the console layout", presenter)
+        presenter.execute_script(NOTE_KEYS)
+        phone = self.browser(*fake_microphone(self.silent_microphone()), size=(420, 860))
+        phone.get(f"http://{address}")
+        wait_for(shows(phone, 1), 30, "the phone following by the code", phone)
+        phone.execute_script(NOTE_SHOWN)
+
+        pages, page = [], 1
+        step = 1
+        for _ in range(TURNS):
+            if not 1 <= page + step <= 5:
+                step = -step
+            page += step
+            pages.append(page)
+            self.press(presenter, Keys.ARROW_RIGHT if step > 0 else Keys.ARROW_LEFT)
+            wait_for(shows(phone, page), 10, f"the phone at {page}", phone)
+            time.sleep(0.4)   # the projected window too, and a presenter's pace
+        pressed = presenter.execute_script("return window.__pressed")
+        presenter.switch_to.window(projected)
+        projected_drawn = presenter.execute_script("return window.__drawn")
+        presenter.switch_to.window(console)
+        phone_drawn = phone.execute_script("return window.__drawn")
+        self.assertEqual(len(pressed), TURNS, pressed)
+        to_projected = after_press(pressed, pages, projected_drawn)
+        to_phone = after_press(pressed, pages, phone_drawn)
+        self.assertNotIn(None, to_projected, f"every page drawn in the projected window: {projected_drawn}")
+        self.assertNotIn(None, to_phone, f"every page shown on the phone: {phone_drawn}")
+        print(f"\nkey press -> projected window ({TURNS} turns): p50 {percentile(to_projected, .5)} ms, "
+              f"max {max(to_projected)} ms; key press -> phone: p50 {percentile(to_phone, .5)} ms, max {max(to_phone)} ms")
+        print(f"  projected: {to_projected}\n  phone:     {to_phone}")
+        self.assertLessEqual(percentile(to_projected, .5), percentile(to_phone, .5),
+                             "the projected window turns no later than the phones")
 
 
 if __name__ == "__main__":

@@ -101,7 +101,8 @@ class PresenterChapterAsWritten(unittest.TestCase):
         status, show = self.hub.request("PUT", f"/v1/shows/{beacon}", {"deck": deck, "page": 1}, key=keys["secretKey"])
         self.assertEqual(status, 200, show)
         self.assertEqual(show["followers"], 0)
-        self.assertEqual(show["reach"]["state"], "not-heard", show["reach"])
+        self.assertEqual(show["reach"], {"state": "waiting", "message": "Waiting for the first phones… 0 following."},
+                         "a show just started counts its first phones")
 
         # A phone hears the box...
         decoded = subprocess.run([NEARCAST, "decode", "--json", os.path.join(self.work, "box", "audio.wav")],
@@ -121,7 +122,8 @@ class PresenterChapterAsWritten(unittest.TestCase):
             event, data = follower.next(timeout=10)
             self.assertEqual((event, data["deck"]), ("show", deck))
             status, show = self.hub.get(f"/v1/shows/{beacon}", key=keys["secretKey"])
-            self.assertEqual((show["followers"], show["reach"]["state"]), (1, "ok"), show)
+            self.assertEqual((show["followers"], show["reach"]["state"]), (1, "waiting"), show)
+            self.assertEqual(show["reach"]["message"], "Waiting for the first phones… 1 following.")
         finally:
             follower.close()
 

@@ -80,14 +80,20 @@ $("forget-key").addEventListener("click", () => {
   setUp();
 });
 
-$("show-form").addEventListener("submit", (event) => {
+$("show-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   if (session.uploading) return;
   if ($("remote-choice").checked) document.body.classList.add("remote");
-  const deck = $("deck-select").value;
   const beacon = $("beacon-select").value;
-  if (!deck || !beacon) {
+  if (!beacon) {
     setupState("Pick a deck and a box first.", true);
+    return;
+  }
+  // A PDF chosen and not yet uploaded is the deck the presenter means: it goes up first, and the
+  // show starts on it (never on whatever the list held), or not at all if the hub refuses it.
+  const deck = $("upload").files[0] ? await uploadChosenPDF(", then presenting it") : $("deck-select").value;
+  if (!deck) {
+    if (!$("upload").files[0]) setupState("Pick a deck and a box first.", true);
     return;
   }
   present(deck, beacon);
@@ -107,14 +113,20 @@ $("upload").addEventListener("change", () => {
     title.dataset.fromFile = title.value;
   }
   $("upload-start").disabled = !file || session.uploading;
+  if (file) setupState(`${file.name} is chosen: Present uploads it and starts on it (Upload only uploads it).`);
 });
 
-$("upload-start").addEventListener("click", async () => {
+$("upload-start").addEventListener("click", () => uploadChosenPDF(""));
+
+/** Uploads the PDF chosen, with its title, and selects it in the deck list; returns its deck, or
+ * null when there is none or the hub refused it (the state line says why). `then` ends the state
+ * line while it uploads (what follows the upload). */
+async function uploadChosenPDF(then) {
   const file = $("upload").files[0];
-  if (!file || session.uploading) return;
+  if (!file || session.uploading) return null;
   const title = $("upload-title").value.trim() || titleFromFileName(file.name);
   setUploading(true);
-  setupState(`Uploading ${file.name} (${(file.size / 1e6).toFixed(1)} MB); the hub renders every page…`);
+  setupState(`Uploading ${file.name} (${(file.size / 1e6).toFixed(1)} MB); the hub renders every page${then}…`);
   try {
     const created = await (await call("POST", `/v1/decks?title=${encodeURIComponent(title)}`, file, "application/pdf")).json();
     fillDeckSelect((await json("GET", "/v1/decks")).decks);
@@ -122,12 +134,14 @@ $("upload-start").addEventListener("click", async () => {
     setupState(`“${title}”: ${created.pages} pages, ready.`);
     $("upload").value = "";
     $("upload-title").value = "";
+    return created.deck;
   } catch (error) {
     setupState(`${file.name} was refused: ${error.message}`, true);
+    return null;
   } finally {
     setUploading(false);
   }
-});
+}
 
 /** While a deck uploads, nothing can start or switch to a deck (the list is about to change, and a
  * Present pressed now would start the old selection). */

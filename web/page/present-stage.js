@@ -11,10 +11,15 @@ import { $, isProjectedWindow, saveShow, session, sleep } from "./present-sessio
 import { renderJoin } from "./present-join.js";
 import { setupState } from "./present-setup.js";
 import { startTimer } from "./present-timer.js";
-import { announceConsole } from "./present-view.js";
+import { announceConsole, tellOtherWindowPage } from "./present-view.js";
 
 let pendingPage = null;   // a page the presenter asked for that the hub has not confirmed
 let putting = false;
+// A page the other window of presenter view asked for (its key press, told over the
+// BroadcastChannel before the hub heard of it): drawn at once, until the hub's show has it.
+let otherWindowPage = null;
+let otherWindowTimer = 0;
+const otherWindowPageMs = 5_000;   // then the hub's page again (the hub refused it, say)
 
 /** Opens the show on the box: the running one at its page, moved to `deck` if it shows another
  * (the hub switches the deck of a running show without dropping anyone), else a new one. */
@@ -46,6 +51,7 @@ export function openStage(opened) {
 /** Takes the hub's show (an answer or an event): a new deck rebuilds what depends on the deck. */
 export function applyShow(next) {
   const deckChanged = !session.show || session.show.deck !== next.deck;
+  if (deckChanged || next.page === otherWindowPage) setOtherWindowPage(null);
   session.show = next;
   session.choices = next.reactions.choices;
   if (deckChanged) {
@@ -55,9 +61,27 @@ export function applyShow(next) {
   render();
 }
 
-/** The page on this screen: the one asked for, else the hub's. */
+/** The page on this screen: the one asked for (here, else in the other window), else the hub's. */
 export function currentPage() {
-  return pendingPage ?? (session.show ? session.show.page : 1);
+  return pendingPage ?? otherWindowPage ?? (session.show ? session.show.page : 1);
+}
+
+/** The other window of presenter view moved to `page` of `deck` (or settled on it): drawn here at
+ * once, so the projected window turns with the console's key, not after the hub's event. */
+export function pageFromOtherWindow(page, deck) {
+  if (!session.show || deck !== session.show.deck || pendingPage !== null) return;
+  setOtherWindowPage(page === session.show.page ? null : page);
+  render();
+}
+
+function setOtherWindowPage(page) {
+  clearTimeout(otherWindowTimer);
+  otherWindowPage = page;
+  if (page === null) return;
+  otherWindowTimer = setTimeout(() => {
+    otherWindowPage = null;
+    if (session.show) render();
+  }, otherWindowPageMs);
 }
 
 /** A page asked for and not yet confirmed is dropped (another deck's page 1 replaces it). */
@@ -118,25 +142,28 @@ export function toggleThumbnails(on = !document.body.classList.contains("thumbs-
   if (on && session.show) renderThumbnailMarks(currentPage());
 }
 
-/** The phones following, the box by its name, and why no phone follows when none does. */
+/** The phones following, the box by its name, and why no phone follows when none does; while the
+ * show is young (the hub's `waiting`), the first phones counted as they join instead. */
 function renderRoom() {
   const show = session.show;
   const followers = show.followers ?? 0;
   $("followers").textContent = followers;
   $("box-name").textContent = show.box && show.box.name ? `· ${show.box.name}` : "";
   const reach = show.reach;
-  const explain = followers === 0 && reach && reach.state !== "ok" && reach.message;
+  const explain = reach && (reach.state === "waiting" || (followers === 0 && reach.state !== "ok")) && reach.message;
   $("reach").hidden = !explain;
   $("reach").textContent = explain || "";
   if (reach) $("reach").dataset.state = reach.state;
 }
 
 // Why no phone follows: the hub's `reach` changes with the box and the phones, which send no show
-// event of their own, so it is asked for while nobody follows.
+// event of their own, and with the show's age (`waiting` ends 2 minutes in), so it is asked for
+// while nobody follows or the show is young.
 const reachPollMs = 10_000;
 setInterval(async () => {
   const show = session.show;
-  if (!show || isProjectedWindow || $("stage").hidden || (show.followers ?? 0) > 0) return;
+  const young = show && show.reach && show.reach.state === "waiting";
+  if (!show || isProjectedWindow || $("stage").hidden || ((show.followers ?? 0) > 0 && !young)) return;
   try {
     const fresh = await json("GET", `/v1/shows/${session.beaconId}`);
     if (!session.show || fresh.startedMs !== session.show.startedMs) return;   // ended or replaced meanwhile
@@ -145,21 +172,28 @@ setInterval(async () => {
   } catch { /* the event stream says when the hub is away */ }
 }, reachPollMs);
 
+/** The slide first, as soon as its image is here (it usually is: the next one is fetched ahead);
+ * the thumbnails and the next slide after it, never holding it back. */
 async function renderSlides(page) {
   const show = session.show;
   const last = page >= show.pages;
   $("next-caption").textContent = last ? "The end" : `Next: ${page + 1}`;
   $("next-frame-caption").textContent = last ? "The end" : `Next: ${page + 1} / ${show.pages}`;
+  const stillWanted = () => session.show && session.show.deck === show.deck && currentPage() === page;
   try {
-    const [full, now, next, nextFull] = await Promise.all([
-      pageImage(page, "full"), pageImage(page, "thumb"),
+    const full = await pageImage(page, "full");
+    if (!stillWanted()) return;   // moved on meanwhile
+    if ($("slide").dataset.page !== String(page) || $("slide").dataset.deck !== show.deck) {
+      $("slide").src = full;
+      $("slide").dataset.page = page;
+      $("slide").dataset.deck = show.deck;
+    }
+    const [now, next, nextFull] = await Promise.all([
+      pageImage(page, "thumb"),
       last ? null : pageImage(page + 1, "thumb"),
       last ? null : pageImage(page + 1, "full"),   // the console's next slide, and ready for the key press
     ]);
-    if (currentPage() !== page) return;   // moved on meanwhile
-    $("slide").src = full;
-    $("slide").dataset.page = page;
-    $("slide").dataset.deck = show.deck;
+    if (!stillWanted()) return;
     $("current-thumb").src = now;
     $("next-thumb").src = next || "";
     $("next-slide").src = nextFull || "";
@@ -181,6 +215,8 @@ export async function go(page) {
   page = Math.min(Math.max(1, page), session.show.pages);
   if (page === currentPage()) return;
   pendingPage = page;
+  setOtherWindowPage(null);
+  tellOtherWindowPage(page, session.show.deck);   // before the hub: the projected window turns now
   render();
   if (putting) return;
   putting = true;
@@ -202,6 +238,7 @@ export async function go(page) {
   } finally {
     putting = false;
     pendingPage = null;
+    if (session.show) tellOtherWindowPage(session.show.page, session.show.deck);   // the page the hub took
     render();
   }
 }

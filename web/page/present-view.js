@@ -2,8 +2,10 @@
 // `/present?view=audience` (the projected window: the slide, the way in, the falling reactions,
 // nothing else), and becomes the console (current and next slide, timer, room, controls,
 // thumbnails). Both windows move the show and both follow the hub's show events, so either
-// window's keys work; they tell each other only what the hub does not carry (the projected window
-// is open or closed, the way in is hidden) over a BroadcastChannel. One screen works without it.
+// window's keys work; over a BroadcastChannel they tell each other what the hub does not carry
+// (the projected window is open or closed, the way in is hidden) and the page a key asked for,
+// which the other window draws at once rather than after the hub's answer and event (the hub's
+// show then confirms it). One screen works without it.
 //
 // The projected window gets the key by sessionStorage (the browser copies it into a window opened
 // by window.open) or, failing that, from its opener by postMessage; never in its address.
@@ -11,7 +13,7 @@
 import { runningShow } from "./present-hub.js";
 import { $, isProjectedWindow, rememberKey, savedShow, saveShow, session, sleep } from "./present-session.js";
 import { setupState, showSetup } from "./present-setup.js";
-import { openStage, stageState, toggleThumbnails } from "./present-stage.js";
+import { openStage, pageFromOtherWindow, stageState, toggleThumbnails } from "./present-stage.js";
 
 const keyHandoverMs = 3_000;        // how long the projected window waits for its opener's key
 const waitForShowMs = 2_000;        // how often the projected window asks for the box's show
@@ -35,7 +37,14 @@ channel?.addEventListener("message", ({ data }) => {
     setConsole(false);
   }
   if (data.type === "way-in") setWayInHidden(data.hidden, false);
+  else if (data.type === "page") pageFromOtherWindow(data.page, data.deck);
 });
+
+/** A key in this window asked for `page` of `deck` (or the hub settled on it): the other window
+ * draws it too. */
+export function tellOtherWindowPage(page, deck) {
+  broadcast({ type: "page", page, deck });
+}
 
 /** A console (re)opened, after a reload say, asks whether its projected window is still there. */
 export function announceConsole() {

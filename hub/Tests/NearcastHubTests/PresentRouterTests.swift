@@ -301,8 +301,16 @@ final class PresentRouterTests: XCTestCase {
                 let json = try await world.hub.present.views.json(try XCTUnwrap(show), presenter: true)
                 return try XCTUnwrap(json.presenter)
             }
+            // The show has just started: its first phones are joining, nothing is wrong yet.
             var view = try await presenterView()
-            XCTAssertEqual(view.reach?.state, "not-heard", "registered just now, nobody has resolved it")
+            XCTAssertEqual(view.reach?.state, "waiting", "a show 0 s old is not blamed on the room's sound")
+            XCTAssertEqual(view.reach?.message, "Waiting for the first phones… 0 following.")
+            world.clock.advance(seconds: 119)
+            view = try await presenterView()
+            XCTAssertEqual(view.reach?.state, "waiting", "still within the 2 minutes")
+            world.clock.advance(seconds: 1)
+            view = try await presenterView()
+            XCTAssertEqual(view.reach?.state, "not-heard", "2 minutes in, nobody has resolved it")
             XCTAssertNil(view.box?.lastResolvedTime)
             XCTAssertTrue(view.reach?.message.contains("join with the code") == true, view.reach?.message ?? "")
             // With joining by the code turned off, the hint does not offer it.
@@ -349,6 +357,27 @@ final class PresentRouterTests: XCTestCase {
                 XCTAssertTrue(String(buffer: $0.body).contains("name"), String(buffer: $0.body))
             }
         }
+    }
+
+    /// While a show is young (2 minutes), the presenter is told the phones as they join, not that
+    /// the box went unheard; a silent box is said at once; after the window, the reasons as before.
+    func testBoxReachCountsTheFirstPhonesWhileTheShowIsYoung() {
+        let start: Int64 = 1_000_000_000
+        func reach(at secondsIn: Int64, followers: Int, seenSecondsAgo: Int64? = 30, resolvedSecondsAgo: Int64? = nil) -> BoxReach {
+            let now = start + secondsIn * 1000
+            return BoxReach.of(boxName: "Room 101", lastSeenMs: seenSecondsAgo.map { now - $0 * 1000 },
+                               lastResolvedMs: resolvedSecondsAgo.map { now - $0 * 1000 }, followers: followers,
+                               codeJoining: true, startedMs: start, nowMs: now)
+        }
+        XCTAssertEqual(reach(at: 10, followers: 0), BoxReach(state: .waiting, message: "Waiting for the first phones… 0 following."))
+        XCTAssertEqual(reach(at: 30, followers: 3), BoxReach(state: .waiting, message: "Waiting for the first phones… 3 following."))
+        XCTAssertEqual(reach(at: 30, followers: 0, resolvedSecondsAgo: 5).state, .waiting, "a phone opening the show as we speak")
+        XCTAssertEqual(reach(at: 10, followers: 0, seenSecondsAgo: 200).state, .boxSilent, "a silent box is no young show's fault")
+        XCTAssertEqual(reach(at: 10, followers: 0, seenSecondsAgo: nil).state, .boxSilent)
+        XCTAssertEqual(reach(at: 10, followers: 2, seenSecondsAgo: nil).state, .waiting, "phones follow (by the code) all the same")
+        XCTAssertEqual(reach(at: 120, followers: 3), BoxReach(state: .ok, message: "3 phones following."))
+        XCTAssertEqual(reach(at: 120, followers: 0).state, .notHeard)
+        XCTAssertEqual(reach(at: 120, followers: 0, resolvedSecondsAgo: 5).state, .noFollowers)
     }
 
     func testShownPagesKeepRangesAndReadTheirText() {

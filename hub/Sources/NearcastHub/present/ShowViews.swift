@@ -56,7 +56,8 @@ struct ShowViews: Sendable {
         json.box = ShowBoxJSON(name: name, lastSeenTime: box?.lastSeenMs.map(HubClock.timestamp(ms:)),
                                lastResolvedTime: resolvedMs.map(HubClock.timestamp(ms:)))
         let reach = BoxReach.of(boxName: name, lastSeenMs: box?.lastSeenMs, lastResolvedMs: resolvedMs,
-                                followers: json.followers ?? 0, codeJoining: json.codeJoining ?? true, nowMs: now)
+                                followers: json.followers ?? 0, codeJoining: json.codeJoining ?? true,
+                                startedMs: show.startedMs, nowMs: now)
         json.reach = ShowReachJSON(state: reach.state.rawValue, message: reach.message)
         return ShowJSON(audience: audience, presenter: json)
     }

@@ -10,7 +10,7 @@ struct DayService: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             await runner.tick(nowMs: clock.nowMs())
-            try? await Task.sleep(for: .milliseconds(Self.everyMilliseconds))
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Self.everyMilliseconds)) }
         }
     }
 }

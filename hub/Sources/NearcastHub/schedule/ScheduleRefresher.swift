@@ -77,7 +77,10 @@ struct ScheduleRefreshService: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             await refresher.tick(nowMs: clock.nowMs())
-            try? await Task.sleep(for: .milliseconds(ScheduleRefresher.checkEveryMilliseconds))
+            // The wait ends at a graceful stop, which must not wait out the half minute.
+            try? await cancelWhenGracefulShutdown {
+                try await Task.sleep(for: .milliseconds(ScheduleRefresher.checkEveryMilliseconds))
+            }
         }
     }
 }

@@ -335,13 +335,13 @@ class Hub:
 class EventStream:
     """Server-Sent Events read on a thread: (event, data as JSON) pairs in a queue, comments
     skipped, ("closed", None) when the stream ends; an attachments:watch or a show's events. The
-    key goes in `?key=` (as an EventSource sends it) or, with `in_header`, in X-Api-Key (as the
-    presenter's page sends it)."""
+    key goes in `?key=` (as an EventSource sends it) or, with `in_header` and always for the secret
+    key (which the hub refuses in an address), in X-Api-Key (as the presenter's page sends it)."""
 
     def __init__(self, port: int, path: str, key: str, in_header=False, query=None, connect=None):
         headers = {}
         query = dict(query or {})
-        if in_header:
+        if in_header or key.startswith("ncsec_"):
             headers["X-Api-Key"] = key
         else:
             query["key"] = key

@@ -13,6 +13,8 @@ real sockets, everyone at one address (127.0.0.1: a venue's NAT):
   and a real phone's occasional taps drawn among a flood from 60 earned ids;
 - 1,000 phones behind the one address, each earning its id (with the work made small on that hub:
   the work is measured above) and reacting now and then: every reaction accepted;
+- a phone's id stolen (it rides in an event stream's address) and flooded from 50 other
+  addresses, in reactions and requests: its owner's reactions and resolves all go through;
 - a phone flooding with the public key from that address (no id, and another with its own id):
   the phones that send their ids and the presenter are all served meanwhile, a phone without an id
   is not (on a hub whose audience budget per address is small enough for one Python process to
@@ -38,8 +40,10 @@ CLOCK = 128 * 39_062   # a beacon clock at the start of a 128 s rotation period
 class Client:
     """One keep-alive connection: JSON requests with the public key."""
 
-    def __init__(self, hub, key):
-        self.connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30)
+    def __init__(self, hub, key, source=None):
+        # `source`: another loopback address to send from (127.0.0.0/8 is all this machine's).
+        self.connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30,
+                                                     source_address=(source, 0) if source else None)
         self.key = key
 
     def request(self, method, path, body=None, phone=None):
@@ -330,3 +334,46 @@ class HostileRoom(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def test_a_stolen_id_flooded_from_50_addresses_does_not_lock_out_its_owner(self):
+        owner = Client(self.cheap, self.public)
+        victim = owner.earn_id(self.heard())
+        stop = threading.Event()
+        thief_statuses = []
+        lock = threading.Lock()
+
+        def thief(n):   # the owner's id from an address of its own: reactions and resolves as fast as it can
+            client = Client(self.cheap, self.public, source=f"127.0.1.{n}")
+            while not stop.is_set():
+                status = client.react(self.heard(), victim)
+                resolved = client.request("POST", "/v1beta1/beaconinfo:getforobserved",
+                                          {"observations": [{"advertisedId": self.heard()}]}, phone=victim)[0]
+                with lock:
+                    thief_statuses.extend([status, resolved])
+            client.close()
+        threads = [threading.Thread(target=thief, args=(n,)) for n in range(1, 51)]
+        for thread in threads:
+            thread.start()
+        try:
+            # The thieves have spent what one id's buckets hold by now.
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                with lock:
+                    if thief_statuses.count(429) >= 50:
+                        break
+                time.sleep(0.1)
+            owned = []
+            for _ in range(20):   # the owner taps now and then and resolves what it hears
+                owned.append(owner.react(self.heard(), victim))
+                owned.append(owner.request("POST", "/v1beta1/beaconinfo:getforobserved",
+                                           {"observations": [{"advertisedId": self.heard()}]}, phone=victim)[0])
+                time.sleep(0.3)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+            owner.close()
+        print(f"\n  a stolen id from 50 addresses: {len(thief_statuses)} thief requests, {thief_statuses.count(429)} refused; "
+              f"the owner's 20 reactions and 20 resolves: {owned.count(202)} and {owned.count(200)} answered")
+        self.assertGreater(thief_statuses.count(429), 0, "the thieves were held to their buckets")
+        self.assertEqual(owned, [202, 200] * 20, "the owner was never refused")

@@ -439,7 +439,7 @@ class HubLimitsTests(unittest.TestCase):
         self.assertIn("too many open watches with this key", json.loads(body)["error"]["message"])
         secret = connect(hub)
         self.sockets.append(secret)
-        secret.sendall(f"GET /v1beta1/{DOOR}/attachments:watch?key={self.secret} HTTP/1.1\r\nHost: hub\r\n\r\n".encode())
+        secret.sendall(f"GET /v1beta1/{DOOR}/attachments:watch HTTP/1.1\r\nHost: hub\r\nX-Api-Key: {self.secret}\r\n\r\n".encode())
         self.assertEqual(status_of(read_head(secret)), 200, "the secret key's streams are counted apart")
         self.assertEqual(limited(hub)["key_watches"], 4)
 

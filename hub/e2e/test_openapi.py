@@ -6,7 +6,8 @@ status_code_conformance, content_type_conformance and response_schema_conformanc
 
 - a project with data to reach: a UID beacon (the document's example name) and an EID beacon with
   heartbeats and attachments, a two-page deck shown on the EID beacon, an image reaction;
-- generated requests (examples, coverage, fuzzing and stateful phases), the secret key in `?key=`;
+- generated requests (examples, coverage, fuzzing and stateful phases), the key in `X-Api-Key`
+  (the secret key is refused in `?key=`: checked by hand below);
 - the same with the seeded beacon, deck, attachment, image and sight code as the path's values,
   so the answers with data are checked too (deletes last, in a pass of their own);
 - the public API key, which most operations refuse (403) and some take;
@@ -193,7 +194,7 @@ class OpenAPITests:
         with open(hooks, "w") as f:
             f.write(HOOKS)
         config = [f"hooks = {toml_string(hooks)}", "[generation]", 'database = "none"',
-                  "[auth.openapi.ApiKey]", f"api_key = {toml_string(key)}"]
+                  "[auth.openapi.ApiKeyHeader]", f"api_key = {toml_string(key)}"]
         if parameters:
             config.append("[parameters]")
             config += [f"{toml_string(k)} = {json.dumps(v)}" for k, v in parameters.items()]
@@ -250,10 +251,10 @@ class OpenAPITests:
         from schemathesis import checks
         from schemathesis.core.failures import FailureGroup
         operation = self.api_schema()[path][method]
-        query = dict(query or {})
+        headers = dict(headers or {})
         if key:
-            query["key"] = key
-        arguments = {"path_parameters": path_parameters or {}, "query": query, "headers": headers or {}}
+            headers["X-Api-Key"] = key
+        arguments = {"path_parameters": path_parameters or {}, "query": dict(query or {}), "headers": headers}
         if body is not None:
             arguments["body"] = body
             arguments["media_type"] = media_type or "application/json"
@@ -327,10 +328,14 @@ class OpenAPITests:
         self.check("GET", "/v1/reactions/images/{name}", 200, key=self.public, path_parameters={"name": "logo"})
         # Pages: the audience sees only what was shown; an ETag answered again is a 304.
         page = {"deck": deck, "page": 1}
-        image = self.check("GET", "/v1/decks/{deck}/pages/{page}", 200, key=self.public, path_parameters=page)
-        self.check("GET", "/v1/decks/{deck}/pages/{page}", 304, key=self.public, path_parameters=page,
+        image = self.check("GET", "/v1/decks/{deck}/pages/{page}", 200, key=self.public, path_parameters=page, query={"token": token})
+        self.check("GET", "/v1/decks/{deck}/pages/{page}", 304, key=self.public, path_parameters=page, query={"token": token},
                    headers={"If-None-Match": image.headers["etag"][0]})
-        self.check("GET", "/v1/decks/{deck}/pages/{page}", 403, key=self.public, path_parameters={"deck": deck, "page": 2})
+        self.check("GET", "/v1/decks/{deck}/pages/{page}", 403, key=self.public, path_parameters={"deck": deck, "page": 2},
+                   query={"token": token})
+        self.check("GET", "/v1/decks/{deck}/pages/{page}", 403, key=self.public, path_parameters=page)   # no token
+        # The secret key in an address is refused, whatever it asks for.
+        self.check("GET", "/v1/shows/{beacon}", 403, path_parameters=beacon, query={"key": self.secret})
         self.check("GET", "/v1/decks/{deck}/pages/{page}", 404, key=self.secret, path_parameters={"deck": deck, "page": 3})
         # A show on a UID beacon has no sight code to draw.
         uid = "3!0102030405060708"
@@ -396,11 +401,12 @@ class OpenAPITests:
         self.assertTrue(headers.get("content-type", "").startswith("application/json"), headers)
         self.validate(document, "#/components/schemas/Error", json.loads(payload))
 
-    def first_event(self, path, query):
-        """(status, content type, first event name, its data) of an event stream; the stream is then dropped."""
+    def first_event(self, path, query, key=None):
+        """(status, content type, first event name, its data) of an event stream (`key` in X-Api-Key);
+        the stream is then dropped."""
         connection = http.client.HTTPConnection("127.0.0.1", self.hub.port, timeout=30)
         try:
-            connection.request("GET", path + "?" + urllib.parse.urlencode(query))
+            connection.request("GET", path + "?" + urllib.parse.urlencode(query), headers={"X-Api-Key": key} if key else {})
             response = connection.getresponse()
             event, data = None, []
             while True:
@@ -429,7 +435,7 @@ class OpenAPITests:
         for template, name, ref in streams:
             path = template.replace("{beacon}", beacon)
             with self.subTest(path=template):
-                status, kind, event, data = self.first_event(path, {"key": self.secret})
+                status, kind, event, data = self.first_event(path, {}, key=self.secret)
                 self.assertEqual(status, 200)
                 self.assertIn("text/event-stream", document["paths"][template]["get"]["responses"]["200"]["content"])
                 self.assertTrue(kind.startswith("text/event-stream"), kind)
@@ -440,12 +446,13 @@ class OpenAPITests:
                 status, kind, event, data = self.first_event(path, {"key": self.public, "token": token})
                 self.assertEqual((status, event), (200, name))
                 self.validate(document, ref, data)
-                # Refusals: no key, a bad key, the public key without a token, a malformed and an unknown beacon.
-                for query, target, expected in [({}, path, 401), ({"key": "ncsec_nobody"}, path, 403),
-                                                ({"key": self.public}, path, 403),
-                                                ({"key": self.secret}, template.replace("{beacon}", "5!zz"), 400),
-                                                ({"key": self.secret}, template.replace("{beacon}", "3!ffffffff"), 404)]:
-                    status, headers, payload = self.call("GET", target + "?" + urllib.parse.urlencode(query))
+                # Refusals: no key, a bad key, the public key without a token, the secret key in the
+                # address, a malformed and an unknown beacon.
+                for query, key, target, expected in [({}, None, path, 401), ({"key": "ncsec_nobody"}, None, path, 403),
+                                                     ({"key": self.public}, None, path, 403), ({"key": self.secret}, None, path, 403),
+                                                     ({}, self.secret, template.replace("{beacon}", "5!zz"), 400),
+                                                     ({}, self.secret, template.replace("{beacon}", "3!ffffffff"), 404)]:
+                    status, headers, payload = self.call("GET", target + "?" + urllib.parse.urlencode(query), key=key)
                     self.assertEqual(status, expected, payload)
                     self.assert_documented_error(document, template, status, headers, payload)
 

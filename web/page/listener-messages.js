@@ -60,6 +60,16 @@ function watch(beaconName, beacon) {
     hooks.trouble(null);
   });
   source.addEventListener("deleted", () => forget(beaconName, "removed from the hub"));
+  // The watch token it was opened with expired (the hub ends the watch then): a resolve since
+  // gave a newer one, so the watch goes on with it; else the box has not been heard for as long as
+  // a token lasts, and its messages go until it is heard again.
+  const openedWith = beacon.watchToken;
+  source.addEventListener("revoked", () => {
+    source.close();
+    beacon.source = null;
+    if (beacon.watchToken && beacon.watchToken !== openedWith) beacon.source = watch(beaconName, beacon);
+    else forget(beaconName, "not heard for as long as its watch token lasts");
+  });
   source.onerror = () => {
     if (source.readyState === EventSource.CLOSED) {
       // The hub refused the watch (an error status; a reconnection after its token expired): the

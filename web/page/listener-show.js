@@ -67,6 +67,13 @@ const passExpired = () => !state.pass || performance.now() > state.pass.expiresA
 const passHolds = () => !passExpired() && !state.pass.revoked;
 const validPassFor = (id) => (state.pass && state.pass.beacon === id && passHolds() ? state.pass.id : null);
 const keyFor = () => validPassFor(state.beacon) || state.publicKey;
+/** `?key=` with what reads the followed box now: its pass, or the public key with the watch token
+ * from resolving the box (a deck's pages are not seen with the public key alone). */
+function readQuery() {
+  const key = keyFor();
+  const token = key === state.publicKey ? watchTokenFor(`beacons/${state.beacon}`) : "";
+  return `?key=${encodeURIComponent(key)}${token ? `&token=${encodeURIComponent(token)}` : ""}`;
+}
 const beaconIdOf = (name) => String(name).replace(/^beacons\//, "");
 
 /** Starts the show part: `hub` the hub's origin, `publicKey` the page's ?key= (none when the page
@@ -383,7 +390,7 @@ function render() {
   const wanted = `${show.deck}/${page}`;
   if (slide.dataset.wanted !== wanted) {
     slide.dataset.wanted = wanted;
-    const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}?key=${encodeURIComponent(keyFor())}${phoneQuery()}`;
+    const url = `${state.hub}/v1/decks/${show.deck}/pages/${page}${readQuery()}${phoneQuery()}`;
     const image = new Image();
     image.onload = () => {
       if (slide.dataset.wanted !== wanted) return;   // moved on while it loaded

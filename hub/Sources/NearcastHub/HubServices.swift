@@ -76,6 +76,8 @@ package struct PresentParts: Sendable {
     let followerReports: FollowerReports
     /// The passes given for each show's code lately, for the presenter's cap (`CodePassLedger`).
     let codePasses: CodePassLedger
+    /// The phones that earned an id for each show, what that cap is a share of (`ShowPhones`).
+    let showPhones: ShowPhones
     /// A show as followers and presenters see it (`ShowViews`).
     let views: ShowViews
     /// Each room's show from the schedule in force (`DayRunner`).
@@ -94,6 +96,7 @@ package struct PresentParts: Sendable {
         self.showCache = ShowCache(shows: repositories.shows, choices: repositories.choices)
         self.followerReports = FollowerReports()
         self.codePasses = CodePassLedger()
+        self.showPhones = ShowPhones()
         self.rooms = RoomDirectory(schedules: repositories.schedules, beacons: repositories.beacons, uploads: uploads)
         self.views = ShowViews(shows: repositories.shows, decks: repositories.decks, choices: repositories.choices,
                                storage: storage, clock: clock, logger: logger, presence: presence, codePasses: codePasses,

@@ -159,8 +159,10 @@ final class APIRouterTests: XCTestCase {
             assertRefusal(try await client.call(.post, "/v1beta1/beaconinfo:getforobserved",
                                                 json: ["observations": [["advertisedId": ["type": "EDDYSTONE", "id": base64(Self.uid)]]]]),
                           .unauthorized)
-            // ?key= works as the header does.
-            assertStatus(try await client.call(.get, "/v1beta1/beacons?key=\(world.demo.secretKey)"), .ok)
+            // ?key= works as the header does for the public key; the secret key is refused there.
+            assertStatus(try await client.call(.post, "/v1beta1/beaconinfo:getforobserved?key=\(world.demo.apiKey)",
+                                               json: ["observations": [["advertisedId": ["type": "EDDYSTONE", "id": base64(Self.uid)]]]]), .ok)
+            assertRefusal(try await client.call(.get, "/v1beta1/beacons?key=\(world.demo.secretKey)"), .forbidden, field: "key")
             let theirs = world.other.secretKey
             let listed = try await Self.beacons(client, key: theirs)
             XCTAssertTrue(listed.isEmpty)

@@ -113,7 +113,7 @@ final class LimitsTests: XCTestCase {
               unknownTokensPerMinutePerAddress: 116, unknownTokensPerMinutePerProject: 117,
               connections: 118, connectionsPerAddress: 119, watchesPerAddress: 120, watchesPerKey: 121,
               headerTimeoutSeconds: 122.5, idleTimeoutSeconds: 123.5,
-              fieldChecksPerMinutePerProject: 124, fieldChecksKeptPerProject: 125,
+              fieldChecksPerMinutePerProject: 124, fieldChecksKeptPerProject: 125, heardPassesPerMinutePerAddress: 126,
             } }
             """
         let limits = try XCTUnwrap(try HubConfigFile.parse(Data(text.utf8), path: "hub.json5").limits)
@@ -141,7 +141,8 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(connections.idleTimeoutSeconds, 123.5)
         XCTAssertEqual(limits.fieldChecks.perMinutePerProject, 124)
         XCTAssertEqual(limits.fieldChecks.keptPerProject, 125)
-        XCTAssertEqual(HubLimits.keys.count, 26, "the file's keys, all of them set above")
+        XCTAssertEqual(guessing.heardPassesPerMinutePerAddress, 126)
+        XCTAssertEqual(HubLimits.keys.count, 27, "the file's keys, all of them set above")
 
         // An empty `limits` keeps every default, and the defaults are the documented ones.
         let defaults = try XCTUnwrap(try HubConfigFile.parse(Data("{ limits: {} }".utf8), path: "hub.json5").limits)
@@ -165,7 +166,8 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(refusal("burst: 3"), "hub.json5: unknown key limits.burst (known: audienceBurstPerAddress, "
                        + "audienceRequestsPerSecondPerAddress, burstPerAddress, burstPerKey, connections, connectionsPerAddress, "
                        + "enabled, failedCodesPerMinute, failedCodesPerMinutePerAddress, fieldChecksKeptPerProject, "
-                       + "fieldChecksPerMinutePerProject, headerTimeoutSeconds, idleTimeoutSeconds, keyLookupsPerSecondPerAddress, "
+                       + "fieldChecksPerMinutePerProject, headerTimeoutSeconds, heardPassesPerMinutePerAddress, idleTimeoutSeconds, "
+                       + "keyLookupsPerSecondPerAddress, "
                        + "phoneBurst, phoneIdWorkBits, phoneIdsPerMinutePerAddress, phoneRequestsPerSecond, presenterBurstPerAddress, "
                        + "presenterRequestsPerSecondPerAddress, requestsPerSecondPerAddress, requestsPerSecondPerKey, "
                        + "unknownTokensPerMinutePerAddress, unknownTokensPerMinutePerProject, watchesPerAddress, watchesPerKey)")

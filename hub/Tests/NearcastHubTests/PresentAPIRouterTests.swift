@@ -110,8 +110,9 @@ final class PresentAPIRouterTests: XCTestCase {
             let token = try await client.call(.post, "/v1beta1/beaconinfo:getforobserved", key: publicKey,
                                               json: ["observations": [try beacon.observation()]]).json
             let watchToken = ((token["beacons"] as? [[String: Any]])?.first?["watchToken"] as? String) ?? ""
+            // The audience reads pages with the watch token of the box showing the deck.
             func page(_ deck: String, _ number: Int, key: String) async throws -> Answer {
-                try await client.call(.get, "/v1/decks/\(deck)/pages/\(number)", key: key)
+                try await client.call(.get, "/v1/decks/\(deck)/pages/\(number)?token=\(watchToken)", key: key)
             }
             func show(_ deck: String, _ page: Int, key: String? = nil) async throws -> Answer {
                 try await client.call(.put, "/v1/shows/\(id)", key: key ?? secret, json: ["deck": deck, "page": page])

@@ -32,24 +32,27 @@ final class PresentRouterTests: XCTestCase {
     }
 
     /// Runs `body` over a world in memory and one over SQLite (`RouterWorld.Storage`), each
-    /// removed after.
-    func eachWorld(_ body: @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {
+    /// removed after: through the router (no address), or `live` on a socket (the client at
+    /// 127.0.0.1, so the per-address limits apply), with `limits` changed as the test needs.
+    func eachWorld(live: Bool = false, limits: @Sendable (inout HubLimits) -> Void = { _ in },
+                   _ body: @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {
         for storage in RouterWorld.Storage.allCases {
-            let world = try await world(storage)
+            let world = try await world(storage, limits: limits)
             defer { try? FileManager.default.removeItem(at: world.directory) }
-            try await Application(router: buildRouter(world.hub)).test(.router) { client in try await body(world, client) }
+            try await Application(router: buildRouter(world.hub)).test(live ? .live : .router) { client in try await body(world, client) }
             await world.hub.present.showFeed.stop()   // its reads done before the database closes
             await world.hub.backend.close()
         }
     }
 
     /// A project, an EID beacon (exponent 7) registered through the API, a stored deck and a show.
-    private func world(_ storage: RouterWorld.Storage) async throws -> World {
+    private func world(_ storage: RouterWorld.Storage, limits change: (inout HubLimits) -> Void) async throws -> World {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nearcast-present-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let clock = ManualClock()
         var limits = HubLimits()
         limits.guessing.phoneIdWorkBits = Self.workBits   // quick ids: the work is the pages' (and tested below)
+        change(&limits)
         let hub = try await HubServices.make(backend: try await storage.backend(in: directory), logger: Logger(label: "test"), clock: clock.clock, limits: limits)
         let keys = try await hub.repositories.projects.create(name: "demo")
         let beacon = Curve25519.KeyAgreement.PrivateKey()
@@ -185,13 +188,15 @@ final class PresentRouterTests: XCTestCase {
         }
     }
 
-    /// The public key sees a page only once the show has shown it; the secret key sees any.
+    /// The public key (with the watch token of the box showing the deck) sees a page only once
+    /// the show has shown it; the secret key sees any.
     func testThePublicKeySeesOnlyPagesShown() async throws {
         try await eachWorld { world, client in
             let decks = try await world.hub.repositories.decks.list(project: "demo")
             let deck = try XCTUnwrap(decks.first).deckID
+            let token = try await Self.watchToken(client, world)
             func status(_ page: Int, key: String) async throws -> HTTPResponse.Status {
-                try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
+                try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)?token=\(token)", method: .get,
                                          headers: [HTTPField.Name("X-Api-Key")!: key]) { $0.status }
             }
             let shown = try await status(1, key: world.keys.apiKey)
@@ -261,8 +266,9 @@ final class PresentRouterTests: XCTestCase {
         try await eachWorld { world, client in
             let decks = try await world.hub.repositories.decks.list(project: "demo")
             let deck = try XCTUnwrap(decks.first).deckID
+            let token = try await Self.watchToken(client, world)
             func publicSees(_ page: Int) async throws -> Bool {
-                try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)", method: .get,
+                try await client.execute(uri: "/v1/decks/\(deck)/pages/\(page)?token=\(token)", method: .get,
                                          headers: [HTTPField.Name("X-Api-Key")!: world.keys.apiKey]) { $0.status == .ok }
             }
             func move(to page: Int) async throws -> Show {

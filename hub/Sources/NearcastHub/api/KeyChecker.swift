@@ -25,7 +25,7 @@ package struct KeyChecker: Sendable {
             guard let pass = presence.verify(pass: key, nowMs: now) else {
                 return CallerIdentity(access: .failure(Self.invalidPass), callerClass: .keyless)
             }
-            return CallerIdentity(access: .success(.pass(pass)), callerClass: audienceClass(of: request, project: pass.project, nowMs: now))
+            return CallerIdentity(access: .success(.pass(pass)), callerClass: audienceClass(of: request, project: pass.project, address: address, nowMs: now))
         }
         let hash = ProjectKeys.hash(key)
         let found: Access?
@@ -42,8 +42,11 @@ package struct KeyChecker: Sendable {
             cache.store(hash, found, nowMs: now)
         }
         guard let access = found else { return CallerIdentity(access: .failure(.wrongKey), callerClass: .keyless) }
+        if access.canManage && RequestSupport.keyIsInAddress(request) {
+            return CallerIdentity(access: .failure(Self.secretKeyInAddress), callerClass: .keyless)
+        }
         return CallerIdentity(access: .success(access),
-                              callerClass: access.canManage ? .presenter : audienceClass(of: request, project: access.project, nowMs: now))
+                              callerClass: access.canManage ? .presenter : audienceClass(of: request, project: access.project, address: address, nowMs: now))
     }
 
     /// The caller's project and rights, from what `identify` found for this request (or found
@@ -80,15 +83,26 @@ package struct KeyChecker: Sendable {
             cache.store(hash, found, nowMs: now)
         }
         guard let found else { throw APIError.wrongKey }
+        if found.canManage && RequestSupport.keyIsInAddress(request) { throw Self.secretKeyInAddress }
         return found
     }
 
+    /// The secret key is never taken from an address: addresses are written to access logs,
+    /// proxies' logs and browser history, and a page's address travels in links and
+    /// screenshots. (The public key and passes may ride in `?key=`: an event stream or an image
+    /// cannot send a header, and neither manages anything.)
+    static let secretKeyInAddress = APIError(.forbidden, "key: the secret key is taken only from the X-Api-Key header, never from an address (?key=), "
+                                             + "which ends up in logs and browser history; send it in the header, and make a new key "
+                                             + "(nearcast-hub project rotate-keys PROJECT --only secret) if it was sent in an address", field: "key")
+
     private static let invalidPass = APIError(.forbidden, "the pass is not valid or has expired: scan the code on the presenter's screen again")
 
-    /// `phone` when `request` carries a genuine id of `project`'s, else `audience`.
-    private func audienceClass(of request: Request, project: String, nowMs: Int64) -> CallerClass {
+    /// `phone` when `request` carries a genuine id of `project`'s, else `audience`. The phone's
+    /// bucket is its identity's at `address`: an id stolen (it rides in the address of an event
+    /// stream or an image) and spent from elsewhere spends a bucket of its own, not its owner's.
+    private func audienceClass(of request: Request, project: String, address: String?, nowMs: Int64) -> CallerClass {
         guard let text = RequestSupport.phone(of: request), let phone = phoneIDs.verify(id: text, nowMs: nowMs),
               phone.project == project else { return .audience }
-        return .phone(phone.identity)
+        return .phone(phone.identity + "\n" + (address ?? ""))
     }
 }

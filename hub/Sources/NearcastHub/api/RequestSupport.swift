@@ -10,11 +10,17 @@ enum RequestSupport {
 
     static let apiKeyHeader = HTTPField.Name("X-Api-Key")!
 
-    /// The key from `X-Api-Key` or `?key=`, as Google's API took it.
+    /// The key from `X-Api-Key` or `?key=`, as Google's API took it (the secret key only from
+    /// the header: `KeyChecker` refuses it from an address).
     static func key(of request: Request) -> String? {
         if let header = request.headers[apiKeyHeader], !header.isEmpty { return header }
         if let query = request.uri.queryParameters["key"], !query.isEmpty { return String(query) }
         return nil
+    }
+
+    /// Whether the key `key(of:)` reads came from the address (`?key=`), not the header.
+    static func keyIsInAddress(_ request: Request) -> Bool {
+        (request.headers[apiKeyHeader] ?? "").isEmpty && !(request.uri.queryParameters["key"] ?? "").isEmpty
     }
 
     /// The header a phone sends its id in (`PhoneIDs`), so the limits give it a budget of its own.

@@ -6,11 +6,13 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Decks: upload (a PDF body), list, read, delete (the secret key), and page images (any key;
-/// the public key and passes only pages a show has shown).
+/// a pass, or the public key with a watch token, only the pages the show of the box it reads has
+/// shown: `BeaconReadGrant.checkDeck`).
 struct DeckController: Sendable {
     let decks: any DeckRepository
     let renderer: DeckRenderer
     let images: DeckImageCache
+    let grant: BeaconReadGrant
     let logger: Logger
     let keys: KeyChecker
 
@@ -67,7 +69,9 @@ struct DeckController: Sendable {
             case let other?: throw APIError.invalid("size", "'\(other)' must be full or thumb")
             }
             if !access.canManage {
-                // The audience sees a page only once the presenter has shown it.
+                // The audience sees a page only of the deck on the show it follows, and only
+                // once the presenter has shown it.
+                try await grant.checkDeck(access, deckID: id, request: request)
                 guard try await decks.pageWasShown(project: access.project, deckID: id, page: page) else {
                     throw APIError(.forbidden, "page \(page) of deck \(id) has not been shown yet")
                 }

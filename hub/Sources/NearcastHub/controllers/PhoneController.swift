@@ -7,6 +7,8 @@ import Hummingbird
 struct PhoneController: Sendable {
     let phoneIDs: PhoneIDs
     let showCache: ShowCache
+    /// Told of every id given, by show: the code's cap counts them (`ShowPhones`).
+    let showPhones: ShowPhones
     let proof: RoomProof
     let limiter: HubLimiter
     let clock: HubClock
@@ -35,6 +37,10 @@ struct PhoneController: Sendable {
                 let (text, phone) = try phoneIDs.id(challenge: body.challenge, nonce: body.nonce, bits: limiter.settings.guessing.phoneIdWorkBits,
                                                         project: access.project, beaconName: beaconName, showStartedMs: show.startedMs,
                                                         proof: proof, nowMs: now)
+                // Counted once given: an attempt that earned nothing spends no budget.
+                limiter.spendPhoneID(from: context.remoteAddress)
+                showPhones.record(BeaconRef(project: access.project, beaconName: beaconName), startedMs: show.startedMs,
+                                  identity: phone.identity, heard: proof == "heard")
                 return PhoneJSON(phone: text, beaconName: beaconName, proof: proof,
                                  expiresTime: HubClock.timestamp(ms: phone.expiresMs), expiresMs: phone.expiresMs)
             } catch {

@@ -10,6 +10,8 @@ struct PresenceController: Sendable {
     let presence: Presence
     /// The passes given for each show's code lately, for the presenter's cap.
     let codePasses: CodePassLedger
+    /// The phones that earned an id by hearing each show: the cap is a share of them.
+    let showPhones: ShowPhones
     let proof: RoomProof
     let limiter: HubLimiter
     let clock: HubClock
@@ -66,6 +68,7 @@ struct PresenceController: Sendable {
     func passFor(heard observed: AdvertisedID, request: Request, context: HubRequestContext) async throws -> Presence.Pass {
         let access = try await keys.access(request, context: context, manage: false)
         try limiter.admitRequest(access)
+        try limiter.admitHeardPass(from: context.remoteAddress)
         guard observed.type == "EDDYSTONE_EID" else {
             throw APIError.invalid("observed.type", "'\(observed.type)' must be EDDYSTONE_EID: a pass is renewed by hearing the box")
         }
@@ -101,11 +104,12 @@ struct PresenceController: Sendable {
             limiter.spendFailedCode(from: address)
             return nil
         }
-        let followers = try await shows.followers(BeaconRef(project: beacon.project, beaconName: beacon.beaconName))
-        let limit = CodePassLedger.limit(followers: followers, share: beacon.codeShare)
+        // A share of the phones that heard the box and earned an id (each a challenge's work),
+        // not of the open streams, which one pass can open by the hundred.
+        let limit = CodePassLedger.limit(followers: showPhones.heard(key, startedMs: show.startedMs), share: beacon.codeShare)
         guard codePasses.admit(key, limit: limit, nowMs: now) else {
             throw APIError(.forbidden, "code: this presentation has let in as many phones by its code as the presenter allows "
-                           + "(\(limit) in 10 minutes, \(beacon.codeShare) % of those following): a phone that hears the room's box joins by ear",
+                           + "(\(limit) in 10 minutes, \(beacon.codeShare) % of the phones that hear the box): a phone that hears the room's box joins by ear",
                            field: "code")
         }
         return Presence.Pass(project: beacon.project, beaconName: beacon.beaconName, expiresMs: now + Presence.passMilliseconds,

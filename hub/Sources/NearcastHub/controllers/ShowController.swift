@@ -89,13 +89,13 @@ struct ShowController: Sendable {
         readers.get("/v1/shows/:beacon/events") { request, context in
             let access = try context.caller()
             let beacon = try context.beacon(), name = beacon.beaconName
-            try await grant.check(access, beaconName: name, request: request)
+            let expiresMs = try await grant.check(access, beaconName: name, request: request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             let key = beacon
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
             let pass: Presence.Pass? = if case .pass(let pass) = access { pass } else { nil }
-            let (events, continuation) = views.showFeed.subscribe(key, role: role, pass: pass)
+            let (events, continuation) = views.showFeed.subscribe(key, role: role, pass: pass, expiresMs: expiresMs)
             guard let show = try await shows.get(beacon) else {
                 continuation.finish()
                 throw APIError.notFound("a show on \(name)")

@@ -34,7 +34,9 @@ struct WatchController: Sendable {
         router.get("/v1beta1/beacons/:beacon/attachments:watch") { request, context in
             let access = try context.caller()
             let beacon = try context.beacon(), name = beacon.beaconName
-            try await grant.check(access, beaconName: name, request: request)
+            // A watch opened with a pass or a watch token ends when it expires (the page goes on
+            // with the newer one its resolves since gave it).
+            let expiresMs = try await grant.check(access, beaconName: name, request: request)
             let filter = try AttachmentController.filter(request)
             let slot = try limiter.openStream(address: context.remoteAddress, key: access.limitKey)
             // Subscribe before the first read, so no change falls between the two.
@@ -92,6 +94,10 @@ struct WatchController: Sendable {
                                     var last = first
                                     for await wake in pending.wakes {
                                         guard wake.change else {
+                                            if let expiresMs, grant.clock.nowMs() >= expiresMs {
+                                                try await writer.write(Self.revokedEvent)
+                                                break
+                                            }
                                             try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                                             continue
                                         }
@@ -121,6 +127,10 @@ struct WatchController: Sendable {
         }
         return routes
     }
+
+    /// Sent as a watch whose grant expired ends.
+    static let revokedEvent = ByteBuffer(string: "event: revoked\ndata: {\"message\":\"the watch token (or pass) this watch was opened with has expired: "
+                                                 + "resolve the beacon again for a new one\"}\n\n")
 
     private static func event(_ attachments: [Attachment]) -> ByteBuffer {
         let encoder = JSONEncoder()

@@ -15,6 +15,7 @@ public final class HubLimiter: Sendable {
         case keyLookups = "key_lookups"
         case failedCodes = "failed_codes"
         case phoneIDs = "phone_ids"
+        case heardPasses = "heard_passes"
         case keyRate = "key_rate"
         case unknownTokens = "unknown_tokens"
         case addressWatches = "address_watches"
@@ -101,13 +102,33 @@ public final class HubLimiter: Sendable {
         }
     }
 
-    /// A phone id asked for from `address`: 429 past the address's ids a minute.
+    /// Before a phone id is given to `address`: 429 once the address has been given its ids a
+    /// minute. Only an id given spends the budget (`spendPhoneID`): attempts that earn none
+    /// (unsolved, an expired challenge) cost the address nothing but their work.
     func admitPhoneID(from address: String?) throws(APIError) {
         guard settings.enabled, let address else { return }
-        if let wait = budgets.phoneIDs.take(address, nowNs: Self.nowNs()) {
+        if let wait = budgets.phoneIDs.wait(address, tokens: 1, nowNs: Self.nowNs()) {
             count(.phoneIDs)
-            throw APIError.tooMany("too many phone ids asked for from your address: at most \(Self.format(settings.guessing.phoneIdsPerMinutePerAddress)) a minute; "
+            throw APIError.tooMany("too many phone ids given to your address: at most \(Self.format(settings.guessing.phoneIdsPerMinutePerAddress)) a minute; "
                                    + "try again in \(wait) s", retryAfter: wait)
+        }
+    }
+
+    /// A phone id was given to `address`.
+    func spendPhoneID(from address: String?) {
+        guard settings.enabled, let address else { return }
+        budgets.phoneIDs.charge(address, cost: 1, nowNs: Self.nowNs())
+    }
+
+    /// A pass for a heard EID asked for from `address`: 429 past the address's heard passes a
+    /// minute.
+    func admitHeardPass(from address: String?) throws(APIError) {
+        guard settings.enabled, let address else { return }
+        if let wait = budgets.heardPasses.take(address, nowNs: Self.nowNs()) {
+            count(.heardPasses)
+            throw APIError.tooMany("too many passes for a heard EID asked for from your address: at most "
+                                   + "\(Self.format(settings.guessing.heardPassesPerMinutePerAddress)) a minute; try again in \(wait) s",
+                                   retryAfter: wait)
         }
     }
 
@@ -235,6 +256,7 @@ struct GuessBudgets: Sendable {
     let failedCodesPerAddress: TokenBuckets
     let failedCodes: TokenBuckets
     let phoneIDs: TokenBuckets
+    let heardPasses: TokenBuckets
     let unknownTokens: TokenBuckets
     let unknownTokensPerProject: TokenBuckets
     /// Addresses that missed lately: one token each, spent by a miss, back after
@@ -248,6 +270,7 @@ struct GuessBudgets: Sendable {
         failedCodesPerAddress = TokenBuckets(perMinute: guessing.failedCodesPerMinutePerAddress)
         failedCodes = TokenBuckets(perMinute: guessing.failedCodesPerMinute)
         phoneIDs = TokenBuckets(perMinute: guessing.phoneIdsPerMinutePerAddress)
+        heardPasses = TokenBuckets(perMinute: guessing.heardPassesPerMinutePerAddress)
         unknownTokens = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerAddress)
         unknownTokensPerProject = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerProject)
         recentMissers = TokenBuckets(rate: 1 / HubLimiter.missMemorySeconds, burst: 1)

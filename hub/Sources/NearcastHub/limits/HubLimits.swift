@@ -95,6 +95,10 @@ extension HubLimits {
         /// Phone ids given per client address per minute (and at once): a venue's NAT, hundreds of
         /// phones joining at a talk's start, fits; a script inventing phones does not.
         public var phoneIdsPerMinutePerAddress = 3_000.0
+        /// Passes given for a heard EID, per client address per minute: a phone that joined by
+        /// the code renews its pass by hearing every few minutes; one EID heard (or recorded)
+        /// does not mint passes without limit.
+        public var heardPassesPerMinutePerAddress = 600.0
         /// Observations of tokens the hub does not know, per client address per minute: a phone
         /// hears a few boxes; someone walking the 2-byte space of short tokens makes thousands.
         public var unknownTokensPerMinutePerAddress = 600.0
@@ -167,6 +171,7 @@ extension HubLimits {
             "failedCodesPerMinute": .number(\.guessing.failedCodesPerMinute),
             "phoneIdWorkBits": .bits(\.guessing.phoneIdWorkBits),
             "phoneIdsPerMinutePerAddress": .number(\.guessing.phoneIdsPerMinutePerAddress),
+            "heardPassesPerMinutePerAddress": .number(\.guessing.heardPassesPerMinutePerAddress),
             "watchesPerAddress": .count(\.connections.watchesPerAddress),
             "watchesPerKey": .count(\.connections.watchesPerKey),
             "connections": .count(\.connections.total),

@@ -3,8 +3,10 @@
 ///
 /// Limits are token buckets: per phone (its id's identity, `PhoneIDs.Phone.identity`: one
 /// challenge, one phone, however its id is spelt or whichever proof it names; the phones of a venue
-/// behind one address are each limited on their own) and per beacon (what all phones together
-/// may send). They are per instance: behind a load balancer each instance allows its share.
+/// behind one address are each limited on their own) at its address, so an id stolen and spent
+/// from elsewhere does not lock its owner out (it earns the thief what an id of its own would),
+/// and per beacon (what all phones together may send). They are per instance: behind a load
+/// balancer each instance allows its share. The presenter's drawing is fair by identity alone.
 actor ReactionDesk {
     /// The limits (docs/presenter.md lists them, "Proof of presence").
     struct Limits: Sendable {
@@ -49,10 +51,10 @@ actor ReactionDesk {
 
     init(limits: Limits = Limits()) { self.limits = limits }
 
-    /// Admits one reaction from `phone` to the show, or says how long to wait (seconds, rounded
-    /// up: Retry-After takes whole seconds).
-    func admit(_ value: String, to key: BeaconRef, phone: String, nowMs: Int64) -> Int? {
-        let phoneKey = key.project + "\n" + phone
+    /// Admits one reaction from `phone` (an identity) at `address` to the show, or says how
+    /// long to wait (seconds, rounded up: Retry-After takes whole seconds).
+    func admit(_ value: String, to key: BeaconRef, phone: String, address: String? = nil, nowMs: Int64) -> Int? {
+        let phoneKey = key.project + "\n" + phone + "\n" + (address ?? "")
         var phoneBucket = phones[phoneKey] ?? Bucket(tokens: limits.perPhoneBurst, lastMs: nowMs)
         var beaconBucket = beacons[key] ?? Bucket(tokens: limits.perBeaconBurst, lastMs: nowMs)
         // Look before taking: a refused reaction costs neither bucket.

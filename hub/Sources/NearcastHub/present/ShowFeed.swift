@@ -19,9 +19,12 @@ public final class ShowFeed: Sendable {
 
     private struct Subscriber {
         var role: Role
-        /// The pass the stream was opened with: it ends when the pass expires or its show
-        /// revokes it. Nil for a key's stream.
+        /// The pass the stream was opened with: it ends when its show revokes it. Nil for a
+        /// key's stream.
         var pass: Presence.Pass?
+        /// When the pass or watch token the stream was opened with expires: it ends then. Nil
+        /// for the secret key's stream.
+        var expiresMs: Int64?
         var continuation: AsyncStream<ByteBuffer>.Continuation
     }
 
@@ -71,11 +74,13 @@ public final class ShowFeed: Sendable {
 
     /// A stream for one show, and its continuation (for the first event, which only this stream
     /// gets); it ends when the consumer stops reading or the show ends.
-    func subscribe(_ key: BeaconRef, role: Role, pass: Presence.Pass? = nil) -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
+    func subscribe(_ key: BeaconRef, role: Role, pass: Presence.Pass? = nil, expiresMs: Int64? = nil)
+        -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
         let id = UUID()
         // Slow readers skip to the newest events rather than growing a queue without bound.
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        state.withLockedValue { $0.subscribers[key, default: [:]][id] = Subscriber(role: role, pass: pass, continuation: continuation) }
+        state.withLockedValue { $0.subscribers[key, default: [:]][id] = Subscriber(role: role, pass: pass, expiresMs: expiresMs ?? pass?.expiresMs,
+                                                                                    continuation: continuation) }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLockedValue { state in
                 state.subscribers[key]?[id] = nil
@@ -192,13 +197,13 @@ public final class ShowFeed: Sendable {
     }
 
     /// A comment line on every stream, so proxies keep idle streams open; a stream whose pass
-    /// has expired ends instead (`event: revoked`).
+    /// or watch token has expired ends instead (`event: revoked`).
     func keepAlive(nowMs: Int64) {
         let (alive, expired) = state.withLockedValue { state -> ([Subscriber], [Subscriber]) in
             var alive: [Subscriber] = [], expired: [Subscriber] = []
             for (key, subscribers) in state.subscribers {
                 for (id, subscriber) in subscribers {
-                    if let pass = subscriber.pass, pass.expiresMs <= nowMs {
+                    if let expiresMs = subscriber.expiresMs, expiresMs <= nowMs {
                         expired.append(subscriber)
                         state.subscribers[key]?[id] = nil
                     } else {
@@ -211,7 +216,9 @@ public final class ShowFeed: Sendable {
         let bytes = ByteBuffer(string: ": keep-alive\n\n")
         for subscriber in alive { subscriber.continuation.yield(bytes) }
         for subscriber in expired {
-            subscriber.continuation.yield(Self.revokedEvent("the pass has expired: hear the box or type the code on the screen to follow again"))
+            subscriber.continuation.yield(Self.revokedEvent(subscriber.pass == nil
+                                                            ? "the watch token has expired: resolve the box again (hear it) to follow again"
+                                                            : "the pass has expired: hear the box or type the code on the screen to follow again"))
             subscriber.continuation.finish()
         }
     }

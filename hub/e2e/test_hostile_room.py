@@ -331,10 +331,6 @@ class HostileRoom(unittest.TestCase):
             self.assertNotIn(429, tally[who], who)
             self.assertEqual(set(tally[who]), {202} if who == "reactions" else {200}, who)
 
-
-if __name__ == "__main__":
-    unittest.main()
-
     def test_a_stolen_id_flooded_from_50_addresses_does_not_lock_out_its_owner(self):
         owner = Client(self.cheap, self.public)
         victim = owner.earn_id(self.heard())
@@ -377,3 +373,7 @@ if __name__ == "__main__":
               f"the owner's 20 reactions and 20 resolves: {owned.count(202)} and {owned.count(200)} answered")
         self.assertGreater(thief_statuses.count(429), 0, "the thieves were held to their buckets")
         self.assertEqual(owned, [202, 200] * 20, "the owner was never refused")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -59,6 +59,8 @@ EXPECTED_SECONDS = {
     "test_listener.ListenerPageSaysWhyItIsNotListening": 5,
     "test_database_outage.DatabaseOutage": 5,
     "test_fieldchecks.PostgresFieldCheckTests": 5,
+    "test_speaker_figures.PostgresSpeakerFigures": 3,
+    "test_speaker_figures.SQLiteSpeakerFigures": 3,
     "test_demo.TheDemo": 12,
     "test_service.ServiceManagerContract": 1,
     "test_security_headers.SecurityHeadersOverHTTP": 1,

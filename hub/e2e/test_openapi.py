@@ -279,8 +279,8 @@ class OpenAPITests:
 
     def test_answers_generated_requests_rarely_reach(self):
         """The answers that need data no generated request has: a reaction with a heard EID, a pass
-        for the code on the screen, a page's 304, the public key's view of a show; and refusals
-        (413, 415, 409)."""
+        for the code on the screen, a page's 304, the public key's view of a show, a talk's
+        figures at its speaker's address; and refusals (413, 415, 409)."""
         values = self.seed()
         eid, deck = values["path.beacon"], values["path.deck"]
         beacon = {"beacon": eid}
@@ -337,6 +337,10 @@ class OpenAPITests:
         # The secret key in an address is refused, whatever it asks for.
         self.check("GET", "/v1/shows/{beacon}", 403, path_parameters=beacon, query={"key": self.secret})
         self.check("GET", "/v1/decks/{deck}/pages/{page}", 404, key=self.secret, path_parameters={"deck": deck, "page": 3})
+        # A speaker's figures at their talk's address (the talk is in 2030: nothing counted yet).
+        upload = {"token": self.ok("GET", "/v1/talks")["talks"][0]["talk"]["uploadPath"].rsplit("/", 1)[1]}
+        self.check("GET", "/upload/{token}/reactions.json", 200, path_parameters=upload)
+        self.check("GET", "/upload/{token}/reactions.csv", 200, path_parameters=upload)
         # A show on a UID beacon has no sight code to draw.
         uid = "3!0102030405060708"
         self.ok("PUT", f"/v1/shows/{uid}", {"deck": deck})

@@ -116,19 +116,19 @@ final class PresentUnitTests: XCTestCase {
 
     func testRateLimitsArePerPhoneAndPerBeacon() async {
         let desk = ReactionDesk(limits: .init(perPhonePerSecond: 4, perPhoneBurst: 12, perBeaconPerSecond: 100, perBeaconBurst: 20))
-        let show = BeaconRef(project: "demo", beaconName: "beacons/4!00")
+        let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)
         var admitted = 0
-        for _ in 0..<15 where await desk.admit("👏", to: show, phone: "a", nowMs: 0) == nil { admitted += 1 }
+        for _ in 0..<15 where await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 0) == nil { admitted += 1 }
         XCTAssertEqual(admitted, 12, "a phone's burst")
-        let wait = await desk.admit("👏", to: show, phone: "a", nowMs: 0)
+        let wait = await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 0)
         XCTAssertEqual(wait, 1)
-        let other = await desk.admit("👏", to: show, phone: "b", nowMs: 0)
+        let other = await desk.admit("👏", to: show, on: slide, phone: "b", nowMs: 0)
         XCTAssertNil(other, "another phone behind the same address is not held back")
         // The beacon's burst (20) is spent by many phones at once: 13 went above, 7 are left.
         var beaconAdmitted = 0
-        for phone in 0..<30 where await desk.admit("👏", to: show, phone: "p\(phone)", nowMs: 0) == nil { beaconAdmitted += 1 }
+        for phone in 0..<30 where await desk.admit("👏", to: show, on: slide, phone: "p\(phone)", nowMs: 0) == nil { beaconAdmitted += 1 }
         XCTAssertEqual(beaconAdmitted, 7)
-        let refilled = await desk.admit("👏", to: show, phone: "a", nowMs: 250)
+        let refilled = await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 250)
         XCTAssertNil(refilled, "one token back for the phone after a quarter of a second, and 25 for the beacon")
         let waiting = await desk.takeWaiting()
         XCTAssertEqual(waiting[show]?.count, 12 + 1 + 7 + 1)

@@ -84,7 +84,8 @@ final class StorageRulesTests: XCTestCase {
 
             let started = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1)
             let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).0)
-            let counts = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),  counted: ["👏": 3],
+            let counts = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),
+                                                      tallied: [.init(slide: .init(deckID: deck, page: 1), minuteMs: 0, value: "👏", count: 3)],
                                                       drawn: [.init(value: "👏", time: clock.clock.nowMs())])
             XCTAssertEqual(counts, ["👏": 3], "\(storage)")
             let sent = await stream.waitFor(#""counts":{"👏":3}"#)
@@ -115,7 +116,8 @@ final class StorageRulesTests: XCTestCase {
             XCTAssertTrue(ended, "\(storage)")
             let again = try await shows.delete(BeaconRef(project: "demo", beaconName: box))
             XCTAssertFalse(again, "\(storage)")
-            let noShow = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),  counted: ["👏": 1], drawn: [])
+            let noShow = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),
+                                                      tallied: [.init(slide: .init(deckID: deck, page: 1), minuteMs: 0, value: "👏", count: 1)], drawn: [])
             XCTAssertNil(noShow, "\(storage)")
             let noCode = try await shows.setCode(BeaconRef(project: "demo", beaconName: box),  joining: true, share: nil, rotate: false)
             XCTAssertFalse(noCode, "\(storage)")

@@ -21,6 +21,7 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
     let keys = hub.keys, storage = hub.repositories, present = hub.present, resolver = hub.resolver
     let grant = BeaconReadGrant(presence: present.presence, clock: hub.clock, shows: present.showCache)
     let proof = RoomProof(resolver: resolver, presence: present.presence, shows: present.showCache)
+    let figures = TalkFigureReader(schedules: storage.schedules, rooms: present.rooms, tallies: storage.tallies, decks: storage.decks)
     let controllers: [RouteCollection<HubRequestContext>] = [
         BeaconController(beacons: storage.beacons, serviceKey: resolver.serviceKey, clock: hub.clock, logger: hub.logger,
                          keys: keys).endpoints,
@@ -45,7 +46,8 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
         ScheduleController(schedules: storage.schedules, beacons: storage.beacons, rooms: present.rooms, clock: hub.clock,
                            logger: hub.logger, keys: keys).endpoints,
         TalkUploadController(schedules: storage.schedules, decks: storage.decks, renderer: present.renderer,
-                             uploads: present.rooms.uploads, clock: hub.clock, logger: hub.logger).endpoints,
+                             uploads: present.rooms.uploads, figures: figures, clock: hub.clock, logger: hub.logger).endpoints,
+        TalkFiguresController(schedules: storage.schedules, uploads: present.rooms.uploads, figures: figures, clock: hub.clock).endpoints,
         DayController(overview: DayOverview(schedules: storage.schedules, beacons: storage.beacons, shows: storage.shows,
                                             heardBoxes: resolver.heardBoxes, rooms: present.rooms),
                       clock: hub.clock, keys: keys).endpoints,

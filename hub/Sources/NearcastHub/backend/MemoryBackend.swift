@@ -20,7 +20,8 @@ package struct MemoryBackend: HubBackend {
             fieldChecks: MemoryFieldCheckRepository(data: memory, keptPerProject: parts.limits.fieldChecks.keptPerProject),
             decks: MemoryDeckRepository(data: memory, showFeed: parts.showFeed, quotaBytes: parts.decks.storagePerProjectBytes),
             shows: MemoryShowRepository(data: memory, showFeed: parts.showFeed),
-            choices: MemoryReactionChoicesRepository(data: memory), schedules: MemoryScheduleRepository())
+            choices: MemoryReactionChoicesRepository(data: memory), tallies: MemoryReactionTallyRepository(data: memory),
+            schedules: MemoryScheduleRepository())
     }
 
     package func loadServiceKey() async throws -> ServiceKey { ServiceKey(privateKey: .init()) }

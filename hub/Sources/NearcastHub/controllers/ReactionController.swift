@@ -67,7 +67,9 @@ struct ReactionController: Sendable {
         }
         // One phone, one id the hub gave it (for work and a proof): the rates key on its identity.
         let phone = try phoneIDs.check(body.phone, project: access.project, beaconName: beaconName, showStartedMs: show.startedMs, nowMs: now)
-        if let wait = await reactionDesk.admit(body.reaction, to: key, phone: phone.identity, address: context.remoteAddress, nowMs: now) {
+        let slide = ReactionTally.Slide(deckID: show.deckID, page: show.page)
+        if let wait = await reactionDesk.admit(body.reaction, to: key, on: slide, phone: phone.identity, address: context.remoteAddress,
+                                               nowMs: now) {
             throw APIError.tooMany("too many reactions: wait \(wait) s", retryAfter: wait)
         }
     }

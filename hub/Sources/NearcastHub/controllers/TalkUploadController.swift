@@ -7,21 +7,25 @@ import NIOCore
 /// token is the capability, `TalkUploads`): `GET` is a page to choose and send the PDF,
 /// `POST` (the PDF as the body) stores it as the talk's deck. A deck may be replaced freely until
 /// the talk starts; while it is on, one is taken only if the talk has none yet; after it ends,
-/// none.
+/// none. From the talk's start the page shows its reactions (`TalkFiguresController` serves them
+/// as CSV and JSON).
 struct TalkUploadController: Sendable {
     let schedules: any ScheduleRepository
     let decks: any DeckRepository
     let renderer: DeckRenderer
     let uploads: TalkUploads
+    let figures: TalkFigureReader
     let clock: HubClock
     let logger: Logger
 
     var endpoints: RouteCollection<HubRequestContext> {
         let routes = RouteCollection(context: HubRequestContext.self)
         routes.get("/upload/:token") { _, context in
-            let (_, talk, deck) = try await talk(context)
+            let speaker = try await speakerTalk(context)
+            let (talk, reactions) = (speaker.talk, try await figures.figures(of: speaker, nowMs: clock.nowMs()))
             let page = TalkUploadPage.html(title: talk.title, persons: talk.persons, start: HubClock.timestamp(ms: talk.startMs),
-                                           hasDeck: deck != nil)
+                                           upload: .init(state: reactions.state, hasDeck: speaker.deck != nil),
+                                           figures: TalkFiguresSection.html(reactions, token: speaker.token))
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: page)))
         }
@@ -30,7 +34,8 @@ struct TalkUploadController: Sendable {
                      body: .init(byteBuffer: ByteBuffer(string: TalkUploadPage.script)))
         }
         routes.post("/upload/:token") { request, context in
-            let (project, talk, current) = try await talk(context)
+            let speaker = try await speakerTalk(context)
+            let (project, talk, current) = (speaker.project, speaker.talk, speaker.deck)
             let now = clock.nowMs()
             guard now < talk.endMs else {
                 throw APIError(.forbidden, "\(talk.title) has ended: its deck can no longer be uploaded")
@@ -61,16 +66,7 @@ struct TalkUploadController: Sendable {
         return routes
     }
 
-    /// The talk the address names, and its deck now; a 404 for an address this hub did not make
-    /// or a talk no longer in the schedule.
-    private func talk(_ context: HubRequestContext) async throws -> (project: String, talk: ScheduledTalk, deck: String?) {
-        guard let token = context.parameters.get("token"), let (project, guid) = uploads.talk(token: token) else {
-            throw APIError(.notFound, "this upload address is not one of this hub's: ask the venue for your talk's address")
-        }
-        let inForce = try await schedules.inForce(project: project)
-        guard let talk = inForce.schedule.talk(guid: guid) else {
-            throw APIError(.notFound, "this talk is no longer in the schedule")
-        }
-        return (project, talk, try await schedules.talkDecks(project: project)[guid])
+    private func speakerTalk(_ context: HubRequestContext) async throws -> SpeakerTalk {
+        try await SpeakerTalk.find(token: context.parameters.get("token"), uploads: uploads, schedules: schedules)
     }
 }

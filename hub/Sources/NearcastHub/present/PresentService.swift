@@ -2,9 +2,10 @@ import Logging
 import ServiceLifecycle
 
 /// Present's background work, one loop per instance while it serves:
-/// - every 150 ms, the reactions accepted since the last batch go out: counted on the show and
-///   sent to its presenters' streams (`ShowRepository.addReactions`: through NOTIFY on
-///   PostgreSQL, so a presenter on another instance gets them too);
+/// - every 150 ms, the reactions accepted since the last batch go out: counted on the show (and
+///   by slide and minute, for the speakers' figures) and sent to its presenters' streams
+///   (`ShowRepository.addReactions`: through NOTIFY on PostgreSQL, so a presenter on another
+///   instance gets them too);
 /// - every 2 s, this instance's follower counts are recorded when they changed (every 10 s
 ///   regardless) and presenters are told (`ShowRepository.recordFollowers`);
 /// - every 15 s, a keep-alive on every show stream.
@@ -37,14 +38,13 @@ struct PresentService: Service {
 
     func flushReactions() async {
         for (key, waiting) in await hub.present.reactionDesk.takeWaiting() {
-            var added: [String: Int] = [:]
-            for reaction in waiting { added[reaction.value, default: 0] += 1 }
-            // Every reaction counts; the presenter's screen draws its fair share (`ReactionDesk.draw`).
+            // Every reaction counts, by its slide and minute; the presenter's screen draws its fair
+            // share (`ReactionDesk.draw`).
+            let tallied = ReactionTally.tallied(waiting.lazy.map { (slide: $0.slide, timeMs: $0.timeMs, value: $0.value) })
             let drawn = await hub.present.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
             let reactions = drawn.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
             do {
-                _ = try await hub.repositories.shows.addReactions(key, 
-                                                                  counted: added, drawn: reactions)
+                _ = try await hub.repositories.shows.addReactions(key, tallied: tallied, drawn: reactions)
             } catch {
                 hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was lost: \(hub.backend.describe(error))")
             }

@@ -21,6 +21,8 @@ actor ReactionDesk {
         var value: String
         var timeMs: Int64
         var phone: String = ""
+        /// The show's slide when the reaction was accepted: what the speaker's figures count by.
+        var slide: ReactionTally.Slide
     }
 
     /// Reactions drawn on the presenter's screen per batch (150 ms): about 160 a second, what the
@@ -51,9 +53,10 @@ actor ReactionDesk {
 
     init(limits: Limits = Limits()) { self.limits = limits }
 
-    /// Admits one reaction from `phone` (an identity) at `address` to the show, or says how
-    /// long to wait (seconds, rounded up: Retry-After takes whole seconds).
-    func admit(_ value: String, to key: BeaconRef, phone: String, address: String? = nil, nowMs: Int64) -> Int? {
+    /// Admits one reaction from `phone` (an identity) at `address` to the show, on `slide`, or
+    /// says how long to wait (seconds, rounded up: Retry-After takes whole seconds).
+    func admit(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, address: String? = nil,
+               nowMs: Int64) -> Int? {
         let phoneKey = key.project + "\n" + phone + "\n" + (address ?? "")
         var phoneBucket = phones[phoneKey] ?? Bucket(tokens: limits.perPhoneBurst, lastMs: nowMs)
         var beaconBucket = beacons[key] ?? Bucket(tokens: limits.perBeaconBurst, lastMs: nowMs)
@@ -68,7 +71,7 @@ actor ReactionDesk {
         _ = beaconBucket.take(rate: limits.perBeaconPerSecond, burst: limits.perBeaconBurst, nowMs: nowMs)
         phones[phoneKey] = phoneBucket
         beacons[key] = beaconBucket
-        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs, phone: phone))
+        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs, phone: phone, slide: slide))
         return nil
     }
 

@@ -12,12 +12,15 @@ package struct HubRepositories: Sendable {
     package let decks: any DeckRepository
     package let shows: any ShowRepository
     package let choices: any ReactionChoicesRepository
+    /// The shows' reactions by slide and minute: the speakers' figures.
+    package let tallies: any ReactionTallyRepository
     /// Each project's schedule in force and its rooms' boxes.
     package let schedules: any ScheduleRepository
 
     package init(projects: any ProjectRepository, beacons: any BeaconRepository, beaconChanges: any BeaconChanges,
                  attachments: any AttachmentRepository, fieldChecks: any FieldCheckRepository, decks: any DeckRepository,
-                 shows: any ShowRepository, choices: any ReactionChoicesRepository, schedules: any ScheduleRepository) {
+                 shows: any ShowRepository, choices: any ReactionChoicesRepository, tallies: any ReactionTallyRepository,
+                 schedules: any ScheduleRepository) {
         self.projects = projects
         self.beacons = beacons
         self.beaconChanges = beaconChanges
@@ -26,6 +29,7 @@ package struct HubRepositories: Sendable {
         self.decks = decks
         self.shows = shows
         self.choices = choices
+        self.tallies = tallies
         self.schedules = schedules
     }
 }

@@ -19,10 +19,11 @@ extension MemoryHubData {
 
     func deleteShow(_ key: BeaconRef) -> Bool { shows.removeValue(forKey: key) != nil }
 
-    /// The new counts, nil when the show ended.
-    func addReactions(_ key: BeaconRef, counted: [String: Int]) -> [String: Int]? {
+    /// The new counts, nil (and nothing counted) when the show ended.
+    func addReactions(_ key: BeaconRef, tallied: [ReactionTally]) -> [String: Int]? {
         guard shows[key] != nil else { return nil }
-        for (value, count) in counted { shows[key]?.counts[value, default: 0] += count }
+        for (value, count) in ReactionTally.totals(tallied) { shows[key]?.counts[value, default: 0] += count }
+        addTallies(key, tallied)
         return shows[key]?.counts
     }
 

@@ -1,8 +1,8 @@
 /// The hub's storage in memory: what the router tests run the API over
 /// (`MemoryBackend`), with the database's rules. Its subjects are
 /// extensions, a file each: beacons and their attachments (`MemoryHubData+Beacons`), field
-/// checks, decks and reaction choices, shows. The state below is the actor's; only those
-/// extensions write it.
+/// checks, decks and reaction choices, shows, their reactions by slide and minute. The state
+/// below is the actor's; only those extensions write it.
 ///
 /// As in the database, every change to a beacon gives it the next change number and moves
 /// `changes` (the resolvers' views read "changed after N": `BeaconChanges`), and a deleted
@@ -36,6 +36,8 @@ actor MemoryHubData {
     /// Decks by project, then id.
     var decks: [String: [String: StoredDeck]] = [:]
     var shows: [BeaconRef: Show] = [:]
+    /// Reactions by show, then slide, minute and value (`ReactionTally`).
+    var reactionTallies: [BeaconRef: [ReactionTally.Key: Int]] = [:]
     /// Follower counts by instance, then show.
     var followers: [String: [BeaconRef: FollowerRow]] = [:]
     /// The projects' own reaction choices (the others have the defaults).

@@ -41,11 +41,11 @@ struct MemoryShowRepository: ShowRepository {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         return try await changed(project, beaconName) { await data.deleteShow(Self.key(project, beaconName)) }
     }
-    func addReactions(_ beacon: BeaconRef, counted: [String: Int],
+    func addReactions(_ beacon: BeaconRef, tallied: [ReactionTally],
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = Self.key(project, beaconName)
-        guard let counts = await data.addReactions(key, counted: counted) else { return nil }
+        guard let counts = await data.addReactions(key, tallied: tallied) else { return nil }
         try showFeed.sendReactions(key, ReactionBatchJSON(reactions: drawn, counts: counts))
         return counts
     }

@@ -38,7 +38,8 @@ public struct SQLBackend: HubBackend {
             decks: DeckStore(database: database, clock: clock, notifier: showNotifier, quotaBytes: parts.decks.storagePerProjectBytes),
             shows: ShowStore(database: database, notifier: showNotifier,
                              reactions: ReactionNotifier(isPostgres: database.isPostgres, feed: showFeed), clock: clock),
-            choices: ReactionChoicesStore(database: database), schedules: ScheduleStore(database: database, clock: clock))
+            choices: ReactionChoicesStore(database: database), tallies: ReactionTallyStore(database: database),
+            schedules: ScheduleStore(database: database, clock: clock))
     }
 
     /// The first instance to start makes the key, the others read it (an insert that does nothing

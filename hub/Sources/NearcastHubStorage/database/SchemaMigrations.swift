@@ -194,6 +194,26 @@ enum SchemaMigrations {
                 PRIMARY KEY (project, room))
             """,
         ]),
+        Migration(version: 7, summary: "Present: reactions counted by slide and minute, for the speakers' figures", statements: [
+            // A row per show (its beacon), deck, page on the screen, minute (its first millisecond)
+            // and value, its count added to by each batch (ReactionTally): no phone id, no single
+            // reaction. Which talk a row belongs to is read from the schedule when the figures are
+            // (TalkFigures). No foreign keys: the figures outlive the show, the deck and the box.
+            // The key's order serves "this box in this talk's minutes"; the index, "this deck
+            // from this minute on".
+            """
+            CREATE TABLE reaction_tallies (
+                project TEXT NOT NULL REFERENCES projects (name),
+                beacon_name TEXT NOT NULL,
+                minute_ms BIGINT NOT NULL,
+                deck_id TEXT NOT NULL,
+                page BIGINT NOT NULL,
+                value TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (project, beacon_name, minute_ms, deck_id, page, value))
+            """,
+            "CREATE INDEX reaction_tallies_by_deck ON reaction_tallies (project, deck_id, minute_ms)",
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -65,7 +65,7 @@ struct ShowStore: Sendable {
         }
     }
 
-    func addReactions(_ beacon: BeaconRef, counted: [String: Int],
+    func addReactions(_ beacon: BeaconRef, tallied: [ReactionTally],
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = BeaconRef(project: project, beaconName: beaconName)
@@ -74,10 +74,11 @@ struct ShowStore: Sendable {
                 SELECT counts FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).first() else { return nil }
             var counts = Self.decodeCounts(try row.decode(column: "counts", as: String.self))
-            for (value, count) in counted { counts[value, default: 0] += count }
+            for (value, count) in ReactionTally.totals(tallied) { counts[value, default: 0] += count }
             try await db.raw("""
                 UPDATE shows SET counts = \(bind: Self.encodeCounts(counts)) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).run()
+            try await ReactionTallyStore.add(db, key, tallied)
             try await reactions.announce(db, key, ReactionBatchJSON(reactions: drawn, counts: counts))
             return counts
         }

@@ -44,7 +44,9 @@ final class DayRouterTests: XCTestCase {
             XCTAssertEqual(box["lastHeardTime"] as? String, "2026-11-28T08:30:00.000Z")
             XCTAssertEqual(box["followers"] as? Int, 0)
             XCTAssertNil(rooms["Hall B"]?["box"] as? [String: Any], "Hall B has no box")
-            XCTAssertEqual(json["problems"] as? [String], ["room Hall B has no box: name a box Hall B, or give it one (PUT /v1/rooms/NAME)"])
+            // The file's own problem (kept from the import) first, then the rooms'.
+            XCTAssertEqual(json["problems"] as? [String], ["schedule file: line 4: \"Workshop\" has no speakers",
+                                                           "room Hall B has no box: name a box Hall B, or give it one (PUT /v1/rooms/NAME)"])
 
             // 00:15 in Berlin the next morning: still the same day, the late show on; the box silent.
             clock.set("2026-11-28T23:15:00Z")
@@ -57,6 +59,12 @@ final class DayRouterTests: XCTestCase {
             XCTAssertEqual(silent["heardLately"] as? Bool, false)
             XCTAssertTrue((json["problems"] as? [String] ?? []).contains(
                 "room Hall A: its box Hall A has not sent a heartbeat since 2026-11-28T08:30:00.000Z"), "\(json)")
+
+            // A file without that problem, imported again, takes it away.
+            let mended = Self.day.replacingOccurrences(of: "Workshop,", with: "Workshop,Ann Other")
+            assertStatus(try await ScheduleRouterTests.put(client, world, mended), .ok, storage.rawValue)
+            (json, rooms) = try await day()
+            XCTAssertFalse((json["problems"] as? [String] ?? []).contains { $0.hasPrefix("schedule file:") }, "\(json)")
 
             // A day the schedule does not have shows no talks; a day that is no number is refused.
             (json, rooms) = try await day("?day=9")

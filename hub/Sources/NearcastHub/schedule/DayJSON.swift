@@ -32,7 +32,8 @@ package struct DayJSON: ResponseEncodable, Sendable {
     /// The schedule's time zone name when the export gives one (times are UTC regardless).
     var timeZone: String?
     var rooms: [Room]
-    /// The rooms' problems (`GET /v1/rooms`), then each room's box that is offline.
+    /// The schedule file's own problems, the rooms' problems (`GET /v1/rooms`), then each room's
+    /// box that is offline.
     var problems: [String]
 }
 

@@ -16,7 +16,8 @@ struct DayOverview: Sendable {
         let directory = try await rooms.rooms(project: project, nowMs: nowMs)
         let registered = Dictionary(try await beacons.list(project: project).filter(\.active).map { ($0.beaconName, $0) },
                                     uniquingKeysWith: { first, _ in first })
-        var problems = directory.problems
+        // The file's own problems first: what the conference tool's export should mend.
+        var problems = inForce.fileProblems.map { "schedule file: " + $0 } + directory.problems
         var rooms: [DayJSON.Room] = []
         for room in directory.rooms {
             var box: BoxStatusJSON?

@@ -20,7 +20,8 @@ package enum HubSchedules {
                            field: error.location.description)
         }
         let change = try await schedules.replace(project: project) {
-            $0.replaced(by: result.schedule, source: source, nowMs: nowMs, subscription: subscription)
+            $0.replaced(by: result.schedule, source: source, nowMs: nowMs, subscription: subscription,
+                        fileProblems: result.summary.problems)
         }
         let summary = result.summary
         return ScheduleImportJSON(rooms: summary.rooms, talks: summary.talks, days: summary.days, problems: summary.problems,

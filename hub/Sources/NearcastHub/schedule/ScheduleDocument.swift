@@ -34,6 +34,8 @@ package struct ScheduleDocument: Codable, Sendable {
     var source: String?
     var lastChange: ScheduleChangeCounts?
     var subscription: ScheduleSubscription?
+    /// The file's own problems (`ScheduleInForce.fileProblems`); absent when it had none.
+    var problems: [String]?
 
     package init(_ inForce: ScheduleInForce) {
         let schedule = inForce.schedule
@@ -47,6 +49,7 @@ package struct ScheduleDocument: Codable, Sendable {
         source = inForce.source
         lastChange = inForce.lastChange
         subscription = inForce.subscription
+        problems = inForce.fileProblems.isEmpty ? nil : inForce.fileProblems
     }
 
     /// The schedule this document holds. (A document is written only from a checked schedule.)
@@ -56,7 +59,7 @@ package struct ScheduleDocument: Codable, Sendable {
                                           days: days.map { ScheduleDay(index: $0.index, date: $0.date, startMs: $0.startMs, endMs: $0.endMs) },
                                           talks: talks.map(Self.talk))
         return ScheduleInForce(schedule: schedule, finishingFirst: finishingFirst.map(Self.talk), importedMs: importedMs,
-                               source: source, lastChange: lastChange, subscription: subscription)
+                               source: source, lastChange: lastChange, subscription: subscription, fileProblems: problems ?? [])
     }
 
     private static func talk(_ talk: ScheduledTalk) -> Talk {

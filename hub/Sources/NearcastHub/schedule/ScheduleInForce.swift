@@ -13,15 +13,19 @@ package struct ScheduleInForce: Sendable, Hashable {
     var lastChange: ScheduleChangeCounts?
     /// The address it is kept in step with, if it came from one (`ScheduleRefresher`).
     var subscription: ScheduleSubscription?
+    /// What the file itself had wrong that did not refuse it ("line 4: …"), kept for the
+    /// operators' page: an import's answer is read once, by whoever imported it.
+    var fileProblems: [String]
 
     init(schedule: ConferenceSchedule, finishingFirst: [ScheduledTalk], importedMs: Int64?, source: String?,
-         lastChange: ScheduleChangeCounts?, subscription: ScheduleSubscription? = nil) {
+         lastChange: ScheduleChangeCounts?, subscription: ScheduleSubscription? = nil, fileProblems: [String] = []) {
         self.schedule = schedule
         self.finishingFirst = finishingFirst
         self.importedMs = importedMs
         self.source = source
         self.lastChange = lastChange
         self.subscription = subscription
+        self.fileProblems = fileProblems
     }
 
     /// Before the first import: no rooms, no talks.
@@ -33,14 +37,14 @@ package struct ScheduleInForce: Sendable, Hashable {
     /// `subscription`: the address it came from and is kept in step with; nil (a file sent by
     /// hand) ends any refreshing.
     func replaced(by imported: ConferenceSchedule, source: String, nowMs: Int64,
-                  subscription: ScheduleSubscription? = nil) -> (ScheduleInForce, ScheduleChange) {
+                  subscription: ScheduleSubscription? = nil, fileProblems: [String] = []) -> (ScheduleInForce, ScheduleChange) {
         let change = ScheduleChange(from: schedule, to: imported)
         var holdovers = finishingFirst.filter { $0.isOn(atMs: nowMs) }
         for talk in change.finishingFirst(atMs: nowMs) where !holdovers.contains(where: { $0.guid == talk.guid }) {
             holdovers.append(talk)
         }
         let next = ScheduleInForce(schedule: imported, finishingFirst: holdovers, importedMs: nowMs, source: source,
-                                   lastChange: ScheduleChangeCounts(change), subscription: subscription)
+                                   lastChange: ScheduleChangeCounts(change), subscription: subscription, fileProblems: fileProblems)
         return (next, change)
     }
 

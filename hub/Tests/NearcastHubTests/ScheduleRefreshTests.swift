@@ -102,6 +102,11 @@ final class ScheduleRefreshTests: XCTestCase {
                                                     json: ["url": "ftp://example.org/schedule.json"]), .badRequest, field: "url")
                 assertRefusal(try await client.call(.put, "/v1/schedule/source", key: world.demo.secretKey,
                                                     json: ["url": missing]), .badGateway, field: "url")
+                // Nothing listens on the discard port: the connection is refused, named, and not retried.
+                let refused = try await client.call(.put, "/v1/schedule/source", key: world.demo.secretKey,
+                                                    json: ["url": "http://127.0.0.1:9/schedule.json"])
+                assertRefusal(refused, .badGateway, field: "url")
+                XCTAssertTrue(refused.text.contains("could not be fetched"), refused.text)
                 assertRefusal(try await client.call(.put, "/v1/schedule/source", key: world.demo.secretKey,
                                                     json: ["url": "http://127.0.0.1:9/x", "everyMinutes": 5000]), .badRequest, field: "everyMinutes")
                 let summary = try await client.call(.get, "/v1/schedule", key: world.demo.secretKey).json

@@ -9,6 +9,17 @@ import NIOHTTP1
 struct ScheduleFetcher: Sendable {
     static let timeout = TimeAmount.seconds(30)
 
+    /// The client fetches go through: the shared one's settings (a browser's redirects and
+    /// verification) but a refused or unreachable address fails at once rather than being
+    /// retried until the deadline (the operator waited 30 s for a 502 naming a typo'd port).
+    /// Never shut down: it lives as long as the process, as `HTTPClient.shared` does.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.timeout = .init(connect: .seconds(10), read: timeout)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     enum Answer: Sendable {
         case notModified
         case file(Data, format: ScheduleImport.Format?, etag: String?, lastModified: String?)
@@ -34,7 +45,7 @@ struct ScheduleFetcher: Sendable {
         if let etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
+            let response = try await Self.client.execute(request, timeout: Self.timeout)
             if response.status == .notModified { return .notModified }
             guard response.status == .ok else {
                 throw Failure(description: "\(url) answered \(response.status.code) \(response.status.reasonPhrase)")

@@ -21,19 +21,8 @@ struct DeckController: Sendable {
         let readers = keys.group(routes, .read), managers = keys.group(routes, .manage)
         managers.post("/v1/decks") { request, context in
             let access = try context.caller()
-            guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/pdf") else {
-                throw APIError(.unsupportedMediaType, "send the deck as Content-Type: application/pdf, the PDF file as the body",
-                               field: "Content-Type")
-            }
             let title = try Self.title(request)
-            let limit = renderer.limits.maximumBytes
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch is NIOTooManyBytesError {
-                throw APIError(.contentTooLarge, "the PDF is larger than \(limit / 1024 / 1024) MB, the limit for a deck", field: "(body)")
-            }
-            let pdf = [UInt8](body.readableBytesView)
+            let pdf = try await Self.pdfBody(request, limit: renderer.limits.maximumBytes)
             // A project whose decks fill its quota is refused before the render, not after.
             try await decks.checkRoom(project: access.project)
             let started = ContinuousClock.now
@@ -108,6 +97,20 @@ struct DeckController: Sendable {
         closed.whenComplete { _ in running.withLockedValue { $0?.cancel() } }
         defer { running.withLockedValue { $0 = nil } }
         return try await withTaskCancellationHandler { try await render.value } onCancel: { render.cancel() }
+    }
+
+    /// A deck upload's body: a PDF sent as `application/pdf` (else 415), at most `limit` bytes
+    /// (else 413, the rest never read).
+    static func pdfBody(_ request: Request, limit: Int) async throws -> [UInt8] {
+        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/pdf") else {
+            throw APIError(.unsupportedMediaType, "send the deck as Content-Type: application/pdf, the PDF file as the body",
+                           field: "Content-Type")
+        }
+        do {
+            return [UInt8](try await request.body.collect(upTo: limit).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "the PDF is larger than \(limit / 1024 / 1024) MB, the limit for a deck", field: "(body)")
+        }
     }
 
     static func deckID(_ context: HubRequestContext) throws(APIError) -> String {

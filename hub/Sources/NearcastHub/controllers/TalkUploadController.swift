@@ -43,18 +43,7 @@ struct TalkUploadController: Sendable {
             if now >= talk.startMs && current != nil {
                 throw APIError(.conflict, "\(talk.title) is on now with its deck: a deck is replaced only before the talk starts")
             }
-            guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/pdf") else {
-                throw APIError(.unsupportedMediaType, "send the deck as Content-Type: application/pdf, the PDF file as the body",
-                               field: "Content-Type")
-            }
-            let limit = renderer.limits.maximumBytes
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch is NIOTooManyBytesError {
-                throw APIError(.contentTooLarge, "the PDF is larger than \(limit / 1024 / 1024) MB, the limit for a deck", field: "(body)")
-            }
-            let pdf = [UInt8](body.readableBytesView)
+            let pdf = try await DeckController.pdfBody(request, limit: renderer.limits.maximumBytes)
             try await decks.checkRoom(project: project)
             let rendered = try await DeckController.renderUnlessAbandoned(pdf, renderer, closed: context.clientGone())
             let deck = try await decks.add(project: project, title: String(talk.title.prefix(200)), sourceBytes: pdf.count,

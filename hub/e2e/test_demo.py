@@ -3,10 +3,10 @@
 Runs `tools/demo --dir DIR --port 0` with this checkout's debug builds (NEARCAST_BIN and
 NEARCAST_HUB_BIN, so it builds nothing), reads the addresses it prints last, opens the
 audience's address in headless Chromium as a phone whose microphone is the file the demo says
-holds the box's sound, and sees the phone follow the show the demo started: the sample deck's
-first slide, then the second when the presenter turns the page. Then Ctrl-C (SIGINT): the demo
-exits 0 and leaves no process of its own behind. A second run reuses the folder: the same keys
-and the same deck."""
+holds the first room's box's sound, and sees the phone follow the show the day started there: the
+sample deck's first slide, then the second when the presenter turns the page. Then Ctrl-C
+(SIGINT): the demo exits 0 and leaves no process of its own behind. A second run reuses the
+folder: the same keys and the same deck."""
 import json
 import os
 import re
@@ -24,6 +24,7 @@ from test_present_audience import emulate
 from test_present_browser import shows, wait_for
 
 DEMO = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "demo")
+ROOMS = ("Demo room", "Second room")   # the demo's rooms, each with a box named as it
 
 
 def processes_naming(text):
@@ -41,7 +42,9 @@ def processes_naming(text):
     return found
 
 
-class TheDemo(unittest.TestCase):
+class DemoRuns(unittest.TestCase):
+    """Runs tools/demo in a folder of its own, and cleans up after it."""
+
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="nearcast-demo-")
         self.folder = os.path.join(self.work, "venue")
@@ -54,20 +57,24 @@ class TheDemo(unittest.TestCase):
         if self.demo and self.demo.poll() is None:
             self.demo.kill()
             self.demo.wait()
+        if self.demo:
+            self.demo.stdout.close()
+            self.demo.stderr.close()
         if self._outcome.success is False:
-            for log in ("hub.log", "box.log"):
+            for log in ("hub.log", "box.log", "box-second-room.log"):
                 path = os.path.join(self.folder, log)
                 if os.path.exists(path):
                     print(f"--- {log}\n" + open(path, errors="replace").read()[-2000:])
         shutil.rmtree(self.work, ignore_errors=True)
 
     def start_demo(self, *extra):
-        """The demo started, and what it printed up to its addresses: (stdout lines, seconds)."""
+        """The demo started, and what it printed up to its last address (the Chromium command of
+        each room's box): (stdout lines, seconds)."""
         env = dict(os.environ, NEARCAST_BIN=NEARCAST, NEARCAST_HUB_BIN=HUB)
         started = time.monotonic()
         self.demo = subprocess.Popen([DEMO, "--dir", self.folder, "--port", "0", *extra], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
-        lines = []
+        lines, commands = [], 0
         while True:
             line = self.demo.stdout.readline()
             if not line:   # (the message read only then: reading stderr waits for its end)
@@ -75,26 +82,47 @@ class TheDemo(unittest.TestCase):
             lines.append(line.rstrip("\n"))
             if "chromium --use-fake" in line:
                 lines.append(self.demo.stdout.readline().strip())
-                return lines, time.monotonic() - started
+                commands += 1
+                if commands == len(ROOMS):
+                    return lines, time.monotonic() - started
 
-    def test_one_command_gives_a_show_that_a_phone_follows_and_ctrl_c_leaves_nothing(self):
-        lines, seconds = self.start_demo()
-        text = "\n".join(lines)
-        audience = re.search(r"^\s+(http://127\.0\.0\.1:\d+/listen\?key=ncpub_\S+)$", text, re.M).group(1)
-        presenter = re.search(r"^\s+(http://127\.0\.0\.1:\d+/present#key=ncsec_\S+)$", text, re.M).group(1)
-        microphone = re.search(r"^\s+(/\S+/microphone\.wav)$", text, re.M).group(1)
-        print(f"\n  tools/demo (built already): both addresses printed {seconds:.1f} s after it started")
-        self.assertTrue(os.path.exists(microphone), microphone)
-        keys = json.load(open(os.path.join(self.folder, "keys.json")))
-        self.assertIn(keys["secretKey"], presenter)
-
-        # A phone given the box's sound opens the audience's address and follows the show.
+    def open_phone(self, microphone, audience):
+        """A phone whose microphone hears what `microphone` holds now (a copy: the demo refreshes
+        it) opening the audience's address; when it opened it (time.monotonic())."""
         heard = os.path.join(self.work, "heard.wav")
         shutil.copy(microphone, heard)
         self.browser = chromium(*fake_microphone(heard))
         emulate(self.browser, 390, 844)
         began = time.monotonic()
         self.browser.get(audience)
+        return began
+
+    def keys(self):
+        """The venue's keys.json: the project's keys and the sample deck's id."""
+        with open(os.path.join(self.folder, "keys.json")) as f:
+            return json.load(f)
+
+    def stop_demo(self):
+        """Ctrl-C: the demo exits 0, saying it stopped everything it started."""
+        self.demo.send_signal(signal.SIGINT)
+        self.assertEqual(self.demo.wait(timeout=60), 0)
+        self.assertIn("stopped the boxes and the hub", self.demo.stderr.read())
+
+
+class TheDemo(DemoRuns):
+    def test_one_command_gives_a_show_that_a_phone_follows_and_ctrl_c_leaves_nothing(self):
+        lines, seconds = self.start_demo()
+        text = "\n".join(lines)
+        audience = re.search(r"^\s+(http://127\.0\.0\.1:\d+/listen\?key=ncpub_\S+)$", text, re.M).group(1)
+        presenter = re.search(r"^\s+(http://127\.0\.0\.1:\d+/present#key=ncsec_\S+)$", text, re.M).group(1)
+        microphone = re.search(r"^\s+(/\S+/microphone\.wav)$", text, re.M).group(1)
+        print(f"\n  tools/demo (built already): its addresses printed {seconds:.1f} s after it started")
+        self.assertTrue(os.path.exists(microphone), microphone)
+        keys = self.keys()
+        self.assertIn(keys["secretKey"], presenter)
+
+        # A phone given the box's sound opens the audience's address and follows the show.
+        began = self.open_phone(microphone, audience)
         wait_for(shows(self.browser, 1), 60, "the sample deck's first slide on the phone", self.browser)
         print(f"  the audience's address to the first slide, by ear: {time.monotonic() - began:.1f} s")
         self.assertEqual(self.browser.find_element("id", "show-title").text, "Nearcast in five slides")
@@ -113,19 +141,21 @@ class TheDemo(unittest.TestCase):
 
         # Ctrl-C: everything it started stops, and it says so.
         ours = processes_naming(self.folder)
-        self.assertGreaterEqual(len(ours), 2, "the hub and the box run with the venue's folder in their command lines")
-        self.demo.send_signal(signal.SIGINT)
-        self.assertEqual(self.demo.wait(timeout=60), 0)
-        self.assertIn("stopped the box and the hub", self.demo.stderr.read())
+        self.assertGreaterEqual(len(ours), 3, "the hub and the two boxes run with the venue's folder in their command lines")
+        self.stop_demo()
         left = [pid for pid in processes_naming(self.folder) if pid != os.getpid()]
         self.assertEqual(left, [], "no process of the demo's is left after Ctrl-C")
 
         # Again: the same folder, keys and deck; --duration ends it by itself.
+        self.demo.stdout.close()
+        self.demo.stderr.close()
         lines, _ = self.start_demo("--duration", "3")
         self.assertIn(keys["apiKey"], "\n".join(lines))
         self.assertEqual(self.demo.wait(timeout=60), 0)
-        self.assertIn(f"reusing {self.folder}", self.demo.stderr.read())
-        self.assertEqual(json.load(open(os.path.join(self.folder, "keys.json"))), keys)
+        said = self.demo.stderr.read()
+        self.assertIn(f"reusing {self.folder}", said)
+        self.assertIn("imported the day: 7 talks in 2 rooms, 0 added", said, "a fresh day, the same talks")
+        self.assertEqual(self.keys(), keys)
 
     def test_a_folder_that_is_not_a_venue_is_refused_naming_it(self):
         os.makedirs(self.folder)

@@ -6,7 +6,12 @@ audience's address in headless Chromium as a phone whose microphone is the file 
 holds the first room's box's sound, and sees the phone follow the show the day started there: the
 sample deck's first slide, then the second when the presenter turns the page. Then Ctrl-C
 (SIGINT): the demo exits 0 and leaves no process of its own behind. A second run reuses the
-folder: the same keys and the same deck."""
+folder: the same keys and the same deck.
+
+TheDemoDay runs the demo's day compressed (`--talk-minutes 1`): both rooms have their box and
+their talk, and in the second room, with nobody acting, the talk on now changes at the scheduled
+minute, in `GET /v1/rooms` and on a phone that follows that room's box by ear, without
+reloading."""
 import json
 import os
 import re
@@ -17,8 +22,9 @@ import tempfile
 import time
 import unittest
 import urllib.request
+from datetime import datetime
 
-from hubtest import HUB, NEARCAST, chromium
+from hubtest import HUB, NEARCAST, chromium, have_chromium
 from test_listener import fake_microphone
 from test_present_audience import emulate
 from test_present_browser import shows, wait_for
@@ -102,6 +108,12 @@ class DemoRuns(unittest.TestCase):
         with open(os.path.join(self.folder, "keys.json")) as f:
             return json.load(f)
 
+    def hub(self, base, path, key):
+        """GET `path` on the demo's hub with `key`: its JSON."""
+        request = urllib.request.Request(base + path, headers={"X-Api-Key": key})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.load(answer)
+
     def stop_demo(self):
         """Ctrl-C: the demo exits 0, saying it stopped everything it started."""
         self.demo.send_signal(signal.SIGINT)
@@ -168,6 +180,62 @@ class TheDemo(DemoRuns):
         self.assertIn(f"{self.folder}/keys.json is not a demo venue's keys", done.stderr)
         self.assertEqual(processes_naming(self.folder), [], "nothing was started")
         self.assertEqual(open(os.path.join(self.folder, "keys.json")).read(), "{ not json", "the file is left as it was")
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+class TheDemoDay(DemoRuns):
+    def test_the_talks_change_on_their_own_and_a_phone_in_the_second_room_follows_without_reloading(self):
+        lines, _ = self.start_demo("--talk-minutes", "1")
+        text = "\n".join(lines)
+        audience = re.search(r"^\s+(http://127\.0\.0\.1:\d+/listen\?key=ncpub_\S+)$", text, re.M).group(1)
+        microphone = re.search(r"^\s+(/\S+/microphone-second-room\.wav)$", text, re.M).group(1)
+        base = audience.split("/listen")[0]
+        keys = self.keys()
+        self.assertRegex(text, re.compile(rf"^\s+{re.escape(base)}/$", re.M), "the operators' page's address")
+        for room in ROOMS:
+            first_talk = re.compile(rf"^\s+{room}\s+\d\d:\d\d-\d\d:\d\d  ", re.M)
+            self.assertRegex(text, first_talk, f"{room}'s first talk in the day printed")
+
+        # Both rooms have their box (each box named as its room) and a talk, now or next.
+        rooms = self.hub(base, "/v1/rooms", keys["secretKey"])
+        self.assertEqual([room["name"] for room in rooms["rooms"]], list(ROOMS), rooms)
+        self.assertEqual(rooms["problems"], [], rooms)
+        first = rooms["rooms"][0]
+        self.assertEqual((first["now"]["title"], first["now"]["deck"]), ("Nearcast in five slides", keys["deck"]), first)
+        self.assertTrue(all(room["beaconName"] for room in rooms["rooms"]), rooms)
+        day = self.hub(base, "/v1/day", keys["secretKey"])
+        self.assertEqual([(room["name"], room["box"]["online"]) for room in day["rooms"]], [(room, True) for room in ROOMS], day)
+
+        # A phone in the second room: it hears that room's box and follows its show.
+        talks = [t["talk"] for t in self.hub(base, "/v1/talks", keys["secretKey"])["talks"] if t["room"] == ROOMS[1]]
+        titles = {talk["title"] for talk in talks} | {"Next: " + talk["title"] for talk in talks}
+        began = self.open_phone(microphone, audience)
+        title = lambda: self.browser.find_element("id", "show-title").text  # noqa: E731
+        wait_for(lambda: title() in titles, 60, "the second room's talk on the phone", self.browser)
+        print(f"  the audience's address to the second room's talk, by ear: {time.monotonic() - began:.1f} s")
+        self.assertIn(ROOMS[1], self.browser.find_element("id", "show-room").text)
+        self.browser.execute_script("window.nearcastTestMark = 'not reloaded'")
+
+        # The room's next change, a talk's start or end, with nobody acting: what it is to be.
+        at = lambda stamp: datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()  # noqa: E731
+        changes = sorted([(at(t["start"]), t["title"], t["title"]) for t in talks] +
+                         [(at(t["end"]), None, "Next: " + n["title"]) for t, n in zip(talks, talks[1:])])
+        when, now_title, shown = next(change for change in changes if change[0] > time.time() + 1)
+        before = title()
+        self.assertNotEqual(before, shown)
+        self.assertLess(when - time.time(), 65, "a change within the minute")
+        # GET /v1/rooms and the phone, from the scheduled moment on.
+        time.sleep(max(0.0, when - time.time()))
+        second = self.hub(base, "/v1/rooms", keys["secretKey"])["rooms"][1]
+        self.assertEqual((second["now"] or {}).get("title"), now_title, "GET /v1/rooms's talk on now at the scheduled minute")
+        wait_for(lambda: title() == shown, 10, f"'{shown}' on the phone", self.browser)
+        late = time.time() - when
+        print(f"  the second room's talk change ({before!r} -> {shown!r}) -> the phone showing it: {late:.2f} s")
+        self.assertEqual(self.browser.execute_script("return window.nearcastTestMark"), "not reloaded")
+        self.assertTrue(self.browser.find_element("id", "show").is_displayed())
+        self.browser.quit()
+        self.browser = None
+        self.stop_demo()
 
 
 if __name__ == "__main__":

@@ -119,6 +119,54 @@ final class DayRunnerTests: XCTestCase {
         }
     }
 
+    /// Short talks with their own decks: the runner's putting a deck up is no page turn, so the
+    /// next talk takes the room at its start; a deck its presenter turned is held as any.
+    func testATalksOwnDeckNobodyTurnedGivesWayAtTheNextTalk() async throws {
+        let clock = SetClock()
+        try await RouterWorld.each(clock: clock.clock) { world, client, storage in
+            clock.set("2026-11-28T09:00:00Z")   // 10:00 in Berlin
+            let lightning = """
+                id,day,room,start,duration,title,speakers
+                1,2026-11-28,Hall A,10:00,3,First spark,Jane Doe
+                2,2026-11-28,Hall A,10:03,3,Second spark,Rick Roe
+                3,2026-11-28,Hall A,10:06,3,Third spark,Ann Other
+                """
+            assertStatus(try await ScheduleRouterTests.put(client, world, lightning), .ok)
+            let box = try TestBeacon(hub: world.hub)
+            assertStatus(try await client.call(.post, "/v1beta1/beacons:register", key: world.demo.secretKey,
+                                               json: try box.registration(description: "Hall A")), .ok)
+            let beacon = BeaconRef(project: "demo", beaconName: try box.name)
+            let talks = try await client.call(.get, "/v1/talks", key: world.demo.secretKey).json["talks"] as? [[String: Any]] ?? []
+            let image = DeckRenderer.Page(full: [0xFF, 0xD8], thumbnail: [0xFF, 0xD8])
+            var decks: [String: String] = [:]
+            for entry in talks {
+                let talk = entry["talk"] as? [String: Any] ?? [:]
+                let guid = try XCTUnwrap(talk["guid"] as? String), title = try XCTUnwrap(talk["title"] as? String)
+                let deck = try await world.hub.repositories.decks.add(project: "demo", title: title, sourceBytes: 1,
+                                                                      rendered: .init(pages: [image, image], width: 16, height: 9))
+                try await world.hub.repositories.schedules.setTalkDeck(project: "demo", guid: guid, deckID: deck.deckID)
+                decks[title] = deck.deckID
+            }
+            let day = world.hub.present.day
+            _ = await day.tick(nowMs: world.hub.clock.nowMs())
+            var current = try await world.hub.repositories.shows.get(beacon)
+            XCTAssertEqual(current?.deckID, decks["First spark"], storage.rawValue)
+            // 10:03: nobody turned First spark's deck: Second spark's comes up at its start.
+            clock.set("2026-11-28T09:03:00Z")
+            var steps = await day.tick(nowMs: world.hub.clock.nowMs())
+            XCTAssertEqual(steps, [.switched(room: "Hall A", title: "Second spark")], storage.rawValue)
+            current = try await world.hub.repositories.shows.get(beacon)
+            XCTAssertEqual(current?.deckID, decks["Second spark"])
+            // Its presenter turns to page 2 at 10:05: at 10:06 it runs over, held as a presenter's.
+            clock.set("2026-11-28T09:05:00Z")
+            assertStatus(try await client.call(.put, "/v1/shows/\(beacon.beaconName.dropFirst("beacons/".count))", key: world.demo.secretKey,
+                                               json: ["deck": try XCTUnwrap(decks["Second spark"]), "page": 2]), .ok)
+            clock.set("2026-11-28T09:06:00Z")
+            steps = await day.tick(nowMs: world.hub.clock.nowMs())
+            XCTAssertEqual(steps, [.leftToPresenter(room: "Hall A")])
+        }
+    }
+
     func testATalkMovedWhileOnFinishesFirstThenTheRoomFollowsTheNewSchedule() async throws {
         let clock = SetClock()
         try await RouterWorld.each(clock: clock.clock) { world, client, _ in

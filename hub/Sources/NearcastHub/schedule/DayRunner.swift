@@ -11,7 +11,9 @@ import Logging
 ///   `PUT /v1/shows` switches decks: the show goes on, so the phones following it (and their
 ///   passes) follow from talk to talk without reloading;
 /// - a show of a presenter's own deck is never cut while its presenter turns pages: it is left
-///   alone until its page has stood still for `presenterIdleMs`, or its presenter ends it;
+///   alone until its page has stood still for `presenterIdleMs`, or its presenter ends it; a
+///   talk's own deck that the runner put up and nobody has turned (still on page 1, nothing else
+///   shown) is not held so: the runner's own move is no presenter's page turn;
 /// - after the day's last talk, a show still on a card ends.
 ///
 /// Every instance runs it; each step is idempotent (the same card for the same talk, found by its
@@ -96,7 +98,8 @@ actor DayRunner {
             if moment.now != nil, let own = talkDecks[talk.guid], try await deckExists(own, project: project) { deckID = own }
             if let current {
                 if current.deckID == deckID { continue }
-                if !onCard && nowMs - current.updatedMs < Self.presenterIdleMs {
+                if !onCard && nowMs - current.updatedMs < Self.presenterIdleMs
+                    && !Self.untouched(current, talkDecks: Set(talkDecks.values)) {
                     steps.append(.leftToPresenter(room: room))
                     continue
                 }
@@ -107,6 +110,13 @@ actor DayRunner {
             logger.info("day: \(project) room \(room): \(card.label.lowercased()) \(talk.title)")
         }
         return steps
+    }
+
+    /// A talk's own deck as the runner put it up at the talk's start: on page 1, no other page
+    /// shown. (Its `updatedMs` is the runner's move: a 3-minute talk's deck would otherwise hold
+    /// the room 5 minutes.)
+    static func untouched(_ show: Show, talkDecks: Set<String>) -> Bool {
+        talkDecks.contains(show.deckID) && show.openPages.pages == [1]
     }
 
     private func deckExists(_ deckID: String, project: String) async throws -> Bool {

@@ -5,16 +5,19 @@ A simulated box publishes a message through a real hub; its audio, passed throug
 bench's rooms (`nearcast bench channel --condition room-a`), is the page's microphone. The page
 must decode it with the WebAssembly build of the box's own decoder, have the hub resolve it and
 show the message in `#heard`, and follow a change the presenter makes on the box's console. The
-decoder itself is compared with `nearcast decode` on the bench's conditions (decode.html).
+decoder itself is compared with `nearcast decode` on the bench's conditions (decode.html). The
+phone-id worker's nonces are checked with hashlib, for challenges of every length modulo 64.
 
 NEARCAST_WEB_DIR is the page's directory (default: .build/web at the repository's top)."""
 import array
 import base64
 import functools
+import hashlib
 import http.server
 import json
 import math
 import os
+import random
 import shutil
 import signal
 import struct
@@ -580,6 +583,57 @@ class BrowserDecoderMatchesTheNativeOne(unittest.TestCase):
             browser.quit()
             static.stop()
             shutil.rmtree(work, ignore_errors=True)
+
+
+@unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
+@unittest.skipUnless(os.path.exists(os.path.join(WEB, "phone-id-worker.js")), "needs the page: tools/setup/build-web")
+class PhoneIdWorkerDoesTheHubsWork(unittest.TestCase):
+    """phone-id-worker.js (its own SHA-256: the challenge's blocks hashed once, one block a try)
+    against hashlib, as the hub checks a nonce (PhoneIDs.leadingZeroBits): challenges of every
+    length modulo 64 (where the counter and the padding fall differs), a multi-byte one, and a few
+    at 18 bits, past the counter's first 65,536 tries."""
+
+    PAGE = '<!doctype html><meta charset="utf-8"><title>phone-id worker</title>'
+
+    def test_every_nonce_does_the_work_in_at_most_64_characters(self):
+        page = tempfile.mkdtemp(prefix="nearcast-phone-id-worker-")
+        shutil.copy(os.path.join(WEB, "phone-id-worker.js"), page)
+        with open(os.path.join(page, "index.html"), "w") as out:
+            out.write(self.PAGE)
+        static = StaticPage(page)
+        browser = chromium()
+        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+        rng = random.Random(50)
+        cases = [("".join(rng.choice(alphabet) for _ in range(length)), 10) for length in range(0, 140)]
+        cases += [("ncchal_é€" + "x" * 90, 12), ("", 0)]
+        cases += [("ncchal_" + "".join(rng.choice(alphabet) for _ in range(length)), 18) for length in (93, 101, 150, 40, 60, 77, 120, 133)]
+        try:
+            browser.set_script_timeout(120)
+            browser.get(f"http://127.0.0.1:{static.port}/index.html")
+            results = browser.execute_async_script("""
+                const [cases, done] = arguments;
+                const one = ([challenge, bits]) => new Promise((resolve) => {
+                  const worker = new Worker("phone-id-worker.js");
+                  worker.onmessage = (event) => { worker.terminate(); resolve(event.data); };
+                  worker.onerror = (event) => { worker.terminate(); resolve({ error: event.message || "failed" }); };
+                  worker.postMessage({ challenge, bits });
+                });
+                (async () => { const out = []; for (const c of cases) out.push(await one(c)); done(out); })();""", cases)
+        finally:
+            browser.quit()
+            static.stop()
+            shutil.rmtree(page, ignore_errors=True)
+        past_first_range = 0
+        for (challenge, bits), result in zip(cases, results):
+            with self.subTest(length=len(challenge.encode()), bits=bits):
+                self.assertNotIn("error", result)
+                nonce = result["nonce"]
+                self.assertLessEqual(len(nonce), 64)
+                digest = hashlib.sha256((challenge + "\n" + nonce).encode()).digest()
+                self.assertGreaterEqual(256 - int.from_bytes(digest, "big").bit_length(), bits, nonce)
+                self.assertGreaterEqual(result["tries"], 1)
+                past_first_range += result["tries"] > 65_536
+        self.assertGreaterEqual(past_first_range, 1, "at 18 bits a run goes past 65,536 tries, nearly always")
 
 
 if __name__ == "__main__":

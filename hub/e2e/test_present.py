@@ -206,9 +206,15 @@ class PresentTests(ProjectOnAHub):
         query = "?" + urllib.parse.urlencode({"token": token}) if token else ""
         return call(hub or self.hub, "GET", f"/v1/shows/{self.beacon_id(beacon)}{query}", key=key)
 
-    def page(self, deck, number, key=None, size=None, hub=None) -> Answer:
-        query = f"?size={size}" if size else ""
-        return call(hub or self.hub, "GET", f"/v1/decks/{deck}/pages/{number}{query}", key=key or self.secret)
+    def page(self, deck, number, key=None, size=None, hub=None, beacon=None) -> Answer:
+        """A deck's page; with the public key and `beacon`, with the watch token of that box (as
+        the listener page asks: the public key alone sees no page)."""
+        key = key or self.secret
+        query = {"size": size} if size else {}
+        if beacon is not None and key == self.public:
+            query["token"] = self.token_for(beacon, key, None, hub)
+        suffix = "?" + urllib.parse.urlencode(query) if query else ""
+        return call(hub or self.hub, "GET", f"/v1/decks/{deck}/pages/{number}{suffix}", key=key)
 
     def stream(self, beacon, key, in_header=False, hub=None, token=None) -> EventStream:
         """The show's events; `token` as for `get_show`."""
@@ -355,7 +361,7 @@ class PresentTests(ProjectOnAHub):
         other_deck = self.add_deck(2)
         beacon_id = self.beacon_id(beacon)
         # Before any show the audience sees no page.
-        self.assertError(self.page(deck, 1, key=self.public), 403)
+        self.assertError(self.page(deck, 1, key=self.public, beacon=beacon), 403)
         self.assertError(self.get_show(beacon, key=self.public), 404)
 
         show = self.put_show(beacon, deck, 1)
@@ -380,24 +386,24 @@ class PresentTests(ProjectOnAHub):
 
         # Page gating: the audience gets only pages shown: the live one, and each that stayed on
         # the screen for 2 s; a page jumped past (here 2) is not handed out.
-        self.assertEqual(self.page(deck, 1, key=self.public).status, 200)
-        self.assertEqual(self.page(deck, 1, key=self.public, size="thumb").status, 200)
-        self.assertError(self.page(deck, 3, key=self.public), 403)
+        self.assertEqual(self.page(deck, 1, key=self.public, beacon=beacon).status, 200)
+        self.assertEqual(self.page(deck, 1, key=self.public, size="thumb", beacon=beacon).status, 200)
+        self.assertError(self.page(deck, 3, key=self.public, beacon=beacon), 403)
         self.assertEqual(self.page(deck, 3).status, 200, "the secret key sees every page")
         time.sleep(2.2)
         moved = self.put_show(beacon, deck, 3)
         self.assertEqual((moved["page"], moved["shownUpTo"], moved["shown"]), (3, 3, [1, 3]))
-        self.assertEqual(self.page(deck, 3, key=self.public).status, 200)
-        self.assertEqual(self.page(deck, 1, key=self.public).status, 200, "page 1 stayed 2 s: shown")
-        self.assertError(self.page(deck, 2, key=self.public), 403)
-        self.assertError(self.page(deck, 4, key=self.public), 403)
+        self.assertEqual(self.page(deck, 3, key=self.public, beacon=beacon).status, 200)
+        self.assertEqual(self.page(deck, 1, key=self.public, beacon=beacon).status, 200, "page 1 stayed 2 s: shown")
+        self.assertError(self.page(deck, 2, key=self.public, beacon=beacon), 403)
+        self.assertError(self.page(deck, 4, key=self.public, beacon=beacon), 403)
         # End then Home at once (a rehearsal's slip): 3 was live for a moment and the last page
         # flashed by; neither counts as shown once the show has left them.
         self.put_show(beacon, deck, 4)
         back = self.put_show(beacon, deck, 1)
         self.assertEqual((back["page"], back["shownUpTo"], back["shown"]), (1, 1, [1]))
-        self.assertError(self.page(deck, 4, key=self.public), 403)
-        self.assertError(self.page(deck, 3, key=self.public), 403)
+        self.assertError(self.page(deck, 4, key=self.public, beacon=beacon), 403)
+        self.assertError(self.page(deck, 3, key=self.public, beacon=beacon), 403)
         self.assertEqual(self.get_show(beacon, key=self.public).json["shown"], [1])
         self.put_show(beacon, deck, 2)
 
@@ -415,8 +421,8 @@ class PresentTests(ProjectOnAHub):
         self.assertEqual((fresh["deck"], fresh["pages"], fresh["page"], fresh["shownUpTo"], fresh["shown"]),
                          (other_deck, 2, 1, 1, [1]), "another deck: its pages shown start again")
         self.assertEqual(fresh["startedMs"], show["startedMs"], "the show goes on with the other deck")
-        self.assertError(self.page(other_deck, 2, key=self.public), 403)
-        self.assertError(self.page(deck, 1, key=self.public), 403)   # the deck no show is on is not handed out
+        self.assertError(self.page(other_deck, 2, key=self.public, beacon=beacon), 403)
+        self.assertError(self.page(deck, 1, key=self.public, beacon=beacon), 403)   # the deck no show is on is not handed out
         again = self.put_show(beacon, deck, 2)
         self.assertEqual((again["deck"], again["page"], again["shown"], again["startedMs"]), (deck, 2, [2], show["startedMs"]),
                          "switching back is the same show, its pages shown from where it returns")
@@ -465,7 +471,7 @@ class PresentTests(ProjectOnAHub):
         self.assertEqual(follower.until("ended"), {})
         self.assertError(self.get_show(beacon), 404)
         self.assertError(self.page(deck, 1), 404)
-        self.assertIn(self.page(deck, 1, key=self.public).status, (403, 404))
+        self.assertIn(self.page(deck, 1, key=self.public, beacon=beacon).status, (403, 404))
 
     def test_an_open_show_stream_does_not_hold_up_a_graceful_stop(self):
         # As an attachments watch does not (test_api; docs/venue-operator.md, "API": "watches end when the hub stops").
@@ -742,7 +748,7 @@ class PostgresPresentTests(PresentTests, unittest.TestCase):
         moved = follower_on_second.until("show", lambda show: show["page"] == 3)
         self.assertLess(time.monotonic() - started, 3.0)
         self.assertEqual(moved["shownUpTo"], 3)
-        self.assertEqual(self.page(deck, 3, key=self.public, hub=second).status, 200, "gating reads the shared show")
+        self.assertEqual(self.page(deck, 3, key=self.public, hub=second, beacon=beacon).status, 200, "gating reads the shared show")
         # The follower on the second instance is counted for the presenter on the first.
         followers = poll(lambda: self.get_show(beacon).json.get("followers", 0), lambda n: n >= 1)
         self.assertGreaterEqual(followers, 1)

@@ -89,9 +89,10 @@ extension HubLimits {
         /// the 2^30 codes is hopeless within an event (docs/presenter.md gives the expected time).
         public var failedCodesPerMinutePerAddress = 30.0
         public var failedCodesPerMinute = 300.0
-        /// The work a phone id costs: leading zero bits of SHA-256 (2^bits tries on average: 19 is
-        /// 0.25 s in Chromium on the build machine's core, about a second on a phone 4 times slower).
-        public var phoneIdWorkBits = 19
+        /// The work a phone id costs: leading zero bits of SHA-256 (2^bits tries on average: 20 is
+        /// 0.25 s in Chromium on the build machine's core, about a second on a phone 4 times
+        /// slower, 24 ids a second on one core; docs/presenter.md has each setting's).
+        public var phoneIdWorkBits = 20
         /// Phone ids given per client address per minute (and at once): a venue's NAT, hundreds of
         /// phones joining at a talk's start, fits; a script inventing phones does not.
         public var phoneIdsPerMinutePerAddress = 3_000.0

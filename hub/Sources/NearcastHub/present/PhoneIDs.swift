@@ -8,11 +8,11 @@ import Foundation
 ///
 /// Each id costs work: the client asks for a challenge (signed, 5 minutes), finds a nonce such that
 /// SHA-256(challenge + "\n" + nonce) starts with `bits` zero bits (2^bits tries on average: about
-/// a second on a mid-range phone at the default, in a worker while the page already listens), and
-/// trades it for the id. One challenge is one phone (the id's unique part is the challenge's): a
-/// solution sent again gives the same id, and an id earned with the other proof from the same
-/// challenge counts as the same phone (`Phone.identity`, what every count keys on). An id has one
-/// spelling (`Presence.signedFields`).
+/// a second on a mid-range phone at the default, in a worker while the page already
+/// listens), and trades it for the id. One challenge is one phone (the id's unique part is the
+/// challenge's): a solution sent again gives the same id, and an id earned with the other proof
+/// from the same challenge counts as the same phone (`Phone.identity`, what every count keys on).
+/// An id has one spelling (`Presence.signedFields`).
 struct PhoneIDs: Sendable {
     static let challengePrefix = "ncchal_"
     static let idPrefix = "ncph_"

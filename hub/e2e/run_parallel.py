@@ -60,6 +60,7 @@ EXPECTED_SECONDS = {
     "test_database_outage.DatabaseOutage": 5,
     "test_fieldchecks.PostgresFieldCheckTests": 5,
     "test_demo.TheDemo": 12,
+    "test_talk_change.TalkChangeBench": 16,
     "test_service.ServiceManagerContract": 1,
     "test_security_headers.SecurityHeadersOverHTTP": 1,
 }

@@ -73,12 +73,19 @@ final class DayRunnerTests: XCTestCase {
             XCTAssertEqual(line["name"] as? String, "Hall A")
             XCTAssertEqual((line["now"] as? [String: Any])?["title"] as? String, "Opening")
             XCTAssertEqual((line["next"] as? [String: Any])?["title"] as? String, "Second")
-            // 10:50, between talks: the next talk's card.
+            // 10:50, between talks; before the runner has looked, the phones still read the talk
+            // whose card is up (not the next one's title over the old card); then the next card.
             clock.set("2026-11-28T09:50:00Z")
+            let stale = try await client.call(.get, "/v1/shows/\(room.beacon.beaconName.dropFirst("beacons/".count))",
+                                              key: world.demo.secretKey).json
+            XCTAssertEqual(stale["title"] as? String, "Opening")
             steps = await day.tick(nowMs: world.hub.clock.nowMs())
             XCTAssertEqual(steps, [.switched(room: "Hall A", title: "Second")])
             let title = try await room.current().title
             XCTAssertTrue(title.hasPrefix("Title card \u{B7} Next \u{B7} Second"), title)
+            let next = try await client.call(.get, "/v1/shows/\(room.beacon.beaconName.dropFirst("beacons/".count))",
+                                             key: world.demo.secretKey).json
+            XCTAssertEqual(next["title"] as? String, "Next: Second")
             // 11:30, the last talk over: the show ends.
             clock.set("2026-11-28T10:30:00Z")
             steps = await day.tick(nowMs: world.hub.clock.nowMs())

@@ -92,9 +92,19 @@ struct ShowViews: Sendable {
 
     /// The show's title as a phone shows it: the deck's, or for the day's title card the talk's
     /// ("Next: TITLE" before it starts).
+    /// A show's title: its deck's, or for a title card the talk the card is of ("Next: " before
+    /// it starts). Read from the card, not the room's clock: between a talk's minute and the day
+    /// runner's switch the clock names the next talk while the old card is still up, and phones
+    /// were sent the new title over the old card.
     static func title(_ deck: Deck, room: ShowRoomJSON?) -> String {
-        guard deck.title.hasPrefix(DayRunner.cardTitlePrefix), let room else { return deck.title }
-        if let now = room.now { return now.title }
-        return room.next.map { "Next: " + $0.title } ?? deck.title
+        guard deck.title.hasPrefix(DayRunner.cardTitlePrefix) else { return deck.title }
+        var parts = deck.title.dropFirst(DayRunner.cardTitlePrefix.count).components(separatedBy: " \u{B7} ")
+        guard parts.count >= 3 else { return deck.title }
+        let label = parts.removeFirst()
+        parts.removeLast()   // the card's hash
+        let shown = parts.joined(separator: " \u{B7} ")
+        // The card holds at most 120 characters of the title; the schedule has it whole.
+        let whole = [room?.now, room?.next].compactMap { $0 }.first { String($0.title.prefix(120)) == shown }?.title ?? shown
+        return label == "Next" ? "Next: " + whole : whole
     }
 }

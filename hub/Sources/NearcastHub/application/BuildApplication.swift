@@ -55,7 +55,7 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
     return Application(
         router: buildRouter(hub, listener: configuration.listener),
         server: server,
-        configuration: .init(address: .hostname(host, port: port), serverName: "nearcast-hub"),
+        configuration: .init(address: .hostname(host, port: port), serverName: "nearcast-hub", backlog: listenBacklog),
         services: services,
         onServerRunning: { channel in
             let bound = channel.localAddress?.port ?? port
@@ -64,6 +64,13 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
         },
         logger: hub.logger)
 }
+
+/// The queue of connections the kernel holds until the hub accepts them. Hummingbird's 256 was
+/// full when 500 phones opened a connection for a new talk's first page at once: the kernel
+/// dropped their SYNs and each phone waited a second for its own to be sent again (the
+/// talk-change bench: 223 at one change). Linux caps it at `net.core.somaxconn` (4096 on Debian
+/// 12 and 13).
+let listenBacklog = 4096
 
 /// Says at start what the limits are when they are not the usual: off, or fewer connections
 /// than configured because the process may not open enough descriptors.

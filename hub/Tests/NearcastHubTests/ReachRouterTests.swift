@@ -215,6 +215,7 @@ final class ReachRouterTests: XCTestCase {
             let week = try await client.call(.get, Self.path + "?days=7", key: world.demo.secretKey)
             XCTAssertEqual(week.status, .ok, week.text)
             XCTAssertEqual(week.json["days"] as? Int, 7)
+            XCTAssertEqual(week.json["daysKept"] as? Int, 7)
             let weekPhones = try await Self.phones(client, key: world.demo.secretKey, query: "?days=7")
             XCTAssertEqual(weekPhones, 2)
             let others = try await Self.boxes(client, key: world.other.secretKey)

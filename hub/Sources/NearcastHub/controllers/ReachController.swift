@@ -50,7 +50,7 @@ struct ReachController: Sendable {
             }
             let today = ReachDay.day(ms: clock.nowMs())
             let rows = try await reach.rows(project: access.project, fromDay: today - Int64(days) + 1)
-            return ReachSummaryJSON(rows: rows.filter { $0.key.day <= today }, days: days, today: today)
+            return ReachSummaryJSON(rows: rows.filter { $0.key.day <= today }, days: days, daysKept: kept, today: today)
         }
         return routes
     }

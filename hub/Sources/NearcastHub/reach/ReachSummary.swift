@@ -7,12 +7,15 @@ package struct ReachSummaryJSON: ResponseEncodable, Sendable {
     package var days: Int
     package var from: String
     package var to: String
+    /// The most days the hub keeps (`limits.reachDaysKept`): the most `?days=` takes.
+    package var daysKept: Int
     /// A box each, by beacon name; the phones that found no box last (no `beaconName`).
     package var boxes: [ReachBoxJSON]
 
     /// The summary of `rows`, counted over `days` days up to `today`.
-    package init(rows: [ReachRow], days: Int, today: Int64) {
+    package init(rows: [ReachRow], days: Int, daysKept: Int, today: Int64) {
         self.days = days
+        self.daysKept = daysKept
         from = ReachDay.date(today - Int64(days) + 1)
         to = ReachDay.date(today)
         let byBox = Dictionary(grouping: rows) { $0.key.beaconName }

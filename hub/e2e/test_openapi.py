@@ -494,7 +494,7 @@ class OpenAPITests:
                      "/v1/decks", "/v1/decks/{deck}", "/v1/decks/{deck}/pages/{page}", "/v1/shows/{beacon}",
                      "/v1/shows/{beacon}/qr.svg", "/v1/shows/{beacon}/events", "/v1/reactions/choices",
                      "/v1/reactions/images/{name}", "/v1/reactions", "/v1/presence", "/j/{code}", "/", "/healthz",
-                     "/metrics", "/listen", "/present", "/listener-hub.json", "/openapi.yaml"]:
+                     "/metrics", "/hub-reach.js", "/listen", "/present", "/listener-hub.json", "/openapi.yaml"]:
             self.assertIn(path, served["paths"])
 
 

@@ -44,6 +44,7 @@ EXPECTED_SECONDS = {
     "test_box.BoxPublishesThroughTheHub": 29,
     "test_api.PostgresAPITests": 23,
     "test_check_page.CheckPageInChromium": 22,
+    "test_reach.TheRoomsReach": 21,
     "test_present_stage.PresentOnTheStage": 21,
     "test_api.SQLiteAPITests": 19,
     "test_security_headers.SecurityHeadersInChromium": 18,

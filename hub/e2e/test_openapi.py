@@ -322,6 +322,23 @@ class OpenAPITests:
         listed = self.check("GET", "/v1beta1/fieldchecks", 200, key=self.secret, query={"beaconName": "beacons/" + eid}).json()
         self.assertEqual([c["verdict"] for c in listed["fieldChecks"]], ["high"])
         self.check("GET", "/v1beta1/fieldchecks", 403, key=self.public)
+        # A visit's reach by ear with the public key, reported again with its receipt; one by the
+        # code with a pass; read per box with the secret key.
+        visit = {"beaconName": "beacons/" + eid, "platform": "Android 14", "browser": "Chrome 131", "joinedBy": "heard",
+                 "firstTokenMs": 2300, "capture": {"sampleRate": 48000, "echoCancellation": False},
+                 "bands": [{"band": "high", "levelDb": -55}], "bursts": {"detected": 3, "decoded": 2}}
+        receipt = self.check("POST", "/v1/reach", 200, key=self.public, body=visit).json()["receipt"]
+        self.check("POST", "/v1/reach", 200, key=self.public, body=dict(visit, receipt=receipt, bursts={"detected": 9, "decoded": 7}))
+        self.check("POST", "/v1/reach", 200, key=joined["pass"], body=dict(visit, joinedBy="code", firstTokenMs=None))
+        self.check("POST", "/v1/reach", 400, key=self.public, body=dict(visit, receipt="ncreach_x.y"))
+        self.check("POST", "/v1/reach", 404, key=self.public, body=dict(visit, beaconName="beacons/3!ffff"))
+        self.check("POST", "/v1/reach", 413, key=self.public, body=dict(visit, platform="x" * (9 * 1024)))
+        reach = self.check("GET", "/v1/reach", 200, key=self.secret, query={"days": 7}).json()
+        box = next(b for b in reach["boxes"] if b.get("beaconName") == "beacons/" + eid)
+        # At least: generated requests may have reported for the same box (the visits counted here are hub/Tests').
+        self.assertTrue(box["phones"] >= 2 and box["heard"] >= 1 and box["byCode"] >= 1, box)
+        self.check("GET", "/v1/reach", 403, key=self.public)
+        self.check("GET", "/v1/reach", 400, key=self.secret, query={"days": 0})
         self.check("GET", "/j/{code}", 302, path_parameters={"code": code})
         self.check("GET", "/v1/shows/{beacon}/qr.svg", 200, key=self.secret, path_parameters=beacon,
                    query={"base": "https://hub.example"})
@@ -473,11 +490,11 @@ class OpenAPITests:
         for path in ["/v1beta1/eidparams", "/v1beta1/beacons:register", "/v1beta1/beacons", "/v1beta1/beacons/{beacon}",
                      "/v1beta1/beacons/{beacon}/heartbeat", "/v1beta1/beacons/{beacon}/attachments",
                      "/v1beta1/beacons/{beacon}/attachments/{attachment}", "/v1beta1/beacons/{beacon}/attachments:batchDelete",
-                     "/v1beta1/beacons/{beacon}/attachments:watch", "/v1beta1/beaconinfo:getforobserved", "/v1beta1/fieldchecks",
+                     "/v1beta1/beacons/{beacon}/attachments:watch", "/v1beta1/beaconinfo:getforobserved", "/v1beta1/fieldchecks", "/v1/reach",
                      "/v1/decks", "/v1/decks/{deck}", "/v1/decks/{deck}/pages/{page}", "/v1/shows/{beacon}",
                      "/v1/shows/{beacon}/qr.svg", "/v1/shows/{beacon}/events", "/v1/reactions/choices",
                      "/v1/reactions/images/{name}", "/v1/reactions", "/v1/presence", "/j/{code}", "/", "/healthz",
-                     "/metrics", "/listen", "/present", "/listener-hub.json", "/openapi.yaml"]:
+                     "/metrics", "/hub-reach.js", "/listen", "/present", "/listener-hub.json", "/openapi.yaml"]:
             self.assertIn(path, served["paths"])
 
 

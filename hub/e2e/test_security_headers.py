@@ -134,6 +134,7 @@ class SecurityHeadersOverHTTP(unittest.TestCase):
         cases = [
             ("GET", "/", {}, 200, "text/html"),
             ("GET", "/hub-status.js", {}, 200, "text/javascript"),
+            ("GET", "/hub-reach.js", {}, 200, "text/javascript"),
             ("GET", "/hub-status.css", {}, 200, "text/css"),
             ("GET", "/hub-notice.css", {}, 200, "text/css"),
             ("GET", f"/j/{code}", {}, 302, None),

@@ -1,7 +1,7 @@
 """The operators' page in a real browser (Debian's Chromium, headless, through chromedriver):
-the project's boxes, their last heartbeat and problems, and their attachments; the field check
-results summarised per box and kind of phone; the day of a schedule imported, at 1440x900 and
-1366x768.
+the project's boxes, their last heartbeat and problems, and their attachments; the listener pages'
+reach and the field check results summarised per box and kind of phone; the day of a schedule
+imported, at 1440x900 and 1366x768.
 
 NEARCAST_STATUS_SCREENSHOTS=DIR saves the day's hub-day-1440.png and hub-day-1366.png there."""
 import datetime
@@ -70,14 +70,18 @@ class StatusPageInChromium(unittest.TestCase):
             self.browser.set_window_size(1100, 520)
             self.browser.save_screenshot(shot)
 
-    def test_the_field_checks_table_summarises_results_per_box_and_kind_of_phone(self):
-        secret, public = self.keys["secretKey"], self.keys["apiKey"]
+    def open_with_the_door(self, secret):
+        """Registers the door's box ("Main hall") and opens the page with the secret key."""
         status, _ = self.hub.post("/v1beta1/beacons:register", {"advertisedId": {"type": "EDDYSTONE", "id": b64(DOOR_UID)},
                                                                 "description": "Main hall"}, key=secret)
         self.assertEqual(status, 200)
         self.browser.get(f"http://127.0.0.1:{self.hub.port}/")
         self.browser.find_element(By.ID, "key").send_keys(secret)
         self.browser.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
+
+    def test_the_field_checks_table_summarises_results_per_box_and_kind_of_phone(self):
+        secret, public = self.keys["secretKey"], self.keys["apiKey"]
+        self.open_with_the_door(secret)
         WebDriverWait(self.browser, 10).until(lambda b: "No field check results" in b.find_element(By.ID, "fieldchecks-none").text
                                               and b.find_element(By.ID, "fieldchecks-none").is_displayed())
 
@@ -106,6 +110,46 @@ class StatusPageInChromium(unittest.TestCase):
         nobox = rows[("", "Android 14 · Chrome 131")]
         self.assertIn("no box", nobox[0])
         self.assertEqual(nobox[2:], ["1", "-2.0 dB", "0 of 1", "-", "-", "neither (1 of 1)"])
+
+    def test_the_rooms_reach_shows_each_boxs_phones_and_their_kinds_beside_the_field_checks(self):
+        secret, public = self.keys["secretKey"], self.keys["apiKey"]
+        self.open_with_the_door(secret)
+        WebDriverWait(self.browser, 10).until(lambda b: b.find_element(By.ID, "reach-none").is_displayed())
+        # Beside the field checks: just before them.
+        self.assertTrue(self.browser.execute_script(
+            "return document.getElementById('reach-section').nextElementSibling.id === 'fieldchecks-section'"))
+
+        def visit(**changes):
+            body = {"beaconName": DOOR, "platform": "Android 14", "browser": "Chrome 131", "joinedBy": "heard", "firstTokenMs": 2300,
+                    "capture": {"sampleRate": 48000, "echoCancellation": False, "noiseSuppression": False},
+                    "bands": [{"band": "high", "levelDb": -55}, {"band": "low", "levelDb": -80}],
+                    "bursts": {"detected": 12, "decoded": 10}}
+            body.update(changes)
+            status, answer = self.hub.post("/v1/reach", {k: v for k, v in body.items() if v is not None}, key=public)
+            self.assertEqual(status, 200, answer)
+        # Two Pixels heard the hall's box; an iPhone whose browser kept echo cancellation on joined
+        # by the code; a phone found no box.
+        visit()
+        visit()
+        visit(platform="iOS 18", browser="Safari 18", joinedBy="code", firstTokenMs=None,
+              capture={"sampleRate": 48000, "echoCancellation": True},
+              bands=[{"band": "high", "levelDb": -90}, {"band": "low", "levelDb": -70}])
+        visit(beaconName=None, joinedBy="none", firstTokenMs=None)
+        WebDriverWait(self.browser, 15).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#reach tbody tr")) == 5)
+        self.assertFalse(self.browser.find_element(By.ID, "reach-none").is_displayed())
+        headers = [th.text for th in self.browser.find_elements(By.CSS_SELECTOR, "#reach thead th")]
+        self.assertEqual(headers, ["Box", "Phone", "Phones", "Heard", "By code", "First token", "Band levels", "Processing on"])
+        rows = {(row.get_attribute("data-beacon"), row.get_attribute("data-phone")): [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                for row in self.browser.find_elements(By.CSS_SELECTOR, "#reach tbody tr")}
+        hall = rows[(DOOR, "")]
+        self.assertIn("Main hall", hall[0])
+        self.assertEqual(hall[1:], ["all phones", "3", "2", "1", "2.3 s", "high -67 dB, low -77 dB", "1 echo, 0 noise"])
+        self.assertEqual(rows[(DOOR, "Android 14 · Chrome 131")][1:6], ["Android 14 · Chrome 131", "2", "2", "0", "2.3 s"])
+        self.assertEqual(rows[(DOOR, "iOS 18 · Safari 18")][1:6], ["iOS 18 · Safari 18", "1", "0", "1", "-"])
+        nobox = rows[("", "")]
+        self.assertEqual(nobox[:6], ["(no box found)", "all phones", "1", "0", "0", "-"])
+        choices = [o.text for o in self.browser.find_elements(By.CSS_SELECTOR, "#reach-days option")]
+        self.assertEqual(choices, ["today", "the last 7 days", "the last 30 days"])
 
     def test_the_day_shows_each_rooms_talks_its_box_and_the_problems(self):
         secret = self.keys["secretKey"]

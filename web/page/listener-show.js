@@ -20,6 +20,7 @@
 
 import { watchTokenFor } from "./listener-messages.js";
 import { forgetPhoneId, lastRefusal, phoneHeaders, phoneIdFor, phoneQuery } from "./phone-id.js";
+import { reachJoined } from "./listener-reach.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -86,6 +87,7 @@ export function startShows(hub, publicKey, { onSituation = () => {} } = {}) {
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("pass") && fragment.get("beacon")) {
     adoptPass({ pass: fragment.get("pass"), beaconName: fragment.get("beacon"), proof: "seen" });
+    reachJoined("qr", `beacons/${state.pass.beacon}`);
     history.replaceState(null, "", location.pathname + location.search);
     openShow(state.pass.beacon);
   }
@@ -604,6 +606,7 @@ async function joinByCode(text) {
   if (!response.ok) return codeState(`Not accepted: ${await errorMessage(response)}`);
   adoptPass(await response.json());
   const beacon = state.pass.beacon;
+  reachJoined("code", `beacons/${beacon}`);
   $("code").value = "";
   codeState("");
   if (state.beacon === beacon && !state.lost) return tick();   // a renewal: the show goes on

@@ -7,6 +7,7 @@
 //
 // When a resolve says the heard box carries a presentation (Nearcast Present), listener-show.js
 // shows it and its reaction bar, and the status line says whether the phone follows it.
+// listener-reach.js tells the hub, anonymously, what this visit heard (the page says so).
 //
 // URL parameters: key (the project's public API key), hub (the hub's address), and
 // listener-show.js's. A hub serving the page answers `listener-hub.json` beside it, so there the
@@ -19,6 +20,7 @@ import { phoneHeaders } from "./phone-id.js";
 import { firstMessageAt, followMessages, startMessages } from "./listener-messages.js";
 import { bandSilent, browserFilters, followsShowOf, heardBeacon, heardRoom, listeningFailed, listeningStarted, resolvedBeacon,
          resolvingKey, situation, startShows } from "./listener-show.js";
+import { reachCapture, reachHeard, reachJoined, reachLevels, reachListening, reachStats, startReach } from "./listener-reach.js";
 
 const params = new URLSearchParams(location.search);
 const apiKey = params.get("key") || "";   // the public key; resolvingKey() falls back to a pass
@@ -97,7 +99,10 @@ function showStatus() {
 
 /** Tells the show part once audio reaches the decoder: the wait before the code is offered starts. */
 function noteListening() {
-  if (status.decoderReady && context && context.state === "running" && !status.fault) listeningStarted();
+  if (status.decoderReady && context && context.state === "running" && !status.fault) {
+    listeningStarted();
+    reachListening();
+  }
 }
 
 function fail(text) {
@@ -177,6 +182,7 @@ function resolveAgainAfterMs(token) {
 
 async function heard(burst) {
   heardRoom();
+  reachHeard();
   const id = `${burst.kind}:${burst.hex}`;
   let token = tokens.get(id);
   if (token) {
@@ -209,6 +215,7 @@ async function heard(burst) {
       token.resolvedAt = performance.now();
       followMessages(beacon.beaconName, beacon.watchToken);
       heardBeacon(beacon.beaconName, burst);
+      reachJoined("heard", beacon.beaconName);
       resolvedBeacon(beacon.beaconName, beacon.hasShow === true);
     }
     if (status.hub) hubTrouble(null);
@@ -244,13 +251,15 @@ function startBandMeter(source) {
       return;
     }
     analyser.getFloatFrequencyData(bins);
-    // The meter shows the louder band: the page can hear the box if either band reaches it.
-    let level = -Infinity;
-    for (const [low, high] of ranges) {
+    // Each band's mean power per bin; the meter shows the louder band: the page can hear the box
+    // if either band reaches it.
+    const [high, low] = ranges.map(([from, to]) => {
       let power = 0;
-      for (let i = low; i <= high; i++) power += 10 ** (bins[i] / 10);
-      level = Math.max(level, 10 * Math.log10(power / (high - low + 1)));
-    }
+      for (let i = from; i <= to; i++) power += 10 ** (bins[i] / 10);
+      return 10 * Math.log10(power / (to - from + 1));
+    });
+    reachLevels({ high, low });
+    const level = Math.max(high, low);
     const meter = $("band-level");
     meter.value = Number.isFinite(level) ? Math.max(-130, level) : -130;
     meter.dataset.db = Number.isFinite(level) ? level.toFixed(1) : "-inf";
@@ -279,6 +288,7 @@ function startDecoder(source) {
   return startWorker(context, source, {
     onMessage: (message) => {
       if (message.type === "burst") {
+        reachStats(message);
         heard(message.burst).catch((error) => hubTrouble(error.message));
       } else if (message.type === "ready") {
         status.decoderReady = true;
@@ -286,6 +296,7 @@ function startDecoder(source) {
         showStatus();
       } else if (message.type === "stats") {
         showStats(message);
+        reachStats(message);
       } else if (message.type === "error") {
         fail(`The decoder stopped: ${message.message}. Reload the page to listen again.`);
       }
@@ -320,6 +331,7 @@ async function start() {
   const { track, source } = opened;
   track.addEventListener("ended", () => fail("The microphone was disconnected. Reload the page to listen again."));
   checkCaptureSettings(track);
+  reachCapture(track);
   await startDecoder(source);
   startBandMeter(source);
   status.starting = null;
@@ -358,6 +370,7 @@ startButton.addEventListener("click", async () => {
 (async () => {
   showStatus();
   hub = await hubAddress(hub);
+  startReach(hub, resolvingKey);
   startMessages(hub, { key: resolvingKey, forgotten: beaconForgotten, trouble: hubTrouble });
   startShows(hub, apiKey, { onSituation: showStatus });
   await start();

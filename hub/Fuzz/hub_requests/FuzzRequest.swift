@@ -23,7 +23,8 @@ struct FuzzRequest: Sendable, CustomStringConvertible {
         (.post, "/v1/presence"), (.get, "/j/{1}"), (.put, "/v1/shows/{1}/code"), (.get, "/v1/phones/challenge"),
         (.post, "/v1/phones"), (.put, "/v1/schedule"), (.get, "/v1/schedule"), (.get, "/v1/rooms"), (.put, "/v1/rooms/{1}"),
         (.get, "/v1/talks"), (.delete, "/v1/schedule/source"), (.get, "/upload/{1}"), (.post, "/upload/{1}"),
-        (.get, "/upload/{1}/reactions.csv"), (.get, "/upload/{1}/reactions.json"), (.get, "/healthz"), (.get, "/{1}"), (.post, "/{1}"),
+        (.get, "/upload/{1}/reactions.csv"), (.get, "/upload/{1}/reactions.json"), (.post, "/v1/reach"), (.get, "/v1/reach"),
+        (.get, "/healthz"), (.get, "/{1}"), (.post, "/{1}"),
     ]
 
     init(method: HTTPRequest.Method, uri: String, key: String?, body: [UInt8]) {

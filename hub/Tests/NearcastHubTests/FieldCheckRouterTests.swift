@@ -26,7 +26,8 @@ final class FieldCheckRouterTests: XCTestCase {
         return body
     }
 
-    private static func registerDoor(_ client: any TestClientProtocol, key: String, uid: String = "ChssPQ==") async throws -> String {
+    /// Registers the door's box (an Eddystone UID) with `key`: its beacon name.
+    static func registerDoor(_ client: any TestClientProtocol, key: String, uid: String = "ChssPQ==") async throws -> String {
         let answer = try await client.call(.post, "/v1beta1/beacons:register", key: key,
                                            json: ["advertisedId": ["type": "EDDYSTONE", "id": uid], "description": "Main hall"])
         XCTAssertEqual(answer.status, .ok, answer.text)

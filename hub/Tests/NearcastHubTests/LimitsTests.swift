@@ -114,6 +114,7 @@ final class LimitsTests: XCTestCase {
               connections: 118, connectionsPerAddress: 119, watchesPerAddress: 120, watchesPerKey: 121,
               headerTimeoutSeconds: 122.5, idleTimeoutSeconds: 123.5,
               fieldChecksPerMinutePerProject: 124, fieldChecksKeptPerProject: 125, heardPassesPerMinutePerAddress: 126,
+              reachReportsPerMinutePerProject: 127, reachDaysKept: 128,
             } }
             """
         let limits = try XCTUnwrap(try HubConfigFile.parse(Data(text.utf8), path: "hub.json5").limits)
@@ -142,7 +143,9 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(limits.fieldChecks.perMinutePerProject, 124)
         XCTAssertEqual(limits.fieldChecks.keptPerProject, 125)
         XCTAssertEqual(guessing.heardPassesPerMinutePerAddress, 126)
-        XCTAssertEqual(HubLimits.keys.count, 27, "the file's keys, all of them set above")
+        XCTAssertEqual(limits.reach.perMinutePerProject, 127)
+        XCTAssertEqual(limits.reach.daysKept, 128)
+        XCTAssertEqual(HubLimits.keys.count, 29, "the file's keys, all of them set above")
 
         // An empty `limits` keeps every default, and the defaults are the documented ones.
         let defaults = try XCTUnwrap(try HubConfigFile.parse(Data("{ limits: {} }".utf8), path: "hub.json5").limits)
@@ -150,6 +153,7 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(defaults.rates.perAddress, HubLimits.Rate(perSecond: 200, burst: 400))
         XCTAssertEqual(defaults.connections.total, 20_000)
         XCTAssertEqual(defaults.fieldChecks.keptPerProject, 10_000)
+        XCTAssertEqual(defaults.reach.daysKept, 30)
     }
 
     /// The words of each refusal of a `limits` setting, whole: operators read them, and the
@@ -169,7 +173,8 @@ final class LimitsTests: XCTestCase {
                        + "fieldChecksPerMinutePerProject, headerTimeoutSeconds, heardPassesPerMinutePerAddress, idleTimeoutSeconds, "
                        + "keyLookupsPerSecondPerAddress, "
                        + "phoneBurst, phoneIdWorkBits, phoneIdsPerMinutePerAddress, phoneRequestsPerSecond, presenterBurstPerAddress, "
-                       + "presenterRequestsPerSecondPerAddress, requestsPerSecondPerAddress, requestsPerSecondPerKey, "
+                       + "presenterRequestsPerSecondPerAddress, reachDaysKept, reachReportsPerMinutePerProject, "
+                       + "requestsPerSecondPerAddress, requestsPerSecondPerKey, "
                        + "unknownTokensPerMinutePerAddress, unknownTokensPerMinutePerProject, watchesPerAddress, watchesPerKey)")
         XCTAssertEqual(refusal("enabled: 1"), "hub.json5: limits.enabled must be true or false")
         XCTAssertEqual(refusal("burstPerKey: 'x'"), "hub.json5: limits.burstPerKey must be a number")

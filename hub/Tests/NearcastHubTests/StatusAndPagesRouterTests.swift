@@ -17,8 +17,9 @@ final class StatusAndPagesRouterTests: XCTestCase {
             XCTAssertEqual(page.status, .ok)
             XCTAssertEqual(page.headers[.contentType], "text/html; charset=utf-8")
             XCTAssertTrue(page.text.contains("<title>Nearcast hub</title>"), page.text)
+            XCTAssertTrue(page.text.contains("id=\"reach-section\""), "the rooms' reach beside the field checks")
             for (path, type) in [(StatusPage.stylePath, "text/css"), (StatusPage.scriptPath, "text/javascript"),
-                                 (NoticePage.stylePath, "text/css")] {
+                                 (StatusReachSection.scriptPath, "text/javascript"), (NoticePage.stylePath, "text/css")] {
                 let file = try await client.call(.get, path)
                 XCTAssertEqual(file.status, .ok, path)
                 XCTAssertEqual(file.headers[.contentType], type + "; charset=utf-8", path)

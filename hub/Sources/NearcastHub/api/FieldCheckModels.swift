@@ -35,7 +35,7 @@ package struct FieldCheckRequest: Decodable, Sendable {
     package static let verdicts: Set<String> = ["both", "high", "low", "neither"]
     /// The capture rates a browser's audio runs at.
     package static let sampleRates: Set<Int> = [44_100, 48_000]
-    package static let maximumLabelCharacters = 64
+    package static let maximumLabelCharacters = ReportFields.maximumLabelCharacters
     package static let maximumTones = 40
     /// Bodies are a few KiB (40 tones at most); anything near this is not from the page.
     package static let maximumBodyBytes = 16 * 1024
@@ -58,9 +58,9 @@ package struct FieldCheckRequest: Decodable, Sendable {
 
     /// Every field checked; the first bad one is a 400 naming its JSON path.
     package func validate() throws(APIError) {
-        if let beaconName { try Self.checkBeaconName(beaconName) }
-        try Self.checkLabel(platform, field: "platform")
-        try Self.checkLabel(browser, field: "browser")
+        if let beaconName { try ReportFields.checkBeaconName(beaconName) }
+        try ReportFields.checkLabel(platform, field: "platform")
+        try ReportFields.checkLabel(browser, field: "browser")
         guard let rate = Int(exactly: sampleRate), Self.sampleRates.contains(rate) else {
             throw APIError.invalid("sampleRate", "\(sampleRate) must be 44100 or 48000")
         }
@@ -69,58 +69,20 @@ package struct FieldCheckRequest: Decodable, Sendable {
         }
         for (index, tone) in tones.enumerated() {
             let field = "tones[\(index)]"
-            try Self.check(tone.hz, 1_000...24_000, field: field + ".hz")
-            try Self.check(tone.levelDb, -200...10, field: field + ".levelDb")
-            try Self.check(tone.snrDb, -100...200, field: field + ".snrDb")
+            try ReportFields.check(tone.hz, 1_000...24_000, field: field + ".hz")
+            try ReportFields.check(tone.levelDb, -200...10, field: field + ".levelDb")
+            try ReportFields.check(tone.snrDb, -100...200, field: field + ".snrDb")
         }
         guard (1...2).contains(bands.count) else {
             throw APIError.invalid("bands", "lists \(bands.count) bands; 1 or 2 are taken (high, low)")
         }
-        var seen = Set<String>()
-        for (index, band) in bands.enumerated() {
-            let field = "bands[\(index)]"
-            guard FieldCheckBand.names.contains(band.band) else {
-                throw APIError.invalid(field + ".band", "'\(band.band.prefix(40))' must be high or low")
-            }
-            guard seen.insert(band.band).inserted else { throw APIError.invalid(field + ".band", "\(band.band) is listed twice") }
-            try Self.check(band.snrDb, -100...200, field: field + ".snrDb")
+        try ReportFields.checkBands(bands, name: \.band) { band, field throws(APIError) in
+            try ReportFields.check(band.snrDb, -100...200, field: field + ".snrDb")
         }
         guard Self.verdicts.contains(verdict) else {
             throw APIError.invalid("verdict", "'\(verdict.prefix(40))' must be both, high, low or neither")
         }
     }
-
-    /// `beacons/3!HEX` or `beacons/4!HEX`, lowercase hex, as beacons are named everywhere else.
-    package static func checkBeaconName(_ name: String) throws(APIError) {
-        let prefix = "beacons/"
-        guard name.hasPrefix(prefix) else {
-            throw APIError.invalid("beaconName", "'\(name.prefix(80))' must be beacons/3!HEX (Eddystone) or beacons/4!HEX (EID)")
-        }
-        _ = try RequestSupport.beaconName(id: String(name.dropFirst(prefix.count)))
-    }
-
-    /// A short one-line label: not blank, at most 64 characters, no control character.
-    private static func checkLabel(_ value: String, field: String) throws(APIError) {
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw APIError.invalid(field, "must not be empty") }
-        // Counted in code points, as JSON Schema's maxLength (hub/openapi.yaml) and JavaScript count
-        // them; checkFreeText counts characters, of which one may hold many code points.
-        guard value.unicodeScalars.count <= maximumLabelCharacters else {
-            throw APIError.invalid(field, "is longer than \(maximumLabelCharacters) characters")
-        }
-        try RequestSupport.checkFreeText(value, field: field, characters: maximumLabelCharacters)
-        // checkFreeText lets tabs and line breaks through (a description has lines); a label has none.
-        guard !value.contains(where: { $0 == "\t" || $0.isNewline }) else {
-            throw APIError.invalid(field, "must be one line of text (no tab or line break)")
-        }
-    }
-
-    private static func check(_ value: Double, _ range: ClosedRange<Double>, field: String) throws(APIError) {
-        guard value.isFinite, range.contains(value) else {
-            throw APIError.invalid(field, "\(value) is outside \(format(range.lowerBound))...\(format(range.upperBound))")
-        }
-    }
-
-    private static func format(_ value: Double) -> String { String(Int(value)) }
 }
 
 /// A stored field check result, as the API answers it.

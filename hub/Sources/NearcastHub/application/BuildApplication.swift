@@ -18,7 +18,9 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
                                    DayService(runner: hub.present.day, clock: hub.clock),
                                    ScheduleRefreshService(refresher: ScheduleRefresher(schedules: hub.repositories.schedules,
                                                                                        fetcher: ScheduleFetcher(), logger: hub.logger),
-                                                          clock: hub.clock)]
+                                                          clock: hub.clock),
+                                   ReachSweepService(reach: hub.repositories.reach, daysKept: hub.limiter.settings.reach.daysKept,
+                                                     clock: hub.clock, logger: hub.logger)]
     let limiter = hub.limiter, guarded = limiter.settings.enabled
     // Each HTTP/1 connection and HTTP/2 stream reports its requests to its connection's
     // guard (`ConnectionGuard`), which closes connections past their timeouts.

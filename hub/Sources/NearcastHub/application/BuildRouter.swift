@@ -6,7 +6,7 @@ import Hummingbird
 ///
 /// Routes come in three groups by the key they need, which each controller sets up with its
 /// `KeyChecker`: none (`eidparams`, the pages, joining by sight), any of the project's keys
-/// (`.read`: getforobserved, watches, following a show, reacting, sending a field check) and the
+/// (`.read`: getforobserved, watches, following a show, reacting, sending a field check or a reach report) and the
 /// secret key (`.manage`).
 public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
     let router = Router(context: HubRequestContext.self)
@@ -28,6 +28,8 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
         AttachmentController(attachments: storage.attachments, logger: hub.logger, keys: keys).endpoints,
         ResolveController(resolver: resolver, grant: grant, limiter: hub.limiter, clock: hub.clock, keys: keys).endpoints,
         FieldCheckController(fieldChecks: storage.fieldChecks, limiter: hub.limiter, keys: keys).endpoints,
+        ReachController(reach: storage.reach, receipts: ReachReceipts(presence: present.presence), limiter: hub.limiter,
+                        clock: hub.clock, keys: keys).endpoints,
         WatchController(attachments: storage.attachments, storage: hub.backend, feed: hub.feed, grant: grant, limiter: hub.limiter,
                         logger: hub.logger, keys: keys).endpoints,
         DeckController(decks: storage.decks, renderer: present.renderer, images: present.images, grant: grant, logger: hub.logger,

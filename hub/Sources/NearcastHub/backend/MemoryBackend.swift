@@ -21,7 +21,7 @@ package struct MemoryBackend: HubBackend {
             decks: MemoryDeckRepository(data: memory, showFeed: parts.showFeed, quotaBytes: parts.decks.storagePerProjectBytes),
             shows: MemoryShowRepository(data: memory, showFeed: parts.showFeed),
             choices: MemoryReactionChoicesRepository(data: memory), tallies: MemoryReactionTallyRepository(data: memory),
-            schedules: MemoryScheduleRepository())
+            schedules: MemoryScheduleRepository(), reach: MemoryReachRepository(data: memory))
     }
 
     package func loadServiceKey() async throws -> ServiceKey { ServiceKey(privateKey: .init()) }

@@ -29,7 +29,7 @@ struct FieldCheckController: Sendable {
             let access = try context.caller()
             var beaconName: String?
             if let given = request.uri.queryParameters["beaconName"].map(String.init) {
-                try FieldCheckRequest.checkBeaconName(given)
+                try ReportFields.checkBeaconName(given)
                 beaconName = given
             }
             return FieldCheckListJSON(fieldChecks: try await fieldChecks.list(project: access.project, beaconName: beaconName))

@@ -24,6 +24,7 @@ struct StatusController: Sendable {
         serve("/", "text/html; charset=utf-8", StatusPage.html)
         serve(StatusPage.stylePath, "text/css; charset=utf-8", StatusPage.css)
         serve(StatusPage.scriptPath, "text/javascript; charset=utf-8", StatusPage.script)
+        serve(StatusReachSection.scriptPath, "text/javascript; charset=utf-8", StatusReachSection.script)
         serve(NoticePage.stylePath, "text/css; charset=utf-8", NoticePage.css)
         router.get("/healthz") { _, _ in
             do {

@@ -25,6 +25,7 @@ public final class HubLimiter: Sendable {
         case headerTimeout = "header_timeout"
         case idleTimeout = "idle_timeout"
         case fieldChecks = "field_checks"
+        case reachReports = "reach_reports"
     }
 
     public let settings: HubLimits
@@ -195,11 +196,20 @@ public final class HubLimiter: Sendable {
     /// A field check result for `project`, about to be stored: 429 past the project's rate
     /// (every key and address of the project together: it bounds the rows written).
     func admitFieldCheck(project: String) throws(APIError) {
+        try admit(project, budgets.fieldChecks, .fieldChecks, "field check results", perMinute: settings.fieldChecks.perMinutePerProject)
+    }
+
+    /// A reach report for `project`, about to be written: 429 past the project's rate (likewise).
+    func admitReachReport(project: String) throws(APIError) {
+        try admit(project, budgets.reachReports, .reachReports, "reach reports", perMinute: settings.reach.perMinutePerProject)
+    }
+
+    /// One of `project`'s writes of `what`, taken from its bucket: 429 past `perMinute`.
+    private func admit(_ project: String, _ buckets: TokenBuckets, _ limit: Limit, _ what: String, perMinute: Double) throws(APIError) {
         guard settings.enabled else { return }
-        if let wait = budgets.fieldChecks.take(project, nowNs: Self.nowNs()) {
-            count(.fieldChecks)
-            throw APIError.tooMany("too many field check results for this project: at most "
-                                   + "\(Self.format(settings.fieldChecks.perMinutePerProject)) a minute; try again in \(wait) s",
+        if let wait = buckets.take(project, nowNs: Self.nowNs()) {
+            count(limit)
+            throw APIError.tooMany("too many \(what) for this project: at most \(Self.format(perMinute)) a minute; try again in \(wait) s",
                                    retryAfter: wait)
         }
     }
@@ -251,7 +261,7 @@ struct CallerRates: Sendable {
 
 /// What guessing costs: codes that matched no screen (per address, and under the key "" for
 /// the whole hub), phone ids, unknown tokens (per address, and per project for every address
-/// that missed lately), and field checks per project.
+/// that missed lately), and field checks and reach reports per project.
 struct GuessBudgets: Sendable {
     let failedCodesPerAddress: TokenBuckets
     let failedCodes: TokenBuckets
@@ -264,6 +274,7 @@ struct GuessBudgets: Sendable {
     /// waiting for that to fill again would be let past the project's budget every few seconds.
     let recentMissers: TokenBuckets
     let fieldChecks: TokenBuckets
+    let reachReports: TokenBuckets
 
     init(_ settings: HubLimits) {
         let guessing = settings.guessing
@@ -275,5 +286,6 @@ struct GuessBudgets: Sendable {
         unknownTokensPerProject = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerProject)
         recentMissers = TokenBuckets(rate: 1 / HubLimiter.missMemorySeconds, burst: 1)
         fieldChecks = TokenBuckets(perMinute: settings.fieldChecks.perMinutePerProject)
+        reachReports = TokenBuckets(perMinute: settings.reach.perMinutePerProject)
     }
 }

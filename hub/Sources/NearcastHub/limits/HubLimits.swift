@@ -21,6 +21,8 @@ public struct HubLimits: Sendable, Equatable {
     public var connections = Connections()
     /// Field check results written and kept per project.
     public var fieldChecks = FieldChecks()
+    /// The listener pages' reach reports taken per project, and the days they are kept.
+    public var reach = Reach()
 
     public init() {}
 
@@ -137,6 +139,18 @@ extension HubLimits {
         /// a public key cannot fill the disk. Applies with the limits off too.
         public var keptPerProject = 10_000
     }
+
+    /// The listener pages' reach reports (`POST /v1/reach`) per project, from all its keys together:
+    /// every audience page sends them with the public key, and each one is a row written.
+    public struct Reach: Sendable, Equatable {
+        /// Reports taken a minute (`reachReportsPerMinutePerProject`): a visit reports when it
+        /// joins and when what it heard changes, so a room of 1,000 phones arriving at a talk's
+        /// start fits in the burst (the same figure).
+        public var perMinutePerProject = 3_000.0
+        /// Days kept (`reachDaysKept`): older days' rows are deleted, each hour and at start.
+        /// Applies with the limits off too.
+        public var daysKept = 30
+    }
 }
 
 extension HubLimits {
@@ -183,6 +197,8 @@ extension HubLimits {
             "unknownTokensPerMinutePerProject": .number(\.guessing.unknownTokensPerMinutePerProject),
             "fieldChecksPerMinutePerProject": .number(\.fieldChecks.perMinutePerProject),
             "fieldChecksKeptPerProject": .count(\.fieldChecks.keptPerProject),
+            "reachReportsPerMinutePerProject": .number(\.reach.perMinutePerProject),
+            "reachDaysKept": .count(\.reach.daysKept),
         ]
     }
 }

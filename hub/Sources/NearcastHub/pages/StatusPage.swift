@@ -1,8 +1,9 @@
 /// The operators' page: when the project has a schedule, the day at a glance (each room's talks
 /// laid out by time, the talk on now marked, each room's box online, heard and followed, the
 /// problems, the last import and what it changed); the project's boxes, their last heartbeat and
-/// problems, and their attachments; below them, the field check results the audience's phones sent, one row per box
-/// and kind of phone (platform and browser), summarised in the browser. The secret key is typed
+/// problems, and their attachments; below them, what the listener pages reported of each visit (`StatusReachSection`)
+/// and the field check results the audience's phones sent, one row per box and kind of phone (platform and browser),
+/// summarised in the browser. The secret key is typed
 /// in and kept in the tab's sessionStorage (never in a URL, where it would land in logs); the
 /// page reads the same JSON API as any client, refreshing every 5 s.
 enum StatusPage {
@@ -14,6 +15,7 @@ enum StatusPage {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Nearcast hub</title>
     <link rel="stylesheet" href="\#(stylePath)">
+    <script src="\#(StatusReachSection.scriptPath)" defer></script>
     <script src="\#(scriptPath)" defer></script>
     </head>
     <body>
@@ -33,6 +35,7 @@ enum StatusPage {
       <thead><tr><th>Box</th><th>Last heartbeat</th><th>Status</th><th>Problems</th><th>Attachments</th></tr></thead>
       <tbody></tbody>
     </table>
+    \#(StatusReachSection.html)
     <section id="fieldchecks-section" hidden>
     <h2>Field checks</h2>
     <p class="note">What the audience's phones measured of each box's test sounds (the check page's results, sent by
@@ -251,8 +254,9 @@ enum StatusPage {
         }
         document.querySelector("#boxes tbody").replaceChildren(...rows);
         document.getElementById("boxes").hidden = false;
-        const checks = (await api("/v1beta1/fieldchecks")).fieldChecks;
         const descriptions = new Map(list.beacons.map(b => [b.beaconName, b.description]));
+        await refreshReach(descriptions);
+        const checks = (await api("/v1beta1/fieldchecks")).fieldChecks;
         document.querySelector("#fieldchecks tbody").replaceChildren(...fieldCheckRows(checks, descriptions));
         document.getElementById("fieldchecks").hidden = !checks.length;
         document.getElementById("fieldchecks-none").hidden = checks.length > 0;
@@ -279,6 +283,7 @@ enum StatusPage {
       document.getElementById("boxes").hidden = true;
       document.getElementById("today-section").hidden = true;
       document.getElementById("fieldchecks-section").hidden = true;
+      document.getElementById("reach-section").hidden = true;
       document.getElementById("summary").textContent = "Enter the project's secret key to see its boxes.";
     });
     document.getElementById("today-day").addEventListener("change", event => { dayShown = event.target.value; refresh(); });

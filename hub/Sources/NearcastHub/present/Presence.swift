@@ -157,9 +157,10 @@ package struct Presence: Sendable {
     /// The fields of a text `sign` made with `prefix` and `domain`, or nil if it is not genuine.
     /// Only `sign`'s own spelling is: base64 that decodes leniently (other values in the unused
     /// low bits of the last digit, `=` padding) would give one grant many texts, and every text
-    /// that keys a count (a phone's rate) would count as another phone.
-    func signedFields(_ text: String, prefix: String, domain: Data) -> [String]? {
-        guard text.hasPrefix(prefix), text.count <= 1_000 else { return nil }
+    /// that keys a count (a phone's rate) would count as another phone. A text longer than
+    /// `maximumCharacters` is not read at all.
+    func signedFields(_ text: String, prefix: String, domain: Data, maximumCharacters: Int = 1_000) -> [String]? {
+        guard text.hasPrefix(prefix), text.count <= maximumCharacters else { return nil }
         let parts = text.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Self.unbase64URL(String(parts[0])), let mac = Self.unbase64URL(String(parts[1])),
               mac.count == 16, Self.base64URL(payload) == parts[0], Self.base64URL(mac) == parts[1] else { return nil }

@@ -16,11 +16,13 @@ package struct HubRepositories: Sendable {
     package let tallies: any ReactionTallyRepository
     /// Each project's schedule in force and its rooms' boxes.
     package let schedules: any ScheduleRepository
+    /// What the listener pages' visits heard, counted per box and day.
+    package let reach: any ReachRepository
 
     package init(projects: any ProjectRepository, beacons: any BeaconRepository, beaconChanges: any BeaconChanges,
                  attachments: any AttachmentRepository, fieldChecks: any FieldCheckRepository, decks: any DeckRepository,
                  shows: any ShowRepository, choices: any ReactionChoicesRepository, tallies: any ReactionTallyRepository,
-                 schedules: any ScheduleRepository) {
+                 schedules: any ScheduleRepository, reach: any ReachRepository) {
         self.projects = projects
         self.beacons = beacons
         self.beaconChanges = beaconChanges
@@ -31,6 +33,7 @@ package struct HubRepositories: Sendable {
         self.choices = choices
         self.tallies = tallies
         self.schedules = schedules
+        self.reach = reach
     }
 }
 

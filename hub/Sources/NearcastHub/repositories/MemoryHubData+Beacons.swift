@@ -25,6 +25,12 @@ extension MemoryHubData {
         return record
     }
 
+    /// A report's box (none: nil) must be one of the project's active beacons: else the 404
+    /// naming `beaconName` (`ReportFields.unknownBeacon`).
+    func requireActiveBeacon(_ project: String, _ beaconName: String?) throws(APIError) {
+        if let beaconName, activeBeacon(project, beaconName) == nil { throw ReportFields.unknownBeacon(beaconName) }
+    }
+
     func activeBeacon(_ project: String, _ beaconName: String) -> Beacon? {
         beacons[project]?[beaconName].flatMap { $0.active ? $0 : nil }
     }

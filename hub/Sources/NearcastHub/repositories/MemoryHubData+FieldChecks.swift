@@ -4,9 +4,7 @@ import NearcastCore
 /// box one of the project's active beacons.
 extension MemoryHubData {
     func addFieldCheck(project: String, _ check: FieldCheckRequest, keptPerProject: Int) throws -> FieldCheckJSON {
-        if let beaconName = check.beaconName, activeBeacon(project, beaconName) == nil {
-            throw APIError(.notFound, "beaconName: \(beaconName) is not a beacon of this project", field: "beaconName")
-        }
+        try requireActiveBeacon(project, check.beaconName)
         var generator = SystemRandomNumberGenerator()
         let stored = FieldCheckJSON(id: Hex.format(UInt64.random(in: 0...UInt64.max, using: &generator), byteCount: 8),
                                     createTime: HubClock.timestamp(ms: clock.nowMs()), beaconName: check.beaconName,

@@ -1,7 +1,7 @@
 /// The hub's storage in memory: what the router tests run the API over
 /// (`MemoryBackend`), with the database's rules. Its subjects are
 /// extensions, a file each: beacons and their attachments (`MemoryHubData+Beacons`), field
-/// checks, decks and reaction choices, shows, their reactions by slide and minute. The state
+/// checks, decks and reaction choices, shows, their reactions by slide and minute, the rooms' reach. The state
 /// below is the actor's; only those extensions write it.
 ///
 /// As in the database, every change to a beacon gives it the next change number and moves
@@ -38,6 +38,8 @@ actor MemoryHubData {
     var shows: [BeaconRef: Show] = [:]
     /// Reactions by show, then slide, minute and value (`ReactionTally`).
     var reactionTallies: [BeaconRef: [ReactionTally.Key: Int]] = [:]
+    /// The rooms' reach by project, then row (`ReachRow`).
+    var reach: [String: [ReachRowKey: ReachCounts]] = [:]
     /// Follower counts by instance, then show.
     var followers: [String: [BeaconRef: FollowerRow]] = [:]
     /// The projects' own reaction choices (the others have the defaults).

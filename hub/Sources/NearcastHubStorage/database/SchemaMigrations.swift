@@ -214,6 +214,52 @@ enum SchemaMigrations {
             """,
             "CREATE INDEX reaction_tallies_by_deck ON reaction_tallies (project, deck_id, minute_ms)",
         ]),
+        Migration(version: 8, summary: "the rooms' reach: what the listener pages heard, counted per box, day, kind of phone and way in", statements: [
+            // Counts only (ReachCounts): a row is the phones of one box ('' for none), one UTC day
+            // (days since 1970), one kind of phone and one way in; each visit adds itself once and
+            // takes its earlier report back (its receipt), so no row holds a phone, an id or an
+            // address. first_token_N is a histogram of the first token's time (its buckets'
+            // edges are ReachCounts.firstTokenEdgesMs); the level sums are tenths of a dB.
+            // No foreign key to beacons: the counts outlive the box. Old days are deleted
+            // (limits.reachDaysKept) through the index on day.
+            """
+            CREATE TABLE reach_counts (
+                project TEXT NOT NULL REFERENCES projects (name),
+                day BIGINT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                browser TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                joined_by TEXT NOT NULL,
+                phones BIGINT NOT NULL DEFAULT 0,
+                heard BIGINT NOT NULL DEFAULT 0,
+                first_token_0 BIGINT NOT NULL DEFAULT 0,
+                first_token_1 BIGINT NOT NULL DEFAULT 0,
+                first_token_2 BIGINT NOT NULL DEFAULT 0,
+                first_token_3 BIGINT NOT NULL DEFAULT 0,
+                first_token_4 BIGINT NOT NULL DEFAULT 0,
+                first_token_5 BIGINT NOT NULL DEFAULT 0,
+                first_token_6 BIGINT NOT NULL DEFAULT 0,
+                first_token_7 BIGINT NOT NULL DEFAULT 0,
+                first_token_8 BIGINT NOT NULL DEFAULT 0,
+                first_token_9 BIGINT NOT NULL DEFAULT 0,
+                first_token_10 BIGINT NOT NULL DEFAULT 0,
+                first_token_11 BIGINT NOT NULL DEFAULT 0,
+                rate_44100 BIGINT NOT NULL DEFAULT 0,
+                rate_48000 BIGINT NOT NULL DEFAULT 0,
+                rate_other BIGINT NOT NULL DEFAULT 0,
+                echo_cancellation_on BIGINT NOT NULL DEFAULT 0,
+                noise_suppression_on BIGINT NOT NULL DEFAULT 0,
+                auto_gain_control_on BIGINT NOT NULL DEFAULT 0,
+                high_phones BIGINT NOT NULL DEFAULT 0,
+                high_level_decidb BIGINT NOT NULL DEFAULT 0,
+                low_phones BIGINT NOT NULL DEFAULT 0,
+                low_level_decidb BIGINT NOT NULL DEFAULT 0,
+                bursts_detected BIGINT NOT NULL DEFAULT 0,
+                bursts_decoded BIGINT NOT NULL DEFAULT 0,
+                PRIMARY KEY (project, day, beacon_name, browser, platform, joined_by))
+            """,
+            "CREATE INDEX reach_counts_by_day ON reach_counts (day)",
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -7,8 +7,6 @@ import SQLKit
 /// the oldest), listed newest first. Rows hold the phone's kind and what it measured, nothing
 /// that identifies the phone or its owner.
 struct FieldCheckStore: Sendable {
-    /// The most one list call answers.
-
     let database: HubDatabase
     let clock: HubClock
     let keptPerProject: Int
@@ -26,15 +24,7 @@ struct FieldCheckStore: Sendable {
         let tones = try Self.text(check.tones), bands = try Self.text(check.bands)
         let kept = keptPerProject
         try await database.transaction { db in
-            if let beaconName = check.beaconName {
-                let found = try await db.raw("""
-                    SELECT beacon_name FROM beacons
-                    WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName) AND status = 'ACTIVE'
-                    """).first()
-                guard found != nil else {
-                    throw APIError(.notFound, "beaconName: \(beaconName) is not a beacon of this project", field: "beaconName")
-                }
-            }
+            try await ActiveBeacon.require(db, project: project, beaconName: check.beaconName)
             try await db.raw("""
                 INSERT INTO field_checks (project, check_id, beacon_name, platform, browser, sample_rate, tones, bands, verdict, created_ms)
                 VALUES (\(bind: project), \(bind: id), \(bind: check.beaconName), \(bind: check.platform), \(bind: check.browser),

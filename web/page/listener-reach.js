@@ -126,7 +126,8 @@ function body() {
     .filter((band) => band.levelDb !== null);
   const report = {
     platform: visit.kind.platform, browser: visit.kind.browser, joinedBy: visit.joinedBy,
-    bands, bursts: { detected: visit.detected, decoded: visit.decoded },
+    // The decoder's count comes with its stats, once a second: a burst decoded since was detected.
+    bands, bursts: { detected: Math.max(visit.detected, visit.decoded), decoded: visit.decoded },
   };
   if (visit.beaconName) report.beaconName = visit.beaconName;
   if (visit.capture) report.capture = visit.capture;

@@ -1,7 +1,7 @@
 // The listener's decoder Worker: drains the SharedArrayBuffer ring the AudioWorklet fills and
 // runs the box's WebAssembly decoder on it. It posts:
 //   {type: "ready"}                         the decoder is loaded and open
-//   {type: "burst", burst, candidates}      a decoded token, and the bursts demodulated so far
+//   {type: "burst", burst}                  a decoded token
 //   {type: "stats", ...}                    every second: decode CPU per audio second, gaps
 //   {type: "error", message}                the decoder could not start or stopped
 //   {type: "check", result}                 (started with check: true, the /check page) a field
@@ -46,8 +46,7 @@ function drain() {
     // Checked again after the copy: a block the writer overtook while it was copied is a gap.
     waiting = available();
     const bursts = decoder.push(block.subarray(0, count));
-    // With the decoder's count of bursts demodulated so far: a report sent for this burst is current.
-    for (const burst of bursts) postMessage({ type: "burst", burst, candidates: decoder.candidates });
+    for (const burst of bursts) postMessage({ type: "burst", burst });
     if (checks) for (const result of checks.update(bursts)) postMessage({ type: "check", result });
     stats.audioSeconds += count / decoder.sampleRate;
   }

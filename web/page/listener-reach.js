@@ -88,7 +88,7 @@ export function reachHeard() {
   }
 }
 
-/** The decoder's count of the bursts it demodulated (listener-worker.js's stats, and each burst's). */
+/** The decoder's count of the bursts it demodulated (listener-worker.js's stats, once a second). */
 export function reachStats(stats) {
   visit.detected = stats.candidates || 0;
 }

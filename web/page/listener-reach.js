@@ -13,7 +13,7 @@
 //
 // listener.js calls `startReach` once, `reachCapture` with the microphone's track,
 // `reachListening` when audio reaches the decoder, `reachHeard` for every burst, `reachStats`
-// with the decoder's stats and each burst's message, `reachLevels` with the band meter's levels; listener.js and
+// with the decoder's stats (once a second), `reachLevels` with the band meter's levels; listener.js and
 // listener-show.js call `reachJoined` when the phone finds its box (by ear, the code, the QR code).
 
 import { phoneKind } from "./phone-kind.js";
@@ -90,7 +90,7 @@ export function reachHeard() {
 
 /** The decoder's count of the bursts it demodulated (listener-worker.js's stats, once a second). */
 export function reachStats(stats) {
-  visit.detected = stats.candidates || 0;
+  if (Number.isFinite(stats.candidates)) visit.detected = stats.candidates;
 }
 
 /** The band meter's levels now, dBFS per analyser bin: {high, low}. */

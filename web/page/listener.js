@@ -288,7 +288,6 @@ function startDecoder(source) {
   return startWorker(context, source, {
     onMessage: (message) => {
       if (message.type === "burst") {
-        reachStats(message);
         heard(message.burst).catch((error) => hubTrouble(error.message));
       } else if (message.type === "ready") {
         status.decoderReady = true;

@@ -92,7 +92,7 @@ extension PresentRouterTests {
     }
 
     /// The cap on joining by code is a share of the phones that heard the box and earned an id:
-    /// streams held open with one pass (400 once made the cap 205) add nothing to it.
+    /// streams held open with one pass add nothing to it.
     func testTheCodesCapCountsPhonesThatEarnedAnIDNotStreams() async throws {
         try await eachWorld { world, client in
             let beacon = world.beaconName.replacingOccurrences(of: "beacons/", with: "")

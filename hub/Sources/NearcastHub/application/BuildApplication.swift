@@ -67,11 +67,10 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
         logger: hub.logger)
 }
 
-/// The queue of connections the kernel holds until the hub accepts them. Hummingbird's 256 was
-/// full when 500 phones opened a connection for a new talk's first page at once: the kernel
-/// dropped their SYNs and each phone waited a second for its own to be sent again (the
-/// talk-change bench: 223 at one change). Linux caps it at `net.core.somaxconn` (4096 on Debian
-/// 12 and 13).
+/// The queue of connections the kernel holds until the hub accepts them: a new talk's first page
+/// is fetched by every phone in the room at once, and a connection the kernel drops at a full
+/// queue costs its phone a second before the SYN is sent again. Linux caps it at
+/// `net.core.somaxconn` (4096 on Debian 12 and 13).
 let listenBacklog = 4096
 
 /// Says at start what the limits are when they are not the usual: off, or fewer connections

@@ -2,10 +2,9 @@ import NIOConcurrencyHelpers
 
 /// The phones that earned an id for each show on this instance (`PhoneIDs.Phone.identity`: one
 /// a challenge), by how they proved presence. The presenter's cap on joining by code is a share
-/// of the phones that heard the box and earned an id, each of which cost a challenge's work:
-/// not the open streams, which one pass could open by the hundred (400 streams once let 200
-/// more addresses in by a code). In memory and per instance, like `CodePassLedger`; a show
-/// started anew on a box counts from none.
+/// of the phones that heard the box and earned an id, each of which cost a challenge's work,
+/// not of the open streams, which one pass could open by the hundred. In memory and per
+/// instance, like `CodePassLedger`; a show started anew on a box counts from none.
 final class ShowPhones: Sendable {
     private struct Entry {
         var startedMs: Int64

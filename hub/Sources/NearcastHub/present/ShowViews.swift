@@ -94,8 +94,7 @@ struct ShowViews: Sendable {
     /// ("Next: TITLE" before it starts).
     /// A show's title: its deck's, or for a title card the talk the card is of ("Next: " before
     /// it starts). Read from the card, not the room's clock: between a talk's minute and the day
-    /// runner's switch the clock names the next talk while the old card is still up, and phones
-    /// were sent the new title over the old card.
+    /// runner's switch the clock names the next talk while the old card is still up.
     static func title(_ deck: Deck, room: ShowRoomJSON?) -> String {
         guard deck.title.hasPrefix(DayRunner.cardTitlePrefix) else { return deck.title }
         var parts = deck.title.dropFirst(DayRunner.cardTitlePrefix.count).components(separatedBy: " \u{B7} ")

@@ -2,8 +2,7 @@ import ServiceLifecycle
 
 /// Runs `DayRunner` once a second while the hub serves, just after each whole second of the
 /// hub's clock: talks start on whole minutes, so a talk's change is made a few milliseconds after
-/// its minute rather than anywhere in the second after it (the talk-change bench measured up to
-/// 1.08 s from the minute to the first phone with a free-running second).
+/// its minute rather than anywhere in the second after it.
 struct DayService: Service {
     static let everyMilliseconds: Int64 = 1_000
     /// How far past the whole second the runner looks: a clock read a hair early still finds

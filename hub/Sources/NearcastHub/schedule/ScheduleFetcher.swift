@@ -11,7 +11,7 @@ struct ScheduleFetcher: Sendable {
 
     /// The client fetches go through: the shared one's settings (a browser's redirects and
     /// verification) but a refused or unreachable address fails at once rather than being
-    /// retried until the deadline (the operator waited 30 s for a 502 naming a typo'd port).
+    /// retried until the deadline, so a mistyped address is named in seconds.
     /// Never shut down: it lives as long as the process, as `HTTPClient.shared` does.
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration

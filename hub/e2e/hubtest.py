@@ -266,7 +266,8 @@ class Hub:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.process.stdout.close()
+        if not self.process.stdout.closed:
+            self.process.stdout.close()
 
     def request(self, method: str, path: str, body=None, key=None, raw=None, headers=None):
         """(status, parsed JSON or text) of one request."""
@@ -417,6 +418,45 @@ def solve_work(challenge: str, bits: int) -> str:
         digest.update(nonce)
         if int.from_bytes(digest.digest()[:8], "big") >> (64 - bits) == 0 if bits else True:
             return nonce.decode()
+
+
+class Client:
+    """One keep-alive connection to `hub`: JSON requests with `key` (none if None), as a phone sends them."""
+
+    def __init__(self, hub, key, source=None):
+        # `source`: another loopback address to send from (127.0.0.0/8 is all this machine's).
+        self.connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30,
+                                                     source_address=(source, 0) if source else None)
+        self.key = key
+
+    def request(self, method, path, body=None, phone=None):
+        headers = {"X-Api-Key": self.key} if self.key else {}
+        if phone:
+            headers["X-Nearcast-Phone"] = phone
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        self.connection.request(method, path, body=data, headers=headers)
+        response = self.connection.getresponse()
+        payload = response.read()
+        return response.status, json.loads(payload) if payload and "json" in response.getheader("Content-Type", "") else payload
+
+    def earn_id(self, observed):
+        status, challenge = self.request("GET", "/v1/phones/challenge")
+        assert status == 200, challenge
+        nonce = solve_work(challenge["challenge"], challenge["bits"])
+        status, answer = self.request("POST", "/v1/phones", {"challenge": challenge["challenge"], "nonce": nonce, "observed": observed})
+        assert status == 200, answer
+        return answer["phone"]
+
+    def react(self, observed, phone, value="👏"):
+        # The id in the body (what counts the reaction) and in the header (the phone's own rate
+        # budget at the hub's front door), as the page sends it.
+        return self.request("POST", "/v1/reactions", {"observed": observed, "reaction": value, "phone": phone}, phone=phone)[0]
+
+    def close(self):
+        self.connection.close()
 
 
 def phone_id(hub, key: str, observed: dict):

@@ -61,6 +61,7 @@ class StatusPageInChromium(unittest.TestCase):
         self.assertIn("Side door", side)
         self.assertIn("never", side)
         self.assertIn("2 boxes, 1 with problems", self.browser.find_element(By.ID, "summary").text)
+        self.assertIn("1 hub instance serving", self.browser.find_element(By.ID, "summary").text)
 
         # A new attachment appears on the next refresh (every 5 s).
         self.hub.post(f"/v1beta1/{beacon.name()}/attachments", {"namespacedType": "demo/slide", "data": b64(b"slide 4")}, key=secret)

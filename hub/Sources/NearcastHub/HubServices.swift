@@ -43,12 +43,14 @@ public struct HubServices: Sendable {
         let serviceKey = try await backend.loadServiceKey()
         let presence = Presence(serviceKey: serviceKey)
         let phoneIDs = PhoneIDs(presence: presence)
-        let limiter = HubLimiter(limits)
+        let venue = VenueShare()
+        let limiter = HubLimiter(limits, venue: venue)
         let resolver = TokenResolver(serviceKey: serviceKey,
                                      index: BeaconIndex(changes: repositories.beaconChanges, logger: logger), heardBoxes: HeardBoxes())
         let present = PresentParts(repositories: repositories, storage: backend, clock: clock, logger: logger, presence: presence,
                                    phoneIDs: phoneIDs, showFeed: showFeed, heardBoxes: resolver.heardBoxes,
-                                   renderer: DeckRenderer(limits: .init(deckLimits)), uploads: TalkUploads(serviceKey: serviceKey))
+                                   renderer: DeckRenderer(limits: .init(deckLimits)), uploads: TalkUploads(serviceKey: serviceKey),
+                                   venue: venue)
         let hub = HubServices(
             backend: backend, clock: clock, logger: logger,
             repositories: repositories, resolver: resolver,
@@ -74,10 +76,9 @@ package struct PresentParts: Sendable {
     let images: DeckImageCache
     let showCache: ShowCache
     let followerReports: FollowerReports
-    /// The passes given for each show's code lately, for the presenter's cap (`CodePassLedger`).
-    let codePasses: CodePassLedger
-    /// The phones that earned an id for each show, what that cap is a share of (`ShowPhones`).
-    let showPhones: ShowPhones
+    /// The passes given for each show's code lately, the phones that earned an id by hearing
+    /// each show, and the boxes heard: the venue's (`VenueRepository`).
+    let venue: any VenueRepository
     /// A show as followers and presenters see it (`ShowViews`).
     let views: ShowViews
     /// Each room's show from the schedule in force (`DayRunner`).
@@ -86,20 +87,19 @@ package struct PresentParts: Sendable {
     let rooms: RoomDirectory
 
     init(repositories: HubRepositories, storage: any StorageHealth, clock: HubClock, logger: Logger, presence: Presence, phoneIDs: PhoneIDs,
-         showFeed: ShowFeed, heardBoxes: HeardBoxes, renderer: DeckRenderer, uploads: TalkUploads) {
+         showFeed: ShowFeed, heardBoxes: HeardBoxes, renderer: DeckRenderer, uploads: TalkUploads, venue share: VenueShare) {
         self.presence = presence
         self.phoneIDs = phoneIDs
         self.showFeed = showFeed
-        self.reactionDesk = ReactionDesk()
+        self.reactionDesk = ReactionDesk(venue: share)
         self.renderer = renderer
         self.images = DeckImageCache()
         self.showCache = ShowCache(shows: repositories.shows, choices: repositories.choices)
         self.followerReports = FollowerReports()
-        self.codePasses = CodePassLedger()
-        self.showPhones = ShowPhones()
+        self.venue = repositories.venue
         self.rooms = RoomDirectory(schedules: repositories.schedules, beacons: repositories.beacons, uploads: uploads)
         self.views = ShowViews(shows: repositories.shows, decks: repositories.decks, choices: repositories.choices,
-                               storage: storage, clock: clock, logger: logger, presence: presence, codePasses: codePasses,
+                               storage: storage, clock: clock, logger: logger, presence: presence, venue: venue,
                                heardBoxes: heardBoxes, showFeed: showFeed, followerReports: followerReports,
                                rooms: rooms)
         self.day = DayRunner(schedules: repositories.schedules, rooms: rooms, decks: repositories.decks,

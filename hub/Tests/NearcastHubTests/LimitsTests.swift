@@ -22,6 +22,24 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(buckets.count, 1)
     }
 
+    func testEachInstanceAllowsItsShareOfTheVenuesBuckets() {
+        let venue = VenueShare()
+        let buckets = TokenBuckets(rate: 3, burst: 9, share: venue)
+        let second: UInt64 = 1_000_000_000
+        venue.set(instances: 3)
+        for _ in 0..<3 { XCTAssertNil(buckets.take("a", nowNs: 10 * second)) }
+        XCTAssertEqual(buckets.take("a", nowNs: 10 * second), 1, "a third of the burst of 9; a token a second")
+        XCTAssertNil(buckets.take("a", nowNs: 11 * second))
+        venue.set(instances: 1)
+        for _ in 0..<9 { XCTAssertNil(buckets.take("b", nowNs: 20 * second)) }
+        XCTAssertNotNil(buckets.take("b", nowNs: 20 * second), "alone: the venue's whole burst")
+        venue.set(instances: 0)
+        XCTAssertEqual(venue.instances, 1, "this instance at least")
+        let tiny = TokenBuckets(rate: 1, burst: 2, share: venue)
+        venue.set(instances: 5)
+        XCTAssertNil(tiny.take("a", nowNs: 0), "a burst split below one token still admits one")
+    }
+
     func testChargesGoBelowZeroAndArePaidBackBeforeTheNextRequest() {
         let buckets = TokenBuckets(rate: 10, burst: 100)
         let start: UInt64 = 5_000_000_000

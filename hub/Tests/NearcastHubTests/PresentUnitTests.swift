@@ -114,6 +114,25 @@ final class PresentUnitTests: XCTestCase {
         XCTAssertFalse(Show.SightCode.needsNewSalt(joining: nil, rotate: false))
     }
 
+    func testWithThreeInstancesEachDeskAllowsAThirdOfThePhonesAndTheBeaconsLimits() async {
+        let venue = VenueShare()
+        venue.set(instances: 3)
+        let desk = ReactionDesk(limits: .init(perPhonePerSecond: 3, perPhoneBurst: 12, perBeaconPerSecond: 300, perBeaconBurst: 30), venue: venue)
+        let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)
+        var admitted = 0
+        for _ in 0..<15 where await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 0) == nil { admitted += 1 }
+        XCTAssertEqual(admitted, 4, "a third of the phone's burst of 12")
+        let later = await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 1_000)
+        XCTAssertNil(later, "a third of 3 a second: one back after a second")
+        var beaconAdmitted = 0
+        for phone in 0..<30 where await desk.admit("👏", to: show, on: slide, phone: "p\(phone)", nowMs: 1_000) == nil { beaconAdmitted += 1 }
+        XCTAssertEqual(beaconAdmitted, 10 - 1, "a third of the beacon's 30 (refilled in the second), less the phone's one just now")
+        venue.set(instances: 1)
+        var alone = 0
+        for phone in 0..<40 where await desk.admit("👏", to: show, on: slide, phone: "q\(phone)", nowMs: 1_100) == nil { alone += 1 }
+        XCTAssertEqual(alone, 30, "alone again: a tenth of a second at the whole 300 a second fills the whole burst of 30")
+    }
+
     func testRateLimitsArePerPhoneAndPerBeacon() async {
         let desk = ReactionDesk(limits: .init(perPhonePerSecond: 4, perPhoneBurst: 12, perBeaconPerSecond: 100, perBeaconBurst: 20))
         let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)

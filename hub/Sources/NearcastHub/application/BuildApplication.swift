@@ -15,6 +15,8 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
                               onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
     let (host, port) = (configuration.host, configuration.port)
     var services: [any Service] = [BackendCloser(backend: hub.backend, showFeed: hub.present.showFeed), PresentService(hub: hub),
+                                   VenueService(venue: hub.repositories.venue, share: hub.limiter.venue, heardBoxes: hub.resolver.heardBoxes,
+                                                instanceID: hub.instanceID, clock: hub.clock, logger: hub.logger, storage: hub.backend),
                                    DayService(runner: hub.present.day, clock: hub.clock),
                                    ScheduleRefreshService(refresher: ScheduleRefresher(schedules: hub.repositories.schedules,
                                                                                        fetcher: ScheduleFetcher(), logger: hub.logger),

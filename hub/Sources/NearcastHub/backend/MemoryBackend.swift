@@ -21,7 +21,8 @@ package struct MemoryBackend: HubBackend {
             decks: MemoryDeckRepository(data: memory, showFeed: parts.showFeed, quotaBytes: parts.decks.storagePerProjectBytes),
             shows: MemoryShowRepository(data: memory, showFeed: parts.showFeed),
             choices: MemoryReactionChoicesRepository(data: memory), tallies: MemoryReactionTallyRepository(data: memory),
-            schedules: MemoryScheduleRepository(), reach: MemoryReachRepository(data: memory))
+            schedules: MemoryScheduleRepository(), reach: MemoryReachRepository(data: memory),
+            venue: MemoryVenueRepository())
     }
 
     package func loadServiceKey() async throws -> ServiceKey { ServiceKey(privateKey: .init()) }

@@ -8,10 +8,9 @@ struct PresenceController: Sendable {
     let shows: any ShowRepository
     let showCache: ShowCache
     let presence: Presence
-    /// The passes given for each show's code lately, for the presenter's cap.
-    let codePasses: CodePassLedger
-    /// The phones that earned an id by hearing each show: the cap is a share of them.
-    let showPhones: ShowPhones
+    /// The passes given for each show's code lately, and the phones that earned an id by
+    /// hearing each show, which the cap is a share of: the venue's.
+    let venue: any VenueRepository
     let proof: RoomProof
     let limiter: HubLimiter
     let clock: HubClock
@@ -106,8 +105,8 @@ struct PresenceController: Sendable {
         }
         // A share of the phones that heard the box and earned an id (each a challenge's work),
         // not of the open streams, which one pass can open by the hundred.
-        let limit = CodePassLedger.limit(followers: showPhones.heard(key, startedMs: show.startedMs), share: beacon.codeShare)
-        guard codePasses.admit(key, limit: limit, nowMs: now) else {
+        let limit = CodePassLedger.limit(followers: try await venue.heardPhones(key, startedMs: show.startedMs), share: beacon.codeShare)
+        guard try await venue.admitCodePass(key, limit: limit, nowMs: now) else {
             throw APIError(.forbidden, "code: this presentation has let in as many phones by its code as the presenter allows "
                            + "(\(limit) in 10 minutes, \(beacon.codeShare) % of the phones that hear the box): a phone that hears the room's box joins by ear",
                            field: "code")

@@ -9,6 +9,8 @@ struct StatusController: Sendable {
     let database: any StorageHealth
     let feed: ChangeFeed
     let eidTable: BeaconIndex
+    /// The instances serving the venue (`VenueShare`).
+    let venue: VenueShare
     let metricsRegistry: PrometheusCollectorRegistry?
     let logger: Logger
 
@@ -35,7 +37,8 @@ struct StatusController: Sendable {
                 throw APIError(.serviceUnavailable, "the database does not answer")
             }
             return HealthJSON(status: "ok", database: database.kindName,
-                              watches: String(feed.watchCount), eidTableEntries: String(await eidTable.tableSize))
+                              watches: String(feed.watchCount), eidTableEntries: String(await eidTable.tableSize),
+                              instances: String(venue.instances))
         }
         router.get("/metrics") { _, _ in
             guard let registry = metricsRegistry else { throw APIError.notFound("/metrics") }
@@ -54,4 +57,6 @@ struct HealthJSON: ResponseEncodable {
     var database: String
     var watches: String
     var eidTableEntries: String
+    /// The hub instances alive on the venue's database (1 alone).
+    var instances: String
 }

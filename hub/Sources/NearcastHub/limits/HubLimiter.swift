@@ -41,11 +41,17 @@ public final class HubLimiter: Sendable {
     let connections: ConnectionCounter
     private let counters: [Limit: Counter]
 
+    /// How many instances serve the venue: each allows its share of the rates and budgets.
+    public let venue: VenueShare
+
     /// `descriptorLimit`: the process's (`DescriptorBudget`); the connections' cap stays under it.
-    public init(_ settings: HubLimits, descriptorLimit: Int = DescriptorBudget.current()) {
+    /// `venue`: the instances alive, whose share of each rate this instance allows (open streams
+    /// and connections are this instance's own: they protect its descriptors, not the room).
+    public init(_ settings: HubLimits, venue: VenueShare = VenueShare(), descriptorLimit: Int = DescriptorBudget.current()) {
         self.settings = settings
-        rates = CallerRates(settings)
-        budgets = GuessBudgets(settings)
+        self.venue = venue
+        rates = CallerRates(settings, venue: venue)
+        budgets = GuessBudgets(settings, venue: venue)
         streams = StreamQuota(perAddress: settings.connections.watchesPerAddress, perKey: settings.connections.watchesPerKey)
         connections = ConnectionCounter(total: min(settings.connections.total, DescriptorBudget.connections(under: descriptorLimit)),
                                         perAddress: settings.connections.perAddress)
@@ -240,7 +246,7 @@ public final class HubLimiter: Sendable {
 
 /// The request rates: per address, one bucket for each class of caller (`CallerClass`); per
 /// phone id a phone's own, which no other phone at its address can spend; per key; and the key
-/// lookups an address may cause.
+/// lookups an address may cause. Each is this instance's share of the venue's (`VenueShare`).
 struct CallerRates: Sendable {
     let addressRate: TokenBuckets
     let audienceAddressRate: TokenBuckets
@@ -249,13 +255,14 @@ struct CallerRates: Sendable {
     let keyRate: TokenBuckets
     let keyLookups: TokenBuckets
 
-    init(_ settings: HubLimits) {
-        addressRate = TokenBuckets(settings.rates.perAddress)
-        audienceAddressRate = TokenBuckets(settings.rates.audiencePerAddress)
-        presenterAddressRate = TokenBuckets(settings.rates.presenterPerAddress)
-        phoneRate = TokenBuckets(settings.rates.perPhone)
-        keyLookups = TokenBuckets(rate: settings.guessing.keyLookupsPerSecondPerAddress, burst: settings.guessing.keyLookupsPerSecondPerAddress * 2)
-        keyRate = TokenBuckets(settings.rates.perKey)
+    init(_ settings: HubLimits, venue: VenueShare) {
+        addressRate = TokenBuckets(settings.rates.perAddress, share: venue)
+        audienceAddressRate = TokenBuckets(settings.rates.audiencePerAddress, share: venue)
+        presenterAddressRate = TokenBuckets(settings.rates.presenterPerAddress, share: venue)
+        phoneRate = TokenBuckets(settings.rates.perPhone, share: venue)
+        keyLookups = TokenBuckets(rate: settings.guessing.keyLookupsPerSecondPerAddress, burst: settings.guessing.keyLookupsPerSecondPerAddress * 2,
+                                  share: venue)
+        keyRate = TokenBuckets(settings.rates.perKey, share: venue)
     }
 }
 
@@ -276,16 +283,17 @@ struct GuessBudgets: Sendable {
     let fieldChecks: TokenBuckets
     let reachReports: TokenBuckets
 
-    init(_ settings: HubLimits) {
+    init(_ settings: HubLimits, venue: VenueShare) {
         let guessing = settings.guessing
-        failedCodesPerAddress = TokenBuckets(perMinute: guessing.failedCodesPerMinutePerAddress)
-        failedCodes = TokenBuckets(perMinute: guessing.failedCodesPerMinute)
-        phoneIDs = TokenBuckets(perMinute: guessing.phoneIdsPerMinutePerAddress)
-        heardPasses = TokenBuckets(perMinute: guessing.heardPassesPerMinutePerAddress)
-        unknownTokens = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerAddress)
-        unknownTokensPerProject = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerProject)
+        failedCodesPerAddress = TokenBuckets(perMinute: guessing.failedCodesPerMinutePerAddress, share: venue)
+        failedCodes = TokenBuckets(perMinute: guessing.failedCodesPerMinute, share: venue)
+        phoneIDs = TokenBuckets(perMinute: guessing.phoneIdsPerMinutePerAddress, share: venue)
+        heardPasses = TokenBuckets(perMinute: guessing.heardPassesPerMinutePerAddress, share: venue)
+        unknownTokens = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerAddress, share: venue)
+        unknownTokensPerProject = TokenBuckets(perMinute: guessing.unknownTokensPerMinutePerProject, share: venue)
+        // A mark, not a budget: whether the address missed lately (each instance its own).
         recentMissers = TokenBuckets(rate: 1 / HubLimiter.missMemorySeconds, burst: 1)
-        fieldChecks = TokenBuckets(perMinute: settings.fieldChecks.perMinutePerProject)
-        reachReports = TokenBuckets(perMinute: settings.reach.perMinutePerProject)
+        fieldChecks = TokenBuckets(perMinute: settings.fieldChecks.perMinutePerProject, share: venue)
+        reachReports = TokenBuckets(perMinute: settings.reach.perMinutePerProject, share: venue)
     }
 }

@@ -265,8 +265,11 @@ enum StatusPage {
           : "";
         document.getElementById("fieldchecks-section").hidden = false;
         const withProblems = list.beacons.filter(b => ((b.heartbeat || {}).problems || []).length).length;
+        // Several instances share the venue's limits, each its share (docs: the room's rules across instances).
+        const instances = Number((await (await fetch("/healthz")).json()).instances || 1);
         document.getElementById("summary").textContent =
-          `${list.beacons.length} box${list.beacons.length === 1 ? "" : "es"}, ${withProblems} with problems. Updated ${new Date().toLocaleTimeString()}.`;
+          `${list.beacons.length} box${list.beacons.length === 1 ? "" : "es"}, ${withProblems} with problems. `
+          + `${instances} hub instance${instances === 1 ? "" : "s"} serving. Updated ${new Date().toLocaleTimeString()}.`;
         document.getElementById("error").textContent = "";
       } catch (error) {
         document.getElementById("error").textContent = `Cannot read the project: ${error.message}`;

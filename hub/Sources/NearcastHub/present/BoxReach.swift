@@ -60,17 +60,42 @@ struct BoxReach: Sendable, Equatable {
     }
 }
 
-/// When a phone last resolved each beacon's EID (or proved it heard it), on this instance. Kept in
-/// memory: it only feeds the presenter's hint, and a restart forgets it for a minute at most.
+/// When a phone last resolved each beacon's EID (or proved it heard it), on this instance and,
+/// every couple of seconds, on the others (`VenueService` exchanges them through
+/// `VenueRepository`). It only feeds the presenter's hint, so a few seconds late is fine.
 final class HeardBoxes: Sendable {
-    private let lastMs = NIOLockedValueBox([BeaconRef: Int64]())
+    private struct State {
+        var lastMs: [BeaconRef: Int64] = [:]
+        /// Heard here since the last exchange.
+        var fresh: [BeaconRef: Int64] = [:]
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// A phone resolved `beacon` at `nowMs`.
     func heard(_ beacon: BeaconRef, nowMs: Int64) {
-        lastMs.withLockedValue { $0[beacon] = nowMs }
+        state.withLockedValue { state in
+            state.lastMs[beacon] = max(nowMs, state.lastMs[beacon] ?? .min)
+            state.fresh[beacon] = nowMs
+        }
     }
 
     func lastHeardMs(_ beacon: BeaconRef) -> Int64? {
-        lastMs.withLockedValue { $0[beacon] }
+        state.withLockedValue { $0.lastMs[beacon] }
+    }
+
+    /// What was heard here since the last call, for the other instances.
+    func takeFresh() -> [BeaconRef: Int64] {
+        state.withLockedValue { state in
+            defer { state.fresh = [:] }
+            return state.fresh
+        }
+    }
+
+    /// What the other instances' phones heard.
+    func merge(_ heard: [BeaconRef: Int64]) {
+        state.withLockedValue { state in
+            for (beacon, ms) in heard { state.lastMs[beacon] = max(ms, state.lastMs[beacon] ?? .min) }
+        }
     }
 }

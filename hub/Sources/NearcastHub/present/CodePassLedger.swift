@@ -1,9 +1,9 @@
 import NIOConcurrencyHelpers
 
-/// The passes this instance gave each show for its code in the last pass lifetime: what the
-/// presenter's cap on joining by code counts, apart from the phones that heard the box (which need
-/// no pass). In memory: with several instances each keeps its own count, so the cap holds per
-/// instance; a restart forgets it (the passes given stay valid until they expire).
+/// The passes given for each show's code in the last pass lifetime, in memory
+/// (`MemoryVenueRepository`; the database keeps the venue's in `code_passes`): what the
+/// presenter's cap on joining by code counts, apart from the phones that heard the box (which
+/// need no pass).
 final class CodePassLedger: Sendable {
     /// Passes given by code at least this many, whatever the share: the first phones of a show
     /// that cannot hear it may always join.

@@ -5,8 +5,9 @@
 /// challenge, one phone, however its id is spelt or whichever proof it names; the phones of a venue
 /// behind one address are each limited on their own) at its address, so an id stolen and spent
 /// from elsewhere does not lock its owner out (it earns the thief what an id of its own would),
-/// and per beacon (what all phones together may send). They are per instance: behind a load
-/// balancer each instance allows its share. The presenter's drawing is fair by identity alone.
+/// and per beacon (what all phones together may send). They are the venue's: with several
+/// instances each allows its share (`VenueShare`), so one id's reactions spread over them are
+/// one phone's. The presenter's drawing is fair by identity alone.
 actor ReactionDesk {
     /// The limits (docs/presenter.md lists them, "Proof of presence").
     struct Limits: Sendable {
@@ -45,30 +46,38 @@ actor ReactionDesk {
     }
 
     let limits: Limits
+    /// How many instances share the limits.
+    let venue: VenueShare
     private var phones: [String: Bucket] = [:]
     private var beacons: [BeaconRef: Bucket] = [:]
     private var waiting: [BeaconRef: [Waiting]] = [:]
     /// When each phone last had a reaction drawn, by show: the fair share's memory.
     private var lastDrawnMs: [String: Int64] = [:]
 
-    init(limits: Limits = Limits()) { self.limits = limits }
+    init(limits: Limits = Limits(), venue: VenueShare = VenueShare()) {
+        self.limits = limits
+        self.venue = venue
+    }
 
     /// Admits one reaction from `phone` (an identity) at `address` to the show, on `slide`, or
     /// says how long to wait (seconds, rounded up: Retry-After takes whole seconds).
     func admit(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, address: String? = nil,
                nowMs: Int64) -> Int? {
         let phoneKey = key.project + "\n" + phone + "\n" + (address ?? "")
-        var phoneBucket = phones[phoneKey] ?? Bucket(tokens: limits.perPhoneBurst, lastMs: nowMs)
-        var beaconBucket = beacons[key] ?? Bucket(tokens: limits.perBeaconBurst, lastMs: nowMs)
+        // This instance's share of the venue's limits (a burst of at least one).
+        let (phoneRate, beaconRate) = (venue.share(of: limits.perPhonePerSecond), venue.share(of: limits.perBeaconPerSecond))
+        let (phoneBurst, beaconBurst) = (max(1, venue.share(of: limits.perPhoneBurst)), max(1, venue.share(of: limits.perBeaconBurst)))
+        var phoneBucket = phones[phoneKey] ?? Bucket(tokens: phoneBurst, lastMs: nowMs)
+        var beaconBucket = beacons[key] ?? Bucket(tokens: beaconBurst, lastMs: nowMs)
         // Look before taking: a refused reaction costs neither bucket.
         var phoneProbe = phoneBucket, beaconProbe = beaconBucket
-        let phoneWait = phoneProbe.take(rate: limits.perPhonePerSecond, burst: limits.perPhoneBurst, nowMs: nowMs)
-        let beaconWait = beaconProbe.take(rate: limits.perBeaconPerSecond, burst: limits.perBeaconBurst, nowMs: nowMs)
+        let phoneWait = phoneProbe.take(rate: phoneRate, burst: phoneBurst, nowMs: nowMs)
+        let beaconWait = beaconProbe.take(rate: beaconRate, burst: beaconBurst, nowMs: nowMs)
         if let wait = [phoneWait, beaconWait].compactMap({ $0 }).max() {
             return max(1, Int(wait.rounded(.up)))
         }
-        _ = phoneBucket.take(rate: limits.perPhonePerSecond, burst: limits.perPhoneBurst, nowMs: nowMs)
-        _ = beaconBucket.take(rate: limits.perBeaconPerSecond, burst: limits.perBeaconBurst, nowMs: nowMs)
+        _ = phoneBucket.take(rate: phoneRate, burst: phoneBurst, nowMs: nowMs)
+        _ = beaconBucket.take(rate: beaconRate, burst: beaconBurst, nowMs: nowMs)
         phones[phoneKey] = phoneBucket
         beacons[key] = beaconBucket
         waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs, phone: phone, slide: slide))

@@ -13,8 +13,8 @@ struct ShowViews: Sendable {
     let clock: HubClock
     let logger: Logger
     let presence: Presence
-    /// The passes given for each show's code lately (`CodePassLedger`).
-    let codePasses: CodePassLedger
+    /// The passes given for each show's code lately (`VenueRepository`).
+    let venue: any VenueRepository
     /// When a phone last resolved each box (`BoxReach`).
     let heardBoxes: HeardBoxes
     let showFeed: ShowFeed
@@ -47,7 +47,7 @@ struct ShowViews: Sendable {
             }
             json.codeJoining = beacon.codeJoining
             json.codeMaxShare = beacon.codeShare
-            json.codePasses = codePasses.count(BeaconRef(show), nowMs: now)
+            json.codePasses = try await venue.codePasses(BeaconRef(show), nowMs: now)
             json.rotationPeriodSeconds = 1 << beacon.exponent
         }
         let box = try await shows.box(BeaconRef(project: show.project, beaconName: show.beaconName))

@@ -18,11 +18,13 @@ package struct HubRepositories: Sendable {
     package let schedules: any ScheduleRepository
     /// What the listener pages' visits heard, counted per box and day.
     package let reach: any ReachRepository
+    /// What the room's rules count for the venue: instances alive, phones, passes, boxes heard.
+    package let venue: any VenueRepository
 
     package init(projects: any ProjectRepository, beacons: any BeaconRepository, beaconChanges: any BeaconChanges,
                  attachments: any AttachmentRepository, fieldChecks: any FieldCheckRepository, decks: any DeckRepository,
                  shows: any ShowRepository, choices: any ReactionChoicesRepository, tallies: any ReactionTallyRepository,
-                 schedules: any ScheduleRepository, reach: any ReachRepository) {
+                 schedules: any ScheduleRepository, reach: any ReachRepository, venue: any VenueRepository) {
         self.projects = projects
         self.beacons = beacons
         self.beaconChanges = beaconChanges
@@ -34,6 +36,7 @@ package struct HubRepositories: Sendable {
         self.tallies = tallies
         self.schedules = schedules
         self.reach = reach
+        self.venue = venue
     }
 }
 

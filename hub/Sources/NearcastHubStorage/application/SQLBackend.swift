@@ -39,7 +39,8 @@ public struct SQLBackend: HubBackend {
             shows: ShowStore(database: database, notifier: showNotifier,
                              reactions: ReactionNotifier(isPostgres: database.isPostgres, feed: showFeed), clock: clock),
             choices: ReactionChoicesStore(database: database), tallies: ReactionTallyStore(database: database),
-            schedules: ScheduleStore(database: database, clock: clock), reach: ReachStore(database: database))
+            schedules: ScheduleStore(database: database, clock: clock), reach: ReachStore(database: database),
+            venue: VenueStore(database: database))
     }
 
     /// The first instance to start makes the key, the others read it (an insert that does nothing

@@ -28,7 +28,10 @@ extension SchemaMigrations {
             }
             for migration in all where !applied.contains(migration.version) {
                 for statement in migration.statements {
-                    try await db.raw(SQLQueryString(statement)).run()
+                    // UNLOGGED (not written to PostgreSQL's log: faster, emptied by a crash) is
+                    // PostgreSQL's word; SQLite's tables are all alike.
+                    let sql = isPostgres ? statement : statement.replacingOccurrences(of: "CREATE UNLOGGED TABLE", with: "CREATE TABLE")
+                    try await db.raw(SQLQueryString(sql)).run()
                 }
                 try await db.raw("""
                     INSERT INTO hub_migrations (version, summary, applied_ms)

@@ -260,6 +260,44 @@ enum SchemaMigrations {
             """,
             "CREATE INDEX reach_counts_by_day ON reach_counts (day)",
         ]),
+        Migration(version: 9, summary: "the venue's counts every instance shares: instances alive, phones heard, code passes, boxes heard", statements: [
+            // UNLOGGED on PostgreSQL (plain tables on SQLite): minutes' worth of counts, written
+            // often; a crash of the server empties them and the rules count again from none.
+            // Each instance's heartbeat (VenueService): alive while seen_ms is recent.
+            """
+            CREATE UNLOGGED TABLE hub_instances (
+                instance TEXT PRIMARY KEY,
+                started_ms BIGINT NOT NULL,
+                seen_ms BIGINT NOT NULL)
+            """,
+            // The phones that earned an id by hearing each show (identity: project and the
+            // challenge's unique part, PhoneIDs.Phone.identity): the code's cap is a share of them.
+            """
+            CREATE UNLOGGED TABLE show_phones (
+                project TEXT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                started_ms BIGINT NOT NULL,
+                identity TEXT NOT NULL,
+                recorded_ms BIGINT NOT NULL,
+                PRIMARY KEY (project, beacon_name, started_ms, identity))
+            """,
+            // A row per pass given for a show's code, kept for a pass's lifetime.
+            """
+            CREATE UNLOGGED TABLE code_passes (
+                project TEXT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                given_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX code_passes_by_show ON code_passes (project, beacon_name, given_ms)",
+            // When a phone last heard each box, on any instance (the presenter's hint).
+            """
+            CREATE UNLOGGED TABLE heard_boxes (
+                project TEXT NOT NULL,
+                beacon_name TEXT NOT NULL,
+                heard_ms BIGINT NOT NULL,
+                PRIMARY KEY (project, beacon_name))
+            """,
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -50,6 +50,7 @@ EXPECTED_SECONDS = {
     "test_security_headers.SecurityHeadersInChromium": 18,
     "test_venue_netns.HubAtAVenue": 18,
     "test_present_browser.PresentAcrossTwoHubs": 17,
+    "test_balancer.HubsBehindHAProxy": 27,
     "test_presenter_doc.PresenterChapterAsWritten": 13,
     "test_status_page.StatusPageInChromium": 12,
     "test_renderer_limits.RendererLimits": 11,

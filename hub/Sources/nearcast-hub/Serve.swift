@@ -121,7 +121,11 @@ struct Serve: AsyncParsableCommand {
         let logger = try options.logger()
         let configuration = HubConfiguration(
             host: host, port: port, database: try options.location(), listener: try listenerFiles(config, logger: logger),
-            transport: transport, limits: limitSettings, decks: deckLimits, logger: logger, metricsRegistry: registry)
+            transport: transport, limits: limitSettings, decks: deckLimits, logger: logger, metricsRegistry: registry,
+            trustedProxies: config.trustedProxies ?? .none)
+        if let proxies = config.trustedProxies, !proxies.isEmpty {
+            logger.info("nearcast-hub: the client's address from X-Forwarded-For when the peer is one of \(proxies)")
+        }
         // Under systemd (Type=notify): told once the hub listens; a $NOTIFY_SOCKET that cannot be
         // used is said, and the hub serves anyway (systemd then times the start out and says so).
         let notifier: SystemdNotifier?

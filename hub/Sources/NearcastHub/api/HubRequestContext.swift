@@ -13,8 +13,14 @@ public struct HubRequestContext: RequestContext {
     /// Who the request is, as `AddressRateMiddleware` found it (the key hashed and looked up
     /// once); `KeyMiddleware` reads it instead of looking again. Nil until then.
     var identity: CallerIdentity?
-    /// The client's address (a reaction without a phone id is limited by it).
-    let remoteAddress: String?
+    /// The client's address, which every per-address rule reads (a reaction without a phone id
+    /// is limited by it): the peer's, or behind a trusted proxy the one it forwarded
+    /// (`ClientAddressMiddleware`).
+    var remoteAddress: String?
+    /// The address of the socket's other end (a trusted proxy's, or the client's).
+    let peerAddress: String?
+    /// `X-Forwarded-Proto` from a trusted proxy (`http` or `https`); nil from any other peer.
+    var forwardedScheme: String?
     /// Completes when the request's channel closes (the HTTP/1 connection, or the HTTP/2
     /// stream): an event stream ends then, and gives back its slot at once, instead of at its
     /// next write (a keep-alive up to 15 s later).
@@ -24,7 +30,8 @@ public struct HubRequestContext: RequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress
+        peerAddress = source.channel.remoteAddress?.ipAddress
+        remoteAddress = peerAddress
         channelClosed = source.channel.closeFuture
         channel = source.channel
     }

@@ -29,7 +29,7 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
     // ClientGoneHandler: a render stops when its uploader leaves (DeckController).
     let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: (guarded ? [RequestTracker()] : []) + [ClientGoneHandler()])
     @Sendable func guarding(_ channel: some ServerChildChannel) -> any ServerChildChannel {
-        guarded ? GuardedChildChannel(inner: channel, limiter: limiter) : channel
+        guarded ? GuardedChildChannel(inner: channel, limiter: limiter, trustedProxies: configuration.trustedProxies) : channel
     }
     var server = HTTPServerBuilder { responder in guarding(HTTP1Channel(responder: responder, configuration: http1)) }
     let boundPort = NIOLockedValueBox(configuration.port)
@@ -57,7 +57,7 @@ package func buildApplication(_ hub: HubServices, configuration: HubConfiguratio
     }
     services += hub.backend.services(hub.changeReceivers)
     return Application(
-        router: buildRouter(hub, listener: configuration.listener),
+        router: buildRouter(hub, listener: configuration.listener, trustedProxies: configuration.trustedProxies),
         server: server,
         configuration: .init(address: .hostname(host, port: port), serverName: "nearcast-hub", backlog: listenBacklog),
         services: services,

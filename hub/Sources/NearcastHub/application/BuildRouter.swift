@@ -2,13 +2,14 @@ import Hummingbird
 
 /// The router with every controller's routes behind the hub's middleware, for
 /// `buildApplication` and for tests that drive it without a socket (`app.test(.router)`).
-/// `listener` is the pages' files (`/listen`, `/present`), nil when the hub serves none.
+/// `listener` is the pages' files (`/listen`, `/present`), nil when the hub serves none;
+/// `trustedProxies`, the proxies whose `X-Forwarded-For` names the client (`ClientAddressMiddleware`).
 ///
 /// Routes come in three groups by the key they need, which each controller sets up with its
 /// `KeyChecker`: none (`eidparams`, the pages, joining by sight), any of the project's keys
 /// (`.read`: getforobserved, watches, following a show, reacting, sending a field check or a reach report) and the
 /// secret key (`.manage`).
-public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> Router<HubRequestContext> {
+public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil, trustedProxies: TrustedProxies = .none) -> Router<HubRequestContext> {
     let router = Router(context: HubRequestContext.self)
     // First, so it is outermost: every answer, refusals included, carries the security headers.
     router.add(middleware: SecurityHeadersMiddleware())
@@ -16,6 +17,8 @@ public func buildRouter(_ hub: HubServices, listener: ListenerFiles? = nil) -> R
     router.add(middleware: ClientGoneMiddleware())
     router.add(middleware: UnexpectedErrorMiddleware(storage: hub.backend, logger: hub.logger))
     router.add(middleware: APICORSMiddleware())
+    // The client's address before anything counts by it.
+    router.add(middleware: ClientAddressMiddleware(trusted: trustedProxies))
     router.add(middleware: AddressRateMiddleware(keys: hub.keys))
     // No request logging middleware: it logs the URI, and `?key=` may hold a secret key.
     let keys = hub.keys, storage = hub.repositories, present = hub.present, resolver = hub.resolver

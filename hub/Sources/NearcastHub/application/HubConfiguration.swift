@@ -18,11 +18,13 @@ public struct HubConfiguration: Sendable {
     /// Where `/metrics` reads from; nil answers it 404.
     public var metricsRegistry: PrometheusCollectorRegistry?
     public var clock: HubClock
+    /// The load balancers in front, whose `X-Forwarded-For` names the client (`TrustedProxies`).
+    public var trustedProxies: TrustedProxies
 
     public init(host: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .defaultLocation,
                 listener: ListenerFiles? = nil, transport: HubTransport = .plain, limits: HubLimits = HubLimits(),
                 decks: DeckLimits = DeckLimits(), logger: Logger, metricsRegistry: PrometheusCollectorRegistry? = nil,
-                clock: HubClock = .system) {
+                clock: HubClock = .system, trustedProxies: TrustedProxies = .none) {
         self.host = host
         self.port = port
         self.database = database
@@ -33,6 +35,7 @@ public struct HubConfiguration: Sendable {
         self.logger = logger
         self.metricsRegistry = metricsRegistry
         self.clock = clock
+        self.trustedProxies = trustedProxies
     }
 }
 

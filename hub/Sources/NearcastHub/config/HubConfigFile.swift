@@ -9,7 +9,8 @@ import Foundation
 ///   tls: { certificate: "/etc/nearcast-hub/tls/cert.pem", key: "/etc/nearcast-hub/tls/key.pem" },
 ///   listenerPage: "/usr/share/nearcast-hub/page", logLevel: "info",
 ///   limits: { enabled: true, requestsPerSecondPerAddress: 200, ... },
-///   decks: { renderSeconds: 120, rendersAtOnce: 1, storagePerProjectMB: 200 } }
+///   decks: { renderSeconds: 120, rendersAtOnce: 1, storagePerProjectMB: 200 },
+///   trustedProxies: ["10.0.0.2", "fd00:1::/64"] }
 /// ```
 /// An unknown key is an error naming it (a misspelt limit would otherwise be silently ignored).
 public struct HubConfigFile: Decodable, Sendable, Equatable {
@@ -28,10 +29,14 @@ public struct HubConfigFile: Decodable, Sendable, Equatable {
     public var limits: HubLimits?
     /// Deck rendering and storage (`DeckLimits`).
     public var decks: DeckLimits?
+    /// The load balancers in front, whose `X-Forwarded-For` names the client: a list of
+    /// addresses and networks (`TrustedProxies`).
+    public var trustedProxies: TrustedProxies?
 
     public init() {}
 
-    static let keys: Set<String> = ["listen", "redirectHTTP", "database", "tls", "listenerPage", "logLevel", "limits", "decks"]
+    static let keys: Set<String> = ["listen", "redirectHTTP", "database", "tls", "listenerPage", "logLevel", "limits", "decks",
+                                    "trustedProxies"]
     static let tlsKeys: Set<String> = ["certificate", "key"]
 
     /// Reads and checks `path`; the error names the file and the key.
@@ -78,7 +83,7 @@ public struct HubConfigFile: Decodable, Sendable, Equatable {
     private static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String { keys.map(\.stringValue).joined(separator: ".") }
         switch error {
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be \(type == String.self ? "a string" : type == Bool.self ? "true or false" : type == TLS.self || type == DeckLimits.self ? "an object" : "a number")"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be \(type == String.self ? "a string" : type == TrustedProxies.self ? "a list of addresses and networks (as [\"10.0.0.2\", \"fd00::/64\"])" : type == Bool.self ? "true or false" : type == TLS.self || type == DeckLimits.self ? "an object" : "a number")"
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
         case .valueNotFound(_, let context): return "\(path(context.codingPath)) may not be null"
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"

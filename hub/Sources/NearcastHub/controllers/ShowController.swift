@@ -70,7 +70,7 @@ struct ShowController: Sendable {
             guard let joinPath = json.presenter?.joinPath else {
                 throw APIError(.conflict, "\(name) is not an EID beacon, so its show has no sight code to join by")
             }
-            let base = try Self.joinBase(request)
+            let base = try Self.joinBase(request, context: context)
             guard let svg = QRCodeSVG.svg(for: base + joinPath) else {
                 throw APIError.invalid("base", "the join address is too long for a QR code")
             }
@@ -125,8 +125,9 @@ struct ShowController: Sendable {
     }
 
     /// Where phones reach this hub: `?base=` (the presenter page's own origin), else the
-    /// request's Host, over https unless a proxy said otherwise.
-    static func joinBase(_ request: Request) throws(APIError) -> String {
+    /// request's Host, over https unless a trusted proxy said otherwise (`X-Forwarded-Proto`,
+    /// `ClientAddressMiddleware`).
+    static func joinBase(_ request: Request, context: HubRequestContext) throws(APIError) -> String {
         if let base = request.uri.queryParameters["base"].map(String.init), !base.isEmpty {
             guard base.count <= 200, base.hasPrefix("https://") || base.hasPrefix("http://"),
                   !base.contains(where: { $0.isWhitespace || $0 == "#" || $0 == "?" })
@@ -134,7 +135,7 @@ struct ShowController: Sendable {
             return base.hasSuffix("/") ? String(base.dropLast()) : base
         }
         let host = request.head.authority ?? "localhost"
-        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? request.head.scheme ?? "http"
+        let scheme = context.forwardedScheme ?? request.head.scheme ?? "http"
         return "\(scheme)://\(host)"
     }
 }

@@ -16,11 +16,12 @@ final class ConnectionCounter: Sendable {
         perAddressCap = perAddress
     }
 
-    /// Counts a new connection from `address`, or says which cap it would pass.
-    func admit(_ address: String) -> Refusal? {
+    /// Counts a new connection from `address`, or says which cap it would pass (only the total
+    /// without `perAddressCap`: a trusted proxy's, `GuardedChildChannel`).
+    func admit(_ address: String, perAddressCap capped: Bool = true) -> Refusal? {
         let (refusal, open): (Refusal?, Int) = counts.withLockedValue { counts in
             if counts.total >= totalCap { return (.total, counts.total) }
-            if counts.byAddress[address, default: 0] >= perAddressCap { return (.address, counts.total) }
+            if capped && counts.byAddress[address, default: 0] >= perAddressCap { return (.address, counts.total) }
             counts.total += 1
             counts.byAddress[address, default: 0] += 1
             return (nil, counts.total)

@@ -9,15 +9,21 @@ import NIOHTTPTypes
 /// closed. Counting happens on the TCP connection (`ConnectionGuardHandler`, first in its
 /// pipeline), the requests in progress are reported by `RequestTracker`, which sits after the
 /// HTTP decoding of each HTTP/1 connection or HTTP/2 stream.
+///
+/// A trusted proxy's connections count under the total cap only: each carries one client's
+/// requests (an event stream holds one for as long as its phone follows), so capping them per
+/// address would cap the whole venue behind the proxy as if it were one client. The clients'
+/// own per-address rules apply to each request instead (`ClientAddressMiddleware`).
 struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
     let inner: Inner
     let limiter: HubLimiter
+    let trustedProxies: TrustedProxies
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress ?? ""
-        if let refusal = limiter.connections.admit(address) {
+        if let refusal = limiter.connections.admit(address, perAddressCap: !trustedProxies.trusts(address)) {
             limiter.count(refusal == .total ? .connections : .addressConnections)
             // A failed set-up alone leaves the socket open: close it, so the refusal frees its descriptor.
             channel.close(promise: nil)

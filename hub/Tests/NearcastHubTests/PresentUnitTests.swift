@@ -133,6 +133,31 @@ final class PresentUnitTests: XCTestCase {
         XCTAssertEqual(alone, 30, "alone again: a tenth of a second at the whole 300 a second fills the whole burst of 30")
     }
 
+    func testAReactionIsAcknowledgedOnlyOnceItsBatchIsCounted() async throws {
+        let desk = ReactionDesk()
+        await desk.writerStarted()
+        let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)
+        let (wait, batch) = await desk.take("👏", to: show, on: slide, phone: "a", nowMs: 0)
+        XCTAssertNil(wait)
+        let answer = Task { await desk.counted(batch) }
+        try await Task.sleep(for: .milliseconds(50))
+        let (waiting, number) = await desk.takeBatch()
+        XCTAssertEqual(waiting[show]?.count, 1)
+        XCTAssertEqual(number, batch.batch, "the batch the reaction waited in")
+        let next = await desk.take("👏", to: show, on: slide, phone: "b", nowMs: 0).batch
+        XCTAssertEqual(next.batch, batch.batch + 1, "later reactions wait for the next batch")
+        await desk.finished(batch, written: true)
+        let counted = await answer.value
+        XCTAssertTrue(counted, "answered once written")
+        let asksLate = await desk.counted(batch)
+        XCTAssertTrue(asksLate, "a request that asks after the write reads the outcome")
+        let failed = Task { await desk.counted(next) }
+        _ = await desk.takeBatch()
+        await desk.finished(next, written: false)
+        let refused = await failed.value
+        XCTAssertFalse(refused, "a batch the database did not take is not acknowledged")
+    }
+
     func testRateLimitsArePerPhoneAndPerBeacon() async {
         let desk = ReactionDesk(limits: .init(perPhonePerSecond: 4, perPhoneBurst: 12, perBeaconPerSecond: 100, perBeaconBurst: 20))
         let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)

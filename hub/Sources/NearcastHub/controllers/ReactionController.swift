@@ -68,9 +68,12 @@ struct ReactionController: Sendable {
         // One phone, one id the hub gave it (for work and a proof): the rates key on its identity.
         let phone = try phoneIDs.check(body.phone, project: access.project, beaconName: beaconName, showStartedMs: show.startedMs, nowMs: now)
         let slide = ReactionTally.Slide(deckID: show.deckID, page: show.page)
-        if let wait = await reactionDesk.admit(body.reaction, to: key, on: slide, phone: phone.identity, address: context.remoteAddress,
-                                               nowMs: now) {
-            throw APIError.tooMany("too many reactions: wait \(wait) s", retryAfter: wait)
+        let (wait, batch) = await reactionDesk.take(body.reaction, to: key, on: slide, phone: phone.identity, address: context.remoteAddress,
+                                                    nowMs: now)
+        if let wait { throw APIError.tooMany("too many reactions: wait \(wait) s", retryAfter: wait) }
+        // Answered once its batch is counted: a 202 is a reaction that a lost instance cannot lose.
+        guard await reactionDesk.counted(batch) else {
+            throw APIError(.serviceUnavailable, "the reaction could not be counted now (the database did not answer): send it again")
         }
     }
 }

@@ -3,7 +3,8 @@ import ServiceLifecycle
 
 /// Present's background work, one loop per instance while it serves:
 /// - every 150 ms, the reactions accepted since the last batch go out: counted on the show (and
-///   by slide and minute, for the speakers' figures) and sent to its presenters' streams
+///   by slide and minute, for the speakers' figures), their requests answered 202 once counted,
+///   and sent to its presenters' streams
 ///   (`ShowRepository.addReactions`: through NOTIFY on PostgreSQL, so a presenter on another
 ///   instance gets them too);
 /// - every 2 s, this instance's follower counts are recorded when they changed (every 10 s
@@ -19,6 +20,7 @@ struct PresentService: Service {
 
     func run() async throws {
         var lastFollowers: Int64 = 0, lastKeepAlive = hub.clock.nowMs()
+        await hub.present.reactionDesk.writerStarted()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .milliseconds(Self.batchMilliseconds))
             let now = hub.clock.nowMs()
@@ -33,11 +35,17 @@ struct PresentService: Service {
                 hub.present.showFeed.keepAlive(nowMs: now)
             }
         }
+        // The reactions admitted since the last batch are counted before the streams end (their
+        // requests wait for it).
+        await flushReactions()
         hub.present.showFeed.finishAll()
     }
 
     func flushReactions() async {
-        for (key, waiting) in await hub.present.reactionDesk.takeWaiting() {
+        let desk = hub.present.reactionDesk
+        let (batch, number) = await desk.takeBatch()
+        for (key, waiting) in batch {
+            let written: Bool
             // Every reaction counts, by its slide and minute; the presenter's screen draws its fair
             // share (`ReactionDesk.draw`).
             let tallied = ReactionTally.tallied(waiting.lazy.map { (slide: $0.slide, timeMs: $0.timeMs, value: $0.value) })
@@ -45,9 +53,13 @@ struct PresentService: Service {
             let reactions = drawn.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
             do {
                 _ = try await hub.repositories.shows.addReactions(key, tallied: tallied, drawn: reactions)
+                written = true
             } catch {
-                hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was lost: \(hub.backend.describe(error))")
+                // Each of them is answered 503, not 202: the phone may send it again.
+                hub.logger.warning("reactions: a batch of \(waiting.count) for \(key.beaconName) was not counted: \(hub.backend.describe(error))")
+                written = false
             }
+            await desk.finished(.init(batch: number, show: key), written: written)
         }
     }
 

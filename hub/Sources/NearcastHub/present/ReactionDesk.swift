@@ -59,6 +59,50 @@ actor ReactionDesk {
         self.venue = venue
     }
 
+    /// The batch now filling: `takeWaiting` closes it and starts the next.
+    private var filling: UInt64 = 0
+    /// Whether each recent batch's reactions for each show were counted (`finished`), and the
+    /// requests waiting to hear it.
+    private var outcomes: [BatchShow: Bool] = [:]
+    private var waiters: [BatchShow: [CheckedContinuation<Bool, Never>]] = [:]
+
+    /// One show's reactions in one batch.
+    struct BatchShow: Hashable, Sendable {
+        var batch: UInt64
+        var show: BeaconRef
+    }
+
+    /// Admits one reaction, as `admit` does, and names the batch it waits in: a request answers
+    /// 202 only once `counted` says that batch was written (a reaction acknowledged is never
+    /// lost with its instance).
+    func take(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, address: String? = nil,
+              nowMs: Int64) -> (retryAfter: Int?, batch: BatchShow) {
+        (admit(value, to: key, on: slide, phone: phone, address: address, nowMs: nowMs), BatchShow(batch: filling, show: key))
+    }
+
+    /// Whether a writer (`PresentService`) sends the batches: without one (router tests, the
+    /// fuzzer: nothing is counted in the background) a reaction does not wait for its batch.
+    private var hasWriter = false
+
+    /// The batches will be written, and each request waits for its own.
+    func writerStarted() { hasWriter = true }
+
+    /// Whether `batch`'s reactions were counted in the database: waits for its write (at most a
+    /// batch's interval and the write).
+    func counted(_ batch: BatchShow) async -> Bool {
+        guard hasWriter else { return true }
+        if let outcome = outcomes[batch] { return outcome }
+        return await withCheckedContinuation { waiters[batch, default: []].append($0) }
+    }
+
+    /// `batch`'s reactions for its show were written (or not): the requests waiting are answered.
+    func finished(_ batch: BatchShow, written: Bool) {
+        outcomes[batch] = written
+        for waiter in waiters.removeValue(forKey: batch) ?? [] { waiter.resume(returning: written) }
+        // A request that asks after its batch was written reads the outcome; older ones go.
+        if outcomes.count > 1_000 { outcomes = outcomes.filter { $0.key.batch + 20 > batch.batch } }
+    }
+
     /// Admits one reaction from `phone` (an identity) at `address` to the show, on `slide`, or
     /// says how long to wait (seconds, rounded up: Retry-After takes whole seconds).
     func admit(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, address: String? = nil,
@@ -84,10 +128,16 @@ actor ReactionDesk {
         return nil
     }
 
-    /// Everything waiting, by show; the desk is empty after.
-    func takeWaiting() -> [BeaconRef: [Waiting]] {
-        defer { waiting = [:] }
-        return waiting
+    /// Everything waiting, by show; the desk is empty after. `batch` is the batch it closes
+    /// (tell `finished` how each show's write went).
+    func takeWaiting() -> [BeaconRef: [Waiting]] { takeBatch().waiting }
+
+    func takeBatch() -> (waiting: [BeaconRef: [Waiting]], batch: UInt64) {
+        defer {
+            waiting = [:]
+            filling += 1
+        }
+        return (waiting, filling)
     }
 
     /// What of `waiting` the presenter's screen draws: at most `limit`, one a phone, the phones

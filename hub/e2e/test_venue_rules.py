@@ -148,6 +148,19 @@ class ThreeInstancesOneVenue(unittest.TestCase):
         self.assertLessEqual(misses, FAILED_CODES_PER_MINUTE + FAILED_CODES_PER_MINUTE / 60 * elapsed + 1, statuses)
         self.assertGreaterEqual(misses, FAILED_CODES_PER_MINUTE - 3, statuses)
 
+    def test_5b_a_box_heard_through_one_instance_is_heard_on_every_one(self):
+        # The presenter's hint ("phones hear the box") on the third instance, after a phone
+        # resolved the box's EID through the first: the boxes heard are traded every 2 s.
+        client = self.clients()[0]
+        status, answer = client.request("POST", "/v1beta1/beaconinfo:getforobserved", {"observations": [{"advertisedId": self.heard()}]})
+        self.assertEqual(status, 200, answer)
+        self.assertTrue(answer.get("beacons"), answer)
+
+        def resolved_on_third():
+            status, show = self.hubs[2].get(f"/v1/shows/{self.beacon_id}", key=self.secret)
+            return show.get("box", {}).get("lastResolvedTime")
+        self.assertIsNotNone(poll(resolved_on_third, lambda t: t is not None, timeout=10), "the third instance knows the box was heard")
+
     def test_6_an_instance_stopped_is_dropped_from_the_count(self):
         last = self.hubs[2]
         last.stop()

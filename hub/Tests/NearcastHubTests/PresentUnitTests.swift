@@ -158,6 +158,32 @@ final class PresentUnitTests: XCTestCase {
         XCTAssertFalse(refused, "a batch the database did not take is not acknowledged")
     }
 
+    func testFiveHundredIdsAtTheirOwnRateLeaveEveryOtherPhoneItsShareOfTheBeacon() async {
+        let desk = ReactionDesk()   // the shipped limits: 4 a second a phone (12 at once), 2,000 a beacon
+        let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)
+        var flood = 0, floodAccepted = 0, tapped = 0, tappedAccepted = 0
+        // Ten seconds: 500 ids each sending 4 a second (12 at once at the start, then every
+        // 250 ms) and, from a second in (the flood's first bursts spend the beacon's own at
+        // once), a phone in the room tapping once a second.
+        for step in 0..<40 {
+            let now = Int64(step) * 250
+            for id in 0..<500 {
+                for _ in 0..<(step == 0 ? 12 : 1) {
+                    flood += 1
+                    if await desk.admit("👏", to: show, on: slide, phone: "flood\(id)", nowMs: now) == nil { floodAccepted += 1 }
+                }
+            }
+            if step % 4 == 0 && step > 0 {
+                tapped += 1
+                if await desk.admit("❤️", to: show, on: slide, phone: "in the room", nowMs: now) == nil { tappedAccepted += 1 }
+            }
+            _ = await desk.takeWaiting()
+        }
+        print("500 ids at 4 a second for 10 s: \(floodAccepted) of \(flood) accepted; the phone in the room: \(tappedAccepted) of \(tapped)")
+        XCTAssertEqual(tappedAccepted, tapped, "the phone in the room keeps its share (\(floodAccepted) of \(flood) from the flood)")
+        XCTAssertLessThanOrEqual(floodAccepted, 2_000 + 2_000 * 10, "the beacon's burst and rate bound the flood")
+    }
+
     func testRateLimitsArePerPhoneAndPerBeacon() async {
         let desk = ReactionDesk(limits: .init(perPhonePerSecond: 4, perPhoneBurst: 12, perBeaconPerSecond: 100, perBeaconBurst: 20))
         let show = BeaconRef(project: "demo", beaconName: "beacons/4!00"), slide = ReactionTally.Slide(deckID: "d", page: 1)
@@ -172,8 +198,10 @@ final class PresentUnitTests: XCTestCase {
         var beaconAdmitted = 0
         for phone in 0..<30 where await desk.admit("👏", to: show, on: slide, phone: "p\(phone)", nowMs: 0) == nil { beaconAdmitted += 1 }
         XCTAssertEqual(beaconAdmitted, 7)
-        let refilled = await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 250)
-        XCTAssertNil(refilled, "one token back for the phone after a quarter of a second, and 25 for the beacon")
+        let early = await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 250)
+        XCTAssertNotNil(early, "32 phones reacting: the phone's fair share is 0.9 × 100 / 32 a second, under a token in a quarter of a second")
+        let refilled = await desk.admit("👏", to: show, on: slide, phone: "a", nowMs: 400)
+        XCTAssertNil(refilled, "one token back for the phone after 0.4 s at its fair share, and 40 for the beacon")
         let waiting = await desk.takeWaiting()
         XCTAssertEqual(waiting[show]?.count, 12 + 1 + 7 + 1)
         let empty = await desk.takeWaiting()

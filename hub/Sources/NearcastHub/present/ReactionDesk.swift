@@ -50,6 +50,13 @@ actor ReactionDesk {
     let venue: VenueShare
     private var phones: [String: Bucket] = [:]
     private var beacons: [BeaconRef: Bucket] = [:]
+    /// The phones (identities) that reacted to each show lately, when last: what a fair share of
+    /// the beacon's rate divides by.
+    private var active: [BeaconRef: [String: Int64]] = [:]
+    /// How long a phone counts as reacting after its last reaction.
+    static let activeMilliseconds: Int64 = 10_000
+    /// What the phones reacting share of the beacon's rate, each an equal part.
+    static let fairShare = 0.9
     private var waiting: [BeaconRef: [Waiting]] = [:]
     /// When each phone last had a reaction drawn, by show: the fair share's memory.
     private var lastDrawnMs: [String: Int64] = [:]
@@ -109,8 +116,19 @@ actor ReactionDesk {
                nowMs: Int64) -> Int? {
         let phoneKey = key.project + "\n" + phone + "\n" + (address ?? "")
         // This instance's share of the venue's limits (a burst of at least one).
-        let (phoneRate, beaconRate) = (venue.share(of: limits.perPhonePerSecond), venue.share(of: limits.perBeaconPerSecond))
-        let (phoneBurst, beaconBurst) = (max(1, venue.share(of: limits.perPhoneBurst)), max(1, venue.share(of: limits.perBeaconBurst)))
+        let beaconRate = venue.share(of: limits.perBeaconPerSecond)
+        let beaconBurst = max(1, venue.share(of: limits.perBeaconBurst))
+        // Each phone reacting lately gets at most its fair share of the beacon's: 500 ids at their
+        // own rate (4 a second) would otherwise spend a beacon's 2,000 and leave every other phone
+        // a 429. With n phones reacting, each may sustain 9/10 of the beacon's rate / n: together
+        // they cannot spend the beacon's bucket, and the tenth left over fills it for phones whose
+        // taps come between (whoever comes first takes a shared bucket's last token).
+        active[key, default: [:]][phone] = nowMs
+        let reacting = Double(max(1, active[key]?.count ?? 1)) / Self.fairShare
+        let phoneRate = min(venue.share(of: limits.perPhonePerSecond), beaconRate / reacting)
+        // The burst stays the phone's own: a room of a thousand phones each tapping a few hearts
+        // at once is what the beacon's burst is for; the fair share bounds what each sustains.
+        let phoneBurst = max(1, venue.share(of: limits.perPhoneBurst))
         var phoneBucket = phones[phoneKey] ?? Bucket(tokens: phoneBurst, lastMs: nowMs)
         var beaconBucket = beacons[key] ?? Bucket(tokens: beaconBurst, lastMs: nowMs)
         // Look before taking: a refused reaction costs neither bucket.
@@ -165,6 +183,10 @@ actor ReactionDesk {
         lastDrawnMs = lastDrawnMs.filter { nowMs - $0.value < 60_000 }
         let beaconIdleMs = Int64(limits.perBeaconBurst / limits.perBeaconPerSecond * 1000) + 1000
         beacons = beacons.filter { nowMs - $0.value.lastMs < beaconIdleMs }
+        for (key, phones) in active {
+            let recent = phones.filter { nowMs - $0.value < Self.activeMilliseconds }
+            active[key] = recent.isEmpty ? nil : recent
+        }
     }
 
     var trackedPhones: Int { phones.count }

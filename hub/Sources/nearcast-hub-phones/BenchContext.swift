@@ -10,7 +10,8 @@ import NIOCore
 /// recorder, the code on the presenter's screen now, and whether the run is over.
 final class BenchContext: Sendable {
     let room: Room
-    let entry: Endpoint
+    /// Where phone i connects: `entries[i % count]`; the presenter: the first.
+    let entries: [Endpoint]
     let group: any EventLoopGroup
     let recorder: Recorder
     let options: PhoneOptions
@@ -25,9 +26,9 @@ final class BenchContext: Sendable {
     /// so one decode serves them all.
     private let lastShow = NIOLockedValueBox<(data: ByteBuffer, show: ShowSummary)?>(nil)
 
-    init(room: Room, entry: Endpoint, group: any EventLoopGroup, recorder: Recorder, options: PhoneOptions, sources: [SocketAddress]) {
+    init(room: Room, entries: [Endpoint], group: any EventLoopGroup, recorder: Recorder, options: PhoneOptions, sources: [SocketAddress]) {
         self.room = room
-        self.entry = entry
+        self.entries = entries
         self.group = group
         self.recorder = recorder
         self.options = options
@@ -35,6 +36,11 @@ final class BenchContext: Sendable {
     }
 
     var isStopping: Bool { stopping.withLockedValue { $0 } }
+
+    /// The presenter's way in.
+    var entry: Endpoint { entries[0] }
+
+    func entry(of phone: Int) -> Endpoint { entries[phone % entries.count] }
 
     func source(of phone: Int) -> SocketAddress? {
         sources.isEmpty ? nil : sources[phone % sources.count]

@@ -63,7 +63,7 @@ struct PhoneLife: Sendable {
         recorder.phone(index) { $0.arrivedNs = Clocks.monotonicNs() }
         let connection: HTTPConnection
         do {
-            connection = try await HTTPConnection.connect(to: bench.entry, from: bench.source(of: index), group: bench.group)
+            connection = try await HTTPConnection.connect(to: bench.entry(of: index), from: bench.source(of: index), group: bench.group)
         } catch {
             recorder.connectionFailed("connect", ConnectionFailure.from(error), phone: index)
             return nil
@@ -154,7 +154,7 @@ struct PhoneLife: Sendable {
     func follow(_ grant: PhoneGrant) async {
         let listener = PhoneStreamListener(grant: grant, bench: bench)
         do {
-            let channel = try await EventStream.open("/v1/shows/\(room.beacon)/events?\(grant.query)", at: bench.entry,
+            let channel = try await EventStream.open("/v1/shows/\(room.beacon)/events?\(grant.query)", at: bench.entry(of: index),
                                                      from: bench.source(of: index), group: bench.group, listener: listener)
             bench.streams.withLockedValue { $0[ObjectIdentifier(channel)] = channel }
             channel.closeFuture.whenComplete { _ in

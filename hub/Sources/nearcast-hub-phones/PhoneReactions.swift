@@ -23,15 +23,19 @@ enum PhoneReactions {
         var connection: HTTPConnection?
         defer { connection?.close() }
         while true {
+            let now = Clocks.monotonicNs()
+            guard now < untilNs else { return }
+            // Not past the end: a long gap would keep the phase waiting for a tap never sent.
+            if now + UInt64(waitSeconds * 1e9) >= untilNs { return }
             try? await Task.sleep(for: .milliseconds(Int(waitSeconds * 1000)))
-            guard Clocks.monotonicNs() < untilNs, !bench.isStopping else { return }
+            guard !bench.isStopping else { return }
             waitSeconds = -Glibc.log(Double.random(in: Double.ulpOfOne..<1)) / perSecond   // a Poisson process's gaps
             let value = values.randomElement()!
             let sentMs = Clocks.wallMs()
             var status = 0
             do {
                 if connection == nil {
-                    connection = try await HTTPConnection.connect(to: bench.entry, from: bench.source(of: grant.index), group: bench.group)
+                    connection = try await HTTPConnection.connect(to: bench.entry(of: grant.index), from: bench.source(of: grant.index), group: bench.group)
                 }
                 let body = try JSONEncoder().encode(Body(observed: grant.observed(in: bench.room), reaction: value, phone: grant.phoneID))
                 let answer = try await connection!.send(.POST, "/v1/reactions", headers: [("X-Api-Key", grant.key), ("X-Nearcast-Phone", grant.phoneID)],

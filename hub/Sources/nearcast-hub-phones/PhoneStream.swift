@@ -59,7 +59,7 @@ enum PageImage {
     static func load(_ show: ShowSummary, for grant: PhoneGrant, bench: BenchContext) async {
         let connection: HTTPConnection
         do {
-            connection = try await HTTPConnection.connect(to: bench.entry, from: bench.source(of: grant.index), group: bench.group)
+            connection = try await HTTPConnection.connect(to: bench.entry(of: grant.index), from: bench.source(of: grant.index), group: bench.group)
         } catch {
             bench.recorder.update { $0.imageFailures[ConnectionFailure.from(error).reason, default: 0] += 1 }
             return

@@ -78,7 +78,7 @@ struct PhonesBench: Sendable {
         let joinLatencies = state.phones.compactMap { phone in phone.followingNs.map { Double($0 - phone.arrivedNs) / 1e6 } }
         let report = Report(
             setup: .init(phones: plan.kinds.count, kinds: Dictionary(plan.kinds.map { ($0.rawValue, 1) }, uniquingKeysWith: +),
-                         entry: bench.entry.description, instances: room.instances.count, arrivalSeconds: plan.arrivalSeconds,
+                         entry: bench.entries.map(\.description).joined(separator: ", "), instances: room.instances.count, arrivalSeconds: plan.arrivalSeconds,
                          sourceAddresses: bench.sources.count, workBits: room.workBits, eventLoops: plan.eventLoops, images: bench.options.images),
             join: .init(following: followers.count, failed: plan.kinds.count - followers.count, seconds: (joinSeconds * 100).rounded() / 100,
                         latency: Distribution(milliseconds: joinLatencies), failures: failures, refusals: state.refusals,

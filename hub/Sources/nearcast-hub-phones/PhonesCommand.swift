@@ -85,7 +85,7 @@ struct PhonesCommand: AsyncParsableCommand {
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let recorder = Recorder(phones: phones)
-        let bench = BenchContext(room: room, entry: try Endpoint(room.entry), group: group, recorder: recorder,
+        let bench = BenchContext(room: room, entries: try room.entries.map { text throws(UsageError) in try Endpoint(text) }, group: group, recorder: recorder,
                                  options: PhoneOptions(images: images, reconnect: !noReconnect),
                                  sources: try (0..<addresses).map { try Self.sourceAddress($0) })
         let plan = PhonesBench.Plan(kinds: kinds, arrivalSeconds: arrivalSeconds ?? Double(phones) * 0.006, settleSeconds: settle,

@@ -9,7 +9,7 @@ import Foundation
 /// the show, what the box broadcasts when, and the processes to measure.
 ///
 /// ```json
-/// {"entry": "127.0.0.1:8080",
+/// {"entries": ["127.0.0.1:8080"],
 ///  "instances": [{"name": "hub 1", "address": "127.0.0.1:40001", "pid": 1234}],
 ///  "helpers": [{"name": "haproxy", "pid": 1240}],
 ///  "publicKey": "ncpub_…", "secretKey": "ncsec_…", "beacon": "4!0a1b…", "deck": "…", "pages": 21,
@@ -37,8 +37,9 @@ struct Room: Decodable, Sendable {
         var id: String
     }
 
-    /// Where the phones and the presenter connect: the balancer, or the one hub.
-    var entry: String
+    /// Where the phones connect, each phone to one in turn: the balancers (one HAProxy process holds
+    /// about as many phones as half its descriptors), or the one hub. The presenter uses the first.
+    var entries: [String]
     var instances: [Instance]
     var helpers: [Helper] = []
     var publicKey: String
@@ -60,6 +61,7 @@ struct Room: Decodable, Sendable {
         } catch {
             throw UsageError("\(path): not a room: \(error)")
         }
+        guard !room.entries.isEmpty else { throw UsageError("\(path): entries is empty (nowhere to connect)") }
         guard !room.eids.isEmpty else { throw UsageError("\(path): eids is empty (the box broadcasts nothing)") }
         guard room.pages >= 2 else { throw UsageError("\(path): pages is \(room.pages); a page turn needs at least 2") }
         return room

@@ -25,8 +25,8 @@ struct Distribution: Encodable, Sendable {
 
     /// "n 1000, p50 12.3 ms, p99 45.6 ms, max 78.9 ms".
     var text: String {
-        guard n > 0, let p50Ms, let p99Ms, let maxMs else { return "n 0" }
-        return "n \(n), p50 \(Self.format(p50Ms)) ms, p99 \(Self.format(p99Ms)) ms, max \(Self.format(maxMs)) ms"
+        guard n > 0, let minMs, let p50Ms, let p99Ms, let maxMs else { return "n 0" }
+        return "n \(n), min \(Self.format(minMs)) ms, p50 \(Self.format(p50Ms)) ms, p99 \(Self.format(p99Ms)) ms, max \(Self.format(maxMs)) ms"
     }
 
     static func format(_ ms: Double) -> String {

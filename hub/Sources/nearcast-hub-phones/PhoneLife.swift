@@ -132,7 +132,7 @@ struct PhoneLife: Sendable {
         let query = "key=\(queryEscaped(grant.key))" + (grant.token.map { "&token=\(queryEscaped($0))" } ?? "")
         let answer = try await send("GET the show", .GET, "/v1/shows/\(room.beacon)?\(query)", on: connection)
         guard answer.status == 200 else {
-            recorder.refused("GET the show", status: answer.status, phone: index)
+            recorder.refused("GET the show", status: answer.status, message: APIErrorMessage.of(answer), phone: index)
             throw PhoneStopped()
         }
     }
@@ -173,7 +173,7 @@ struct PhoneLife: Sendable {
         let bytes = try body.map { ByteBuffer(bytes: try JSONEncoder().encode($0)) }
         let answer = try await send(step, method, path, headers: headers, body: bytes, on: connection)
         guard (200..<300).contains(answer.status) else {
-            recorder.refused(step, status: answer.status, phone: index)
+            recorder.refused(step, status: answer.status, message: APIErrorMessage.of(answer), phone: index)
             throw PhoneStopped()
         }
         do {
@@ -202,5 +202,13 @@ struct PhoneLife: Sendable {
             if parts.count == 2, parts[0] == name { return percentDecoded(String(parts[1])) }
         }
         return nil
+    }
+}
+
+/// The message of the API's error shape (`{"error": {"message"}}`), if the body is one.
+enum APIErrorMessage {
+    static func of(_ answer: HTTPAnswer) -> String? {
+        struct Body: Decodable { struct Error: Decodable { var message: String }; var error: Error }
+        return (try? JSONDecoder().decode(Body.self, from: Data(buffer: answer.body)))?.error.message
     }
 }

@@ -9,7 +9,7 @@ struct PhoneStreamListener: EventStreamListener {
 
     func opened(status: Int, message: String) {
         guard status != 200 else { return }
-        bench.recorder.refused("the show's events", status: status, phone: grant.index)
+        bench.recorder.refused("the show's events", status: status, message: message.isEmpty ? nil : String(message.prefix(120)), phone: grant.index)
     }
 
     func received(_ event: ServerSentEvent, arrivalNs: UInt64) {

@@ -25,8 +25,8 @@ struct PhonesBench: Sendable {
 
     private var room: Room { bench.room }
     private var recorder: Recorder { bench.recorder }
-    private var measured: [(name: String, pid: Int32)] {
-        room.instances.map { ($0.name, $0.pid) } + room.helpers.map { ($0.name, $0.pid) }
+    private var measured: [(name: String, pid: Int32, children: Bool)] {
+        room.instances.map { ($0.name, $0.pid, false) } + room.helpers.map { ($0.name, $0.pid, $0.children ?? false) }
     }
 
     func run() async throws -> Report {
@@ -133,7 +133,8 @@ struct PhonesBench: Sendable {
         let pages = Array(2...max(2, min(room.pages, plan.turns + 1)))
         guard let connection = try? await HTTPConnection.connect(to: bench.entry, from: nil, group: bench.group) else {
             recorder.update { $0.connectionErrors["the presenter's connection", default: 0] += 1 }
-            return Report.Turns(latency: Distribution(milliseconds: []), missed: 0, perTurn: [], images: nil, imageFailures: [:])
+            return Report.Turns(latency: Distribution(milliseconds: []), missed: 0, put: Distribution(milliseconds: []), perTurn: [],
+                                images: nil, imageFailures: [:])
         }
         defer { connection.close() }
         for page in pages {
@@ -163,9 +164,11 @@ struct PhonesBench: Sendable {
             }
             all += latencies
             missedAll += missed
-            perTurn.append(.init(page: turn.page, status: turn.status, latency: Distribution(milliseconds: latencies), missed: missed))
+            perTurn.append(.init(page: turn.page, status: turn.status, putMs: Distribution.rounded(Double(turn.answeredNs - turn.sentNs) / 1e6),
+                                 latency: Distribution(milliseconds: latencies), missed: missed))
         }
-        return Report.Turns(latency: Distribution(milliseconds: all), missed: missedAll, perTurn: perTurn,
+        return Report.Turns(latency: Distribution(milliseconds: all), missed: missedAll,
+                            put: Distribution(milliseconds: state.turns.map { Double($0.answeredNs - $0.sentNs) / 1e6 }), perTurn: perTurn,
                             images: bench.options.images ? Distribution(milliseconds: images) : nil, imageFailures: state.imageFailures)
     }
 

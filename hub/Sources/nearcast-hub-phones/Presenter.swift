@@ -35,7 +35,8 @@ struct Presenter: Sendable {
         } catch {
             bench.recorder.update { $0.connectionErrors["the presenter's PUT: \(ConnectionFailure.from(error).reason)", default: 0] += 1 }
         }
-        bench.recorder.update { $0.turns.append((page, sentNs, status)) }
+        let answeredNs = Clocks.monotonicNs()
+        bench.recorder.update { $0.turns.append((page, sentNs, answeredNs, status)) }
     }
 }
 

@@ -52,6 +52,21 @@ enum ProcessReadings {
         return (values[0..<8].reduce(0, +) - values[3] - values[4]) / clockTicks   // less idle and iowait
     }
 
+    /// The processes whose parent is `pid` (a backend that exits takes its CPU time with it: the
+    /// hubs' pooled connections stay, so theirs is counted).
+    static func children(of pid: Int32) -> [Int32] {
+        guard let directory = opendir("/proc") else { return [] }
+        defer { closedir(directory) }
+        var found: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let child = Int32(name), let stat = read("/proc/\(child)/stat"), let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == pid { found.append(child) }
+        }
+        return found
+    }
+
     /// Open descriptors of this process (the entries of /proc/self/fd).
     static func openDescriptors() -> Int {
         guard let directory = opendir("/proc/self/fd") else { return 0 }
@@ -70,9 +85,12 @@ struct CPUReading {
     var tool: Double
     var machine: Double
 
-    static func now(_ processes: [(name: String, pid: Int32)]) -> CPUReading {
+    static func now(_ processes: [(name: String, pid: Int32, children: Bool)]) -> CPUReading {
         var seconds: [String: Double] = [:]
-        for (name, pid) in processes { seconds[name] = ProcessReadings.cpuSeconds(pid: pid) ?? 0 }
+        for (name, pid, children) in processes {
+            seconds[name] = (ProcessReadings.cpuSeconds(pid: pid) ?? 0)
+                + (children ? ProcessReadings.children(of: pid).reduce(0) { $0 + (ProcessReadings.cpuSeconds(pid: $1) ?? 0) } : 0)
+        }
         return CPUReading(wallNs: Clocks.monotonicNs(), processes: seconds, tool: ProcessReadings.cpuSeconds() ?? 0,
                           machine: ProcessReadings.machineBusySeconds())
     }

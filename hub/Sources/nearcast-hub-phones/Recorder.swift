@@ -43,8 +43,9 @@ final class Recorder: Sendable {
         var refusals: [String: Int] = [:]
         var connectionErrors: [String: Int] = [:]
         var imageFailures: [String: Int] = [:]
-        /// Page -> when the presenter's PUT went (monotonic ns), and its answer's status.
-        var turns: [(page: Int, sentNs: UInt64, status: Int)] = []
+        /// Each turn: its page, when the presenter's PUT went and was answered (monotonic ns), the
+        /// answer's status.
+        var turns: [(page: Int, sentNs: UInt64, answeredNs: UInt64, status: Int)] = []
         var sent: [SentReaction] = []
         var drawn: [DrawnReaction] = []
         /// The presenter's stream's `followers` as it last said.
@@ -66,10 +67,12 @@ final class Recorder: Sendable {
         state.withLockedValue { body(&$0.phones[index]) }
     }
 
-    func refused(_ step: String, status: Int, phone: Int?) {
+    /// A step answered with `status` (and the API's error `message`, when it gave one).
+    func refused(_ step: String, status: Int, message: String? = nil, phone: Int?) {
+        let what = "\(step) HTTP \(status)" + (message.map { ": \($0.prefix(120))" } ?? "")
         state.withLockedValue { state in
-            state.refusals["\(step) HTTP \(status)", default: 0] += 1
-            if let phone, state.phones[phone].failure == nil { state.phones[phone].failure = "\(step): HTTP \(status)" }
+            state.refusals[what, default: 0] += 1
+            if let phone, state.phones[phone].failure == nil { state.phones[phone].failure = what }
         }
     }
 

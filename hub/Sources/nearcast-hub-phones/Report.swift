@@ -36,6 +36,8 @@ struct Report: Encodable, Sendable {
     struct Turn: Encodable, Sendable {
         var page: Int
         var status: Int
+        /// The PUT's own round trip.
+        var putMs: Double
         var latency: Distribution
         var missed: Int
     }
@@ -44,6 +46,8 @@ struct Report: Encodable, Sendable {
         /// PUT sent -> each following phone's `show` event with that page, every turn together.
         var latency: Distribution
         var missed: Int
+        /// The presenter's PUT sent -> its answer.
+        var put: Distribution
         var perTurn: [Turn]
         /// PUT sent -> the page's image loaded, when the phones load images.
         var images: Distribution?
@@ -124,8 +128,10 @@ extension Report {
         if let turns {
             lines.append("")
             lines.append("page turn -> phones (the presenter's PUT sent -> each phone's show event read), \(turns.perTurn.count) turns: \(turns.latency.text); missed \(turns.missed)")
+            lines.append("  the PUT itself (sent -> answered): \(turns.put.text)")
             for turn in turns.perTurn {
-                lines.append("  page \(turn.page) (HTTP \(turn.status)): \(turn.latency.text)" + (turn.missed > 0 ? "; missed \(turn.missed)" : ""))
+                lines.append("  page \(turn.page) (HTTP \(turn.status) in \(Distribution.format(turn.putMs)) ms): \(turn.latency.text)"
+                             + (turn.missed > 0 ? "; missed \(turn.missed)" : ""))
             }
             if let images = turns.images { lines.append("  page turn -> its image loaded: \(images.text)") }
             for (what, count) in turns.imageFailures.sorted(by: { $0.value > $1.value }) { lines.append("  image not loaded: \(what) (\(count))") }

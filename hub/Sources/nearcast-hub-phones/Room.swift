@@ -27,6 +27,8 @@ struct Room: Decodable, Sendable {
     struct Helper: Decodable, Sendable {
         var name: String
         var pid: Int32
+        /// Count the processes it started too (PostgreSQL's postmaster: each connection's backend).
+        var children: Bool?
     }
 
     /// The box's EID from `fromMs` (milliseconds since 1970) until the next one's: what a phone in

@@ -9,6 +9,7 @@ struct PhonesBench: Sendable {
     struct Plan: Sendable {
         var kinds: [JoinKind]
         var arrivalSeconds: Double
+        var sightDelaySeconds: Double
         var settleSeconds: Double
         var followTimeoutSeconds: Double
         var turns: Int
@@ -101,7 +102,8 @@ struct PhonesBench: Sendable {
         let count = plan.kinds.count
         return await withTaskGroup(of: PhoneGrant?.self) { group in
             for (index, kind) in plan.kinds.enumerated() {
-                let offsetNs = UInt64(Double(index) * plan.arrivalSeconds * 1e9 / Double(max(1, count)))
+                let delay = kind == .sight ? plan.sightDelaySeconds : 0
+                let offsetNs = UInt64((Double(index) * plan.arrivalSeconds / Double(max(1, count)) + delay) * 1e9)
                 group.addTask { [bench] in
                     let now = Clocks.monotonicNs()
                     if start + offsetNs > now { try? await Task.sleep(for: .nanoseconds(Int(start + offsetNs - now))) }

@@ -35,6 +35,9 @@ struct PhonesCommand: AsyncParsableCommand {
     @Option(help: "Seconds over which the phones arrive, evenly (default: 6 ms a phone, so 10,000 in 60 s).")
     var arrivalSeconds: Double?
 
+    @Option(help: "Seconds the phones by sight arrive after their turn in the arrival (the code's cap counts phones that earned an id by hearing, and that count lags a storm's first seconds).")
+    var sightDelay = 0.0
+
     @Option(help: "Source addresses spread over 127.0.0.0/8 (127.0.0.2 on), a phone each in turn; 0 lets the kernel choose (127.0.0.1).")
     var addresses = 0
 
@@ -88,7 +91,7 @@ struct PhonesCommand: AsyncParsableCommand {
         let bench = BenchContext(room: room, entries: try room.entries.map { text throws(UsageError) in try Endpoint(text) }, group: group, recorder: recorder,
                                  options: PhoneOptions(images: images, reconnect: !noReconnect),
                                  sources: try (0..<addresses).map { try Self.sourceAddress($0) })
-        let plan = PhonesBench.Plan(kinds: kinds, arrivalSeconds: arrivalSeconds ?? Double(phones) * 0.006, settleSeconds: settle,
+        let plan = PhonesBench.Plan(kinds: kinds, arrivalSeconds: arrivalSeconds ?? Double(phones) * 0.006, sightDelaySeconds: sightDelay, settleSeconds: settle,
                                     followTimeoutSeconds: followTimeout, turns: min(turns, room.pages - 1), turnPauseSeconds: turnPause,
                                     turnTimeoutSeconds: turnTimeout, reactingPhones: reacting, reactionSeconds: reactionSeconds,
                                     reactionsPerPhonePerSecond: reactionsPerPhone, eventLoops: threads)

@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "nearcast-hub", targets: ["nearcast-hub"]),
+        .executable(name: "nearcast-hub-phones", targets: ["nearcast-hub-phones"]),
     ],
     dependencies: [
         .package(name: "nearcast", path: ".."),
@@ -95,6 +96,20 @@ let package = Package(
                 // sd_notify, shared with the box (Glibc only: nothing else of the box's).
                 .product(name: "NearcastSystemd", package: "nearcast"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The load tool (tools/bench/phones runs it): thousands of phones' lives on raw SwiftNIO
+        // HTTP/1.1 channels, and the presenter measuring them. A bench tool, not the hub's: the
+        // Debian package builds and installs `--product nearcast-hub` only.
+        .executableTarget(
+            name: "nearcast-hub-phones",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

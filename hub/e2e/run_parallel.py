@@ -66,6 +66,7 @@ EXPECTED_SECONDS = {
     "test_speaker_figures.SQLiteSpeakerFigures": 3,
     "test_demo.TheDemo": 12,
     "test_talk_change.TalkChangeBench": 16,
+    "test_phones.PhonesBench": 30,
     "test_service.ServiceManagerContract": 1,
     "test_security_headers.SecurityHeadersOverHTTP": 1,
 }

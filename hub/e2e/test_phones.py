@@ -1,0 +1,62 @@
+"""The phones bench, small (tools/bench/phones with nearcast-hub-phones; its full runs, 1,000 and
+10,000 phones over four instances, are in docs/measurements.md, "A room of phones"): two hub
+instances on PostgreSQL behind HAProxy, 300 phones arriving over 5 s (half by ear, a quarter with
+a pass by hearing, a quarter by the code on the screen), each earning its phone id and following
+the show. The phones by sight come 3 s after their turn and the code's share is 100 % here: the
+code's cap counts the phones that earned an id by hearing, and in a storm's first second that count
+lags the passes given (a phone by sight is refused; the full runs count those refusals). Every
+phone follows, none is refused, every phone sees each of the presenter's three
+page turns, and every reaction from 100 of them is accepted and nearly all are drawn on the
+presenter's stream.
+Behaviour only: the timings are the bench's to report. About 30 s."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import hubtest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+BENCH = os.path.join(ROOT, "tools", "bench", "phones")
+# The load tool beside the hub under test (tools/check/test-hub builds every product of hub/).
+PHONES = os.environ.get("NEARCAST_HUB_PHONES_BIN", os.path.join(os.path.dirname(os.path.abspath(hubtest.HUB)), "nearcast-hub-phones"))
+
+
+@unittest.skipUnless(hubtest.POSTGRES, "NEARCAST_HUB_POSTGRES_URL is not set (tools/check/test-hub starts a server)")
+class PhonesBench(unittest.TestCase):
+    def test_every_phone_follows_sees_every_page_turn_and_its_reactions_reach_the_presenter(self):
+        run = subprocess.run([sys.executable, BENCH, "--phones", "300", "--instances", "2", "--postgres", hubtest.POSTGRES,
+                              "--hub-bin", hubtest.HUB, "--phones-bin", PHONES, "--pages", "4", "--code-share", "100",
+                              "--json", "--check",
+                              "--", "--arrival-seconds", "5", "--sight-delay", "3", "--turns", "3", "--turn-pause", "0.5", "--reacting", "100",
+                              "--reaction-seconds", "4", "--reactions-per-phone", "0.5", "--settle", "1"],
+                             capture_output=True, text=True, timeout=180)
+        self.assertEqual(run.returncode, 0, f"{run.stderr[-3000:]}\n{run.stdout[-3000:]}")
+        report = json.loads(run.stdout)
+        join = report["join"]
+        self.assertEqual((join["following"], join["failed"]), (300, 0), join)
+        self.assertEqual((join["refusals"], join["connectionErrors"]), ({}, {}), join)
+        self.assertEqual(report["setup"]["kinds"], {"ear": 150, "heard": 75, "sight": 75})
+        # Every instance holds some of them (the balancer spreads them) and counts them.
+        self.assertEqual(sum(instance["followers"] for instance in report["memory"]), 300, report["memory"])
+        self.assertTrue(all(instance["followers"] > 0 for instance in report["memory"]), report["memory"])
+        turns = report["turns"]
+        self.assertEqual([turn["status"] for turn in turns["perTurn"]], [200, 200, 200])
+        self.assertEqual([turn["latency"]["n"] for turn in turns["perTurn"]], [300, 300, 300], turns)
+        self.assertEqual(turns["missed"], 0)
+        reactions = report["reactions"]
+        self.assertGreater(reactions["sent"], 50, reactions)
+        self.assertEqual(reactions["refused"], {}, reactions)
+        self.assertEqual(reactions["accepted"], reactions["sent"])
+        # The presenter's screen draws a fair share per phone of each 150 ms batch (at most 24), so
+        # at 50 a second nearly all are drawn; each drawn one is matched to the POST that sent it.
+        self.assertGreater(reactions["drawn"], 0.9 * reactions["accepted"], reactions)
+        self.assertEqual(reactions["matched"], reactions["drawn"], reactions)
+        self.assertEqual(report["streams"], {"lost": 0, "revoked": 0, "ended": 0, "reconnects": 0})
+        print(f"\n  300 phones over 2 instances: page turn p99 {turns['latency']['p99Ms']} ms, "
+              f"reactions -> presenter p99 {reactions['sentToPresenter']['p99Ms']} ms")
+
+
+if __name__ == "__main__":
+    unittest.main()

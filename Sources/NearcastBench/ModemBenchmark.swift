@@ -79,7 +79,7 @@ public struct ModemBenchmark {
             }
 
             let decoder = try BurstDecoder(sampleRate: condition.sampleRate, band: condition.band, configuration: configuration)
-            let (found, seconds) = Self.decode(received, with: decoder, cpuSeconds: cpuSeconds)
+            let (found, _, seconds) = Self.decode(received, with: decoder, cpuSeconds: cpuSeconds)
             result.decodeSeconds += seconds
             result.demodulated += decoder.candidatesDecoded
             result.framesTried += decoder.framesTried
@@ -102,21 +102,28 @@ public struct ModemBenchmark {
         return result
     }
 
-    /// Feeds `received` to `decoder` in periods, then flushes it: the tokens it found and the
-    /// CPU seconds the decoder took.
-    static func decode(_ received: [Float], with decoder: BurstDecoder, cpuSeconds: () -> Double) -> (found: [DecodedBurst], seconds: Double) {
+    /// Feeds `received` to `decoder` in periods, then flushes it: the tokens it found, the
+    /// samples it had been fed when it reported each (how long it made the listener wait), and
+    /// the CPU seconds the decoder took.
+    static func decode(_ received: [Float], with decoder: BurstDecoder,
+                       cpuSeconds: () -> Double) -> (found: [DecodedBurst], reportedAt: [Int], seconds: Double) {
         var found: [DecodedBurst] = []
+        var reportedAt: [Int] = []
+        let report = { (burst: DecodedBurst) in
+            found.append(burst)
+            reportedAt.append(decoder.samplesPushed)
+        }
         let before = cpuSeconds()
         received.withUnsafeBufferPointer { all in
             var start = 0
             while start < all.count {
                 let end = min(all.count, start + period)
-                decoder.push(UnsafeBufferPointer(rebasing: all[start..<end])) { found.append($0) }
+                decoder.push(UnsafeBufferPointer(rebasing: all[start..<end]), report)
                 start = end
             }
         }
-        decoder.finish { found.append($0) }
-        return (found, cpuSeconds() - before)
+        decoder.finish(report)
+        return (found, reportedAt, cpuSeconds() - before)
     }
 
     /// An 8-byte token of either kind.

@@ -32,6 +32,9 @@ public struct RepeatsBenchmark {
         public var wrong = 0
         /// Sum over the decoded trials of the burst (1…K) at which the (last) token came first.
         public var firstTokenBurstSum = 0
+        /// Sum over the decoded trials of the seconds from the end of that burst to the decoder
+        /// reporting the token (the audio the decoder waited for, on the sender's clock).
+        public var firstTokenDelaySum = 0.0
         /// Combinations tried and tokens found by combining, over all trials.
         public var combinedTries = 0
         public var combinedDecodes = 0
@@ -50,9 +53,31 @@ public struct RepeatsBenchmark {
         public var alonePercent: Double { trials == 0 ? 0 : 100 * Double(decodedAlone) / Double(trials) }
         /// The mean burst (1…K) at which the token came first, over the decoded trials.
         public var meanFirstTokenBurst: Double { decoded == 0 ? 0 : Double(firstTokenBurstSum) / Double(decoded) }
+        /// The mean seconds from the end of the burst that gave the (last) token first to its report.
+        public var meanFirstTokenDelay: Double { decoded == 0 ? 0 : firstTokenDelaySum / Double(decoded) }
         public var cpuMillisecondsPerSecond: Double { audioSeconds == 0 ? 0 : 1000 * decodeSeconds / audioSeconds }
         /// What coherent combining of K copies gains over one: 10·log10 K dB.
         public var theoreticalGainDB: Double { 10 * CoreMath.log(Double(max(repeats, 1))) / CoreMath.log(10) }
+    }
+
+    /// One trial as the decoder saw it, for decoding the same audio elsewhere (the listener
+    /// page's WebAssembly decoder: `nearcast bench modem --write-trials`, tools/bench/bench-web-repeats).
+    public struct Trial {
+        public var index: Int
+        public var seed: UInt64
+        /// The received stream, as the decoder was fed it.
+        public var received: [Float]
+        /// The group's tokens (two with `rotate`).
+        public var tokens: [Token]
+        /// Each burst of the group: the sample of the received stream it begins at, and the
+        /// index in `tokens` of the token it carries.
+        public var bursts: [(start: Double, token: Int)]
+        /// How far from its burst's start a report may sit and count, samples.
+        public var tolerance: Double
+        /// Samples a burst lasts in the received stream.
+        public var burstSamples: Double
+        /// What the decoder reported, with the samples it had been fed at each report.
+        public var found: [(burst: DecodedBurst, reportedAt: Int)]
     }
 
     public let condition: ChannelCondition
@@ -97,8 +122,9 @@ public struct RepeatsBenchmark {
         return out
     }
 
+    /// `observe`, when given, sees every trial (its audio, its bursts, what was reported).
     public func run(trials: Int, seed: UInt64, decoder configuration: BurstDecoder.Configuration = .init(),
-                    cpuSeconds: () -> Double) throws -> Result {
+                    cpuSeconds: () -> Double, observe: ((Trial) throws -> Void)? = nil) throws -> Result {
         let encoder = try BurstEncoder(sampleRate: condition.sampleRate, band: condition.band, length: configuration.length)
         let burstSamples = encoder.rate.burstSamples
         let spacing = 2 * burstSamples
@@ -128,7 +154,7 @@ public struct RepeatsBenchmark {
             let (received, draw) = simulator.apply(stream, seed: trialSeed, power: power)
 
             let decoder = try BurstDecoder(sampleRate: condition.sampleRate, band: condition.band, configuration: configuration)
-            let (found, seconds) = ModemBenchmark.decode(received, with: decoder, cpuSeconds: cpuSeconds)
+            let (found, reportedAt, seconds) = ModemBenchmark.decode(received, with: decoder, cpuSeconds: cpuSeconds)
             result.decodeSeconds += seconds
             result.audioSeconds += Double(decoder.samplesPushed) / Double(condition.sampleRate)
             result.combinedTries += decoder.combinedTries
@@ -139,9 +165,11 @@ public struct RepeatsBenchmark {
             // Where each burst lands in the received stream, and which token it carries.
             let stretch = 1 + draw.timeScalePPM / 1e6
             let tolerance = 0.010 * Double(condition.sampleRate)
+            let lasts = Double(burstSamples) / stretch
             var firstAt = [Int](repeating: 0, count: tokens.count)     // 1-based burst, 0: not yet
+            var firstDelay = [Double](repeating: 0, count: tokens.count)
             var alone = [Bool](repeating: false, count: tokens.count)
-            for heard in found {
+            for (heard, reported) in zip(found, reportedAt) {
                 guard let which = tokens.firstIndex(of: heard.token) else {
                     result.wrong += 1
                     result.wrongSeeds.append((trialSeed, heard.copies > 1))
@@ -150,18 +178,26 @@ public struct RepeatsBenchmark {
                 for copy in 0..<repeats where (copy < switchAt ? 0 : 1) == which {
                     let place = draw.inputStart + Double(copy * spacing) / stretch
                     guard abs(Double(heard.startSample) - place) <= tolerance else { continue }
-                    if firstAt[which] == 0 || copy + 1 < firstAt[which] { firstAt[which] = copy + 1 }
+                    if firstAt[which] == 0 || copy + 1 < firstAt[which] {
+                        firstAt[which] = copy + 1
+                        firstDelay[which] = (Double(reported) - place - lasts) / Double(condition.sampleRate)
+                    }
                     if heard.copies == 1 { alone[which] = true }
                 }
             }
             result.trials += 1
             if !firstAt.contains(0) {
                 result.decoded += 1
-                result.firstTokenBurstSum += firstAt.max() ?? 0
+                let last = firstAt.indices.max { firstAt[$0] < firstAt[$1] } ?? 0
+                result.firstTokenBurstSum += firstAt[last]
+                result.firstTokenDelaySum += firstDelay[last]
             } else {
                 result.failedSeeds.append(trialSeed)
             }
             if !alone.contains(false) { result.decodedAlone += 1 }
+            try observe?(Trial(index: index, seed: trialSeed, received: received, tokens: tokens,
+                               bursts: (0..<repeats).map { (draw.inputStart + Double($0 * spacing) / stretch, $0 < switchAt ? 0 : 1) },
+                               tolerance: tolerance, burstSamples: lasts, found: Array(zip(found, reportedAt))))
         }
         return result
     }

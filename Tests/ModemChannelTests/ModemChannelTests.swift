@@ -99,13 +99,15 @@ final class ModemChannelTests: XCTestCase {
         }
     }
 
-    /// Trial `seed` of `nearcast bench modem` through `condition`: its token and what was found.
+    /// Trial `seed` of `nearcast bench modem` through `condition`: its token, what was found,
+    /// and whether the token was found where its burst is (the bench's success: within 10 ms).
     func benchTrial(_ condition: ChannelCondition, seed: UInt64,
-                    configuration: BurstDecoder.Configuration = .init()) throws -> (Token, [DecodedBurst]) {
+                    configuration: BurstDecoder.Configuration = .init()) throws -> (Token, [DecodedBurst], succeeded: Bool) {
         var generator = SplitMix64(seed: seed ^ 0x5EED)
         let token = ModemBenchmark.randomToken(using: &generator)
-        let (found, _) = try transmit(token, through: condition, seed: seed, configuration: configuration)
-        return (token, found)
+        let (found, draw) = try transmit(token, through: condition, seed: seed, configuration: configuration)
+        let tolerance = 0.010 * Double(condition.sampleRate)
+        return (token, found, found.contains { $0.token == token && abs(Double($0.startSample) - draw.inputStart) <= tolerance })
     }
 
     func testImageMethodRoomsOffAxisDecode() throws {
@@ -123,9 +125,12 @@ final class ModemChannelTests: XCTestCase {
         for (name, seed) in [("room-a", UInt64(1_000_004)), ("room-a", 1_000_018), ("room-a-walking", 1_000_019),
                              ("room-a-walking", 1_000_041)] {
             let condition = ChannelCondition.named(name)!
-            let (token, found) = try benchTrial(condition, seed: seed)
+            let (token, found, succeeded) = try benchTrial(condition, seed: seed)
             XCTAssertEqual(found.map(\.token), [token], "\(name) seed \(seed)")
-            XCTAssertEqual(try benchTrial(condition, seed: seed, configuration: chirpsOnly).1, [], "\(name) seed \(seed)")
+            XCTAssertTrue(succeeded, "\(name) seed \(seed)")
+            // With the chirps' scale alone the burst is lost, or (room-a-walking 1000041) its
+            // token decoded from a reflection 11 ms late: a failed trial on the bench.
+            XCTAssertFalse(try benchTrial(condition, seed: seed, configuration: chirpsOnly).succeeded, "\(name) seed \(seed)")
         }
     }
 

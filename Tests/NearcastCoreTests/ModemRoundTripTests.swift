@@ -59,6 +59,34 @@ final class ModemRoundTripTests: XCTestCase {
         }
     }
 
+    func testTokenIsReportedAsSoonAsItsBurstHasBeenHeard() throws {
+        // The decoder reports a burst once its own audio is in (and the interpolator's few
+        // samples after it), not after the worst case of where a burst may begin: a listener
+        // shows the token about 20 ms after the burst ends, not 0.16 s.
+        var generator = SeededGenerator(seed: 7)
+        for rate in [48_000, 44_100] {
+            let token = TestSignals.randomToken(using: &generator)
+            let lead = 3_000
+            let audio = try TestSignals.burst(token, sampleRate: rate, leadingSilence: lead, trailingSilence: rate)
+            let burstEnd = audio.count - rate
+            let decoder = try BurstDecoder(sampleRate: rate)
+            var reportedAt: [Int] = []
+            audio.withUnsafeBufferPointer { all in
+                for start in stride(from: 0, to: all.count, by: 64) {
+                    decoder.push(UnsafeBufferPointer(rebasing: all[start..<min(all.count, start + 64)])) { burst in
+                        XCTAssertEqual(burst.token, token)
+                        reportedAt.append(decoder.samplesPushed)
+                    }
+                }
+            }
+            XCTAssertEqual(reportedAt.count, 1, "rate \(rate)")
+            guard let reported = reportedAt.first else { continue }
+            let waited = Double(reported - burstEnd) / Double(rate)
+            XCTAssertGreaterThanOrEqual(waited, 0, "rate \(rate): reported before its burst ended")
+            XCTAssertLessThan(waited, 0.040, "rate \(rate): reported \(waited) s after its burst ended")
+        }
+    }
+
     func testBackToBackBurstsAreAllFound() throws {
         var generator = SeededGenerator(seed: 4)
         var audio: [Float] = []

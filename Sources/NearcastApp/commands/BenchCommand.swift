@@ -43,6 +43,7 @@ struct BenchModemCommand: RunnableCommand {
             .flag("rotate", help: "With --repeats: an EID that changes within the group (token A, then B); success is both, anything else is wrong."),
             .flag("no-combining", help: "Decode every burst alone (no combining of repeats), for comparison."),
             .flag("predict-repeats", help: "Also demodulate where a kept burst's repeat is due when the sync found none there, for comparison."),
+            .option("write-trials", value: "dir", help: "With --repeats: write each trial's received audio (32-bit float WAV) and a JSON line of its bursts and the decoder's reports to DIR, for tools/bench/bench-web-repeats."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
         ],
@@ -68,6 +69,7 @@ struct BenchModemCommand: RunnableCommand {
     let held: Bool
     let noCombining: Bool
     let predictRepeats: Bool
+    let writeTrials: String?
     let json: Bool
     let showFailures: Bool
 
@@ -98,6 +100,8 @@ struct BenchModemCommand: RunnableCommand {
         held = room == "held"
         noCombining = arguments.flag("no-combining")
         predictRepeats = arguments.flag("predict-repeats")
+        writeTrials = try arguments.value("write-trials")
+        if writeTrials != nil && repeats == nil { throw UsageError("--write-trials: goes with --repeats") }
         json = arguments.flag("json")
         showFailures = arguments.flag("show-failures")
         if let repeats, !(1...8).contains(repeats) { throw UsageError("--repeats \(repeats): use 1 to 8 bursts") }
@@ -171,8 +175,13 @@ struct BenchModemCommand: RunnableCommand {
             roomOverride.apply(to: &condition)
             StandardStreams.error("bench: \(condition.name): \(trials) trials...")
             if let repeats {
+                let writer = try writeTrials.map { directory throws(CommandFailure) in
+                    try BenchTrialWriter(directory: directory, condition: condition.name, sampleRate: condition.sampleRate)
+                }
                 let result = try RepeatsBenchmark(condition, repeats: repeats, rotate: rotate, held: held)
-                    .run(trials: trials, seed: seed, decoder: decoderConfiguration, cpuSeconds: ThreadCPUClock.seconds)
+                    .run(trials: trials, seed: seed, decoder: decoderConfiguration, cpuSeconds: ThreadCPUClock.seconds,
+                         observe: writer.map { writer in { trial in try writer.write(trial) } })
+                try writer?.close()
                 StandardStreams.line(json ? RepeatsRows.json(result) : RepeatsRows.row(result, summary: summary(of: condition)))
                 for (seed, combined) in result.wrongSeeds {
                     StandardStreams.line("  wrong payload in trial seed \(seed) (\(combined ? "combined bursts" : "one burst alone"))")

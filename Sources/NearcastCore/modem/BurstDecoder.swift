@@ -11,8 +11,9 @@
 ///    ``ModemBand/chirpPairSpreadSeconds``) and scores `(ρ₁(u) + ρ₂(d)) / 2`.
 /// 2. **Candidates** (``SyncPeakPicker``, ``PendingCandidates``, ``EchoSuppression``): a score
 ///    above the threshold that stays the largest for one chirp length either side becomes a
-///    candidate; up to ``maximumPendingCandidates`` wait for their audio. They are decoded in the
-///    order they were heard, so when a room makes the multi-tone data correlate with a chirp
+///    candidate; up to ``maximumPendingCandidates`` wait for their audio: step 3 as soon as the
+///    chirps' profiles are in, the rest as soon as the burst's own audio is (about 20 ms after
+///    its end). They are decoded in the order they were heard, so when a room makes the multi-tone data correlate with a chirp
 ///    more strongly than the burst's own chirps, the true, earlier peak is still tried first.
 ///    A room's echo of the last burst is not decoded, or gets a quick check first.
 /// 3. **Coarse time scale and first arrival** (``ChirpPairTiming``): the two chirps' correlation
@@ -136,6 +137,9 @@ public final class BurstDecoder {
     private var counts = Counts()
     /// The first arrival of the candidate being decoded (baseband window start).
     private var arrival = 0.0
+    /// Baseband samples from a burst's first arrival to the end of the audio its decoding
+    /// reads, whatever the time scale.
+    private let audioReach: Int
 
     /// Makes a decoder for bursts in `band` in audio at `sampleRate` (allocates all its buffers).
     public init(sampleRate: Int, band: ModemBand = .high, configuration: Configuration = Configuration()) throws(ModemRateError) {
@@ -156,13 +160,16 @@ public final class BurstDecoder {
         memory = BurstMemory(rate: rate)
         predictionSlack = Int((memory.spacing * Double(ModemProfile.maximumTimeScalePPM) / 1e6).rounded(.up))
             + Int((BurstMemory.lagSlackSeconds * Double(rate.basebandRate)).rounded(.up))
-        // The first arrival may sit up to the timing's reach after the candidate, the scale moves
-        // the start by up to |shift|·ε, and the stretched burst needs the interpolator's reach.
-        let largestScale = Double(ModemProfile.maximumTimeScalePPM) / 1e6
+        // From the first arrival: the scale moves the start by up to |shift|·ε, and the burst
+        // stretched by up to 1/(1 − ε) needs the interpolator's reach after it (as
+        // `ResampledBurst.resample` reads it). The burst is first resampled with the chirps'
+        // scale, which can exceed the largest one the tones then correct it to.
+        let largestScale = max(Double(ModemProfile.maximumTimeScalePPM) / 1e6, timing.largestScale)
         let shift = Int((largestScale * abs(band.firstChirpShiftSeconds) * Double(rate.basebandRate)).rounded(.up))
-        let wait = timing.reachAfter + shift + Int((Double(burst.span) * (1 + largestScale)).rounded(.up))
-            + FractionalInterpolator.halfTaps + 2
-        pending = PendingCandidates(capacity: Self.maximumPendingCandidates, wait: wait)
+        audioReach = shift + Int((Double(burst.span) / (1 - largestScale)).rounded(.up)) + FractionalInterpolator.halfTaps + 2
+        // The first arrival sits within the timing's reach of the candidate.
+        pending = PendingCandidates(capacity: Self.maximumPendingCandidates, timingWait: timing.reachAfter,
+                                    worstCaseWait: timing.reachAfter + audioReach)
     }
 
     /// Audio samples pushed so far.
@@ -198,7 +205,7 @@ public final class BurstDecoder {
 
     /// Feeds silence long enough to flush every burst still in the pipeline (end of a file).
     public func finish(_ onBurst: (DecodedBurst) -> Void) {
-        let zeros = (pending.wait + 2 * rate.basebandChirpSamples + 2) * rate.decimation + converter.delaySamples
+        let zeros = (pending.worstCaseWait + 2 * rate.basebandChirpSamples + 2) * rate.decimation + converter.delaySamples
         for _ in 0..<zeros {
             counts.samplesPushed += 1
             if let baseband = converter.push(0) { process(baseband, onBurst) }
@@ -241,17 +248,32 @@ public final class BurstDecoder {
     }
 
     private func decodeReadyCandidates(_ onBurst: (DecodedBurst) -> Void) {
-        // The earliest waiting candidate, once its audio is all here.
-        while let next = pending.earliest() {
+        // The earliest waiting candidate: its timing once its chirps' profiles are here, then
+        // the rest once its burst's audio is.
+        while let (slot, next) = pending.earliest() {
             if echoes.isInsideDecodedBurst(next.first) {
-                pending.remove(slot: next.slot)
+                pending.remove(slot: slot)
                 continue
             }
-            guard history.produced >= next.first + pending.wait else { return }
-            pending.remove(slot: next.slot)
-            let verdict = echoes.judge(first: next.first, score: next.score)
-            if verdict == .echo { continue }
-            if let found = decode(first: next.first, syncScore: next.score, likelyEcho: verdict == .likelyEcho) {
+            guard history.produced >= next.readyAt else { return }
+            guard let measured = next.timing else {
+                // Judged here rather than when decoded: nothing is decoded in between (this is
+                // the earliest candidate), so the echo rule sees the same bursts either way.
+                let verdict = echoes.judge(first: next.first, score: next.score)
+                if verdict == .echo {
+                    pending.remove(slot: slot)
+                    continue
+                }
+                let measure = timing.measure(around: next.first, stride: correlator.stride, history: history) { window in
+                    correlator.correlate(history, windowStart: window)
+                }
+                let latest = max(measure.firstArrival, measure.strongest)
+                pending.noteTiming((measure.firstArrival, measure.strongest, measure.scale, measure.reverberation, verdict == .likelyEcho),
+                                   readyAt: Int(latest.rounded(.up)) + audioReach, slot: slot)
+                continue
+            }
+            pending.remove(slot: slot)
+            if let found = decode(measured, syncScore: next.score) {
                 onBurst(found)
             }
         }
@@ -259,10 +281,9 @@ public final class BurstDecoder {
 
     // MARK: - Frame decoding
 
-    private func decode(first: Int, syncScore: Float, likelyEcho: Bool) -> DecodedBurst? {
-        let measured = timing.measure(around: first, stride: correlator.stride, history: history) { window in
-            correlator.correlate(history, windowStart: window)
-        }
+    /// Steps 4-6 for a candidate whose timing `measured` is.
+    private func decode(_ measured: PendingCandidates.Timing, syncScore: Float) -> DecodedBurst? {
+        let likelyEcho = measured.likelyEcho
         let reverberant = measured.reverberation > configuration.reverberantProfileRatio
         let dataStart = reverberant ? burst.delayedDataStart : burst.dataStart
         memory.beginCandidate()

@@ -33,6 +33,9 @@ final class ChirpPairTiming {
     private var clearedSecond: [Float]
     /// Baseband samples after the candidate's first-chirp window that `measure` reads.
     let reachAfter: Int
+    /// The largest time scale `measure` can return (either sign): the largest shift of the
+    /// profiles. It exceeds ``ModemProfile/maximumTimeScalePPM`` by the pairing's slack.
+    let largestScale: Double
 
     /// The share of the strongest aligned peak the first arrival must reach.
     static let firstArrivalShare: Float = 0.35
@@ -60,6 +63,7 @@ final class ChirpPairTiming {
         clearedSecond = [Float](repeating: 0, count: length)
         clearedFirst = [Float](repeating: 0, count: length)
         reachAfter = before + 2 * chirp + maximumLag + 1
+        largestScale = Double(maximumLag) / (fb * abs(pairSpreadSeconds))
     }
 
     /// Measures the candidate whose first chirp's window starts at baseband sample `u`.

@@ -149,6 +149,7 @@ struct PhonesBench: Sendable {
                                 images: nil, imageFailures: [:])
         }
         defer { connection.close() }
+        progress("the presenter turns \(pages.count) pages, \(plan.turnPauseSeconds) s apart")
         for page in pages {
             await presenter.turn(to: page, on: connection)
             try? await Task.sleep(for: .milliseconds(Int(plan.turnPauseSeconds * 1000)))

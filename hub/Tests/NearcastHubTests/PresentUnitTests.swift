@@ -116,11 +116,11 @@ final class PresentUnitTests: XCTestCase {
         for joining in [true, false] {
             now.sightCode.joining = joining
             for binding in bindings {
-                XCTAssertEqual(binding.holds(for: Presence.ShowStanding(now)), binding.holds(for: now), "\(binding), joining \(joining)")
+                XCTAssertEqual(binding.holds(against: Presence.ShowStanding(now)), binding.holds(for: now), "\(binding), joining \(joining)")
             }
-            XCTAssertEqual(bindings.map { $0.holds(for: Presence.ShowStanding(now)) }, [false, false, joining, true], "joining \(joining)")
+            XCTAssertEqual(bindings.map { $0.holds(against: Presence.ShowStanding(now)) }, [false, false, joining, true], "joining \(joining)")
         }
-        XCTAssertFalse(heard.holds(for: Optional<Presence.ShowStanding>.none), "no show")
+        XCTAssertFalse(heard.holds(against: nil), "no show")
         XCTAssertTrue(Show.SightCode.needsNewSalt(joining: false, rotate: false), "J off revokes")
         XCTAssertFalse(Show.SightCode.needsNewSalt(joining: true, rotate: false))
         XCTAssertFalse(Show.SightCode.needsNewSalt(joining: nil, rotate: false))

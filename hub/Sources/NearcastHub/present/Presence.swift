@@ -106,11 +106,11 @@ package struct Presence: Sendable {
         /// Whether a pass so bound still proves presence at `show` (the beacon's show now, nil
         /// when it has none).
         func holds(for show: Show?) -> Bool {
-            holds(for: show.map(ShowStanding.init))
+            holds(against: show.map(ShowStanding.init))
         }
 
         /// The same against what the show stands by, worked out once (`ShowStanding`).
-        func holds(for standing: ShowStanding?) -> Bool {
+        func holds(against standing: ShowStanding?) -> Bool {
             guard let standing, standing.startedMs == startedMs, standing.saltTag == saltTag else { return false }
             return proof == .heard || standing.joining
         }

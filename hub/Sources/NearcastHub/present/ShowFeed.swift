@@ -200,7 +200,7 @@ public final class ShowFeed: Sendable {
         let revoked = state.withLockedValue { state -> [Subscriber] in
             let gone = (state.subscribers[key] ?? [:]).filter { _, subscriber in
                 guard let binding = subscriber.pass?.show else { return false }
-                return !binding.holds(for: standing)
+                return !binding.holds(against: standing)
             }
             for id in gone.keys { state.subscribers[key]?[id] = nil }
             return Array(gone.values)

@@ -12,7 +12,7 @@ presenter's stream. Then an instance is lost (--kill-one): the second hub gets S
 whose stream ended reopen it as EventSource does (3 s later, none refused: an EventSource given
 an error status stops for good), every phone holds the new page within 10 s, and the show counts
 exactly the reactions answered 202 around the kill.
-Behaviour only: the timings are the bench's to report. About 40 s."""
+Behaviour only: the timings are the bench's to report. About 23 s (release or debug builds, a quiet machine)."""
 import json
 import os
 import subprocess

@@ -1,12 +1,11 @@
 """Three nearcast-hub instances on one private PostgreSQL behind a real HAProxy running the
 configuration the hub package ships (tools/package/hub-deb/haproxy.cfg, installed as
-/usr/share/doc/nearcast-hub/examples/haproxy.cfg), rendered with the test's ports: its `bind`
-lines become one plain-HTTP bind on a free loopback port (so its HTTPS redirect goes too), its
-`server` lines the three hubs, `log`, `user`, `group` and `daemon` go (HAProxy runs in the
-foreground as the test's user), `maxconn` is lowered to what the machine's descriptor limit
-holds when that is less, and a stats socket is added to read what HAProxy thinks of each
-hub. Everything else (the timeouts, the health check on /healthz, `option forwardfor`, the
-retries and redispatch, roundrobin) is the shipped file's.
+/usr/share/doc/nearcast-hub/examples/haproxy.cfg), rendered with the test's ports by
+haproxy_config.py (its `bind` lines one plain-HTTP bind on a free loopback port, its `server`
+lines the three hubs, no `log`, `user`, `group` or `daemon`), `maxconn` lowered to what the
+machine's descriptor limit holds when that is less, and a stats socket added to read what HAProxy
+thinks of each hub. Everything else (the timeouts, the health check on /healthz, `option
+forwardfor`, the retries and redispatch, roundrobin) is the shipped file's.
 
 The hubs trust 127.0.0.1 (`trustedProxies`), where HAProxy connects from; the phones connect from
 127.0.0.2 and 127.0.0.3 (Linux's loopback takes any 127.x source address), so the hubs must take
@@ -46,6 +45,7 @@ import unittest
 import urllib.parse
 
 from test_limits import call  # one request from a given 127.x address
+from haproxy_config import SHIPPED_CONFIG, render_haproxy_config
 from hubtest import Beacon, Hub, b64, create_project, free_port, pdf_deck, phone_id, poll, upload_deck
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,7 +53,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 from present_load import read_head, sse_events  # noqa: E402
 
 REPO = os.path.join(HERE, "..", "..")
-SHIPPED_CONFIG = os.path.join(REPO, "tools", "package", "hub-deb", "haproxy.cfg")
 POSTGRES_TOOL = os.path.join(REPO, "tools", "setup", "postgres-test-server")
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
@@ -68,35 +67,6 @@ def postgres_server(command: str, folder: str) -> str:
     if result.returncode != 0:
         raise AssertionError(f"tools/setup/postgres-test-server {command} failed: {result.stderr}")
     return result.stdout.strip()
-
-
-def render_haproxy_config(shipped: str, frontend_port: int, hub_ports, stats_socket: str, maxconn=None) -> str:
-    """The shipped configuration with the test's ports (the module's docstring says what changes),
-    and `maxconn` lowered when given."""
-    lines, bound, served = [], False, False
-    for line in shipped.splitlines():
-        words = line.split()
-        first = words[0] if words else ""
-        if first in ("log", "user", "group", "daemon") or line.strip().startswith("http-request redirect"):
-            continue
-        if first == "maxconn" and line.startswith("    ") and maxconn is not None:
-            lines.append(f"    maxconn {maxconn}")
-            continue
-        if first == "bind":
-            if not bound:
-                lines.append(f"    bind 127.0.0.1:{frontend_port}")
-                bound = True
-            continue
-        if first == "server":
-            if not served:
-                lines += [f"    server hub{n} 127.0.0.1:{port}" for n, port in enumerate(hub_ports, 1)]
-                served = True
-            continue
-        lines.append(line)
-        if line.strip() == "global":
-            lines.append(f"    stats socket {stats_socket} mode 600 level admin")
-    assert bound and served, "the shipped haproxy.cfg has no bind or no server line"
-    return "\n".join(lines) + "\n"
 
 
 class HAProxy:

@@ -8,6 +8,9 @@ one instance's figure (issue 50's tester found every figure multiplied by the in
   the cap on each instance; the phones that earned an id by hearing on any instance raise the
   cap on every one;
 - one phone id's reactions spread over the instances are accepted at one phone's rate;
+- reactions whose batches several instances write at the same moment are all counted: each
+  batch adds to the show's counts under the row's lock (a count read before another instance's
+  write and written after it lost that write's reactions, each already answered 202);
 - ids given to one address over the instances are one address's ids a minute;
 - codes that match no screen tried from one address over the instances spend one budget.
 
@@ -17,7 +20,9 @@ per-address rule is met as it would be from phones at a venue.
 import os
 import re
 import shutil
+import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -126,6 +131,42 @@ class ThreeInstancesOneVenue(unittest.TestCase):
         self.assertLessEqual(accepted, 12 + 4 * elapsed + 1, statuses)
         self.assertGreaterEqual(accepted, 12 - 3, statuses)
         self.assertEqual(statuses.count(202) + statuses.count(429), 60, statuses)
+
+    def test_3b_batches_written_by_every_instance_at_once_are_all_counted(self):
+        """The show's row is held locked (as a slow transaction would hold it) while a phone
+        reacts on each instance: each instance's batch write waits for the lock, then all three
+        go, one after another. Each must add to what the one before wrote."""
+        phones = []
+        for n in range(3):
+            client = self.clients()[n]   # instance n, from an address of its own
+            status, answer = self.earn_id(client)
+            self.assertEqual(status, 200, answer)
+            phones.append((client, answer["phone"]))
+
+        def counted():
+            status, show = self.hubs[0].get(f"/v1/shows/{self.beacon_id}", key=self.secret)
+            self.assertEqual(status, 200, show)
+            return sum(show.get("counts", {}).values())
+        before = counted()
+        holder = subprocess.Popen(["psql", self.database.url, "-qAtc",
+                                   "BEGIN; SELECT 1 FROM shows FOR UPDATE; SELECT pg_sleep(2); COMMIT;"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)   # psql connected and holds the row
+        statuses = []
+
+        def react(client, phone):
+            statuses.append(client.request("POST", "/v1/reactions", {"observed": self.heard(), "reaction": "🎉", "phone": phone},
+                                            phone=phone)[0])
+        threads = [threading.Thread(target=react, args=phone) for phone in phones]
+        for thread in threads:
+            thread.start()
+        _, error = holder.communicate(timeout=30)
+        self.assertEqual(holder.returncode, 0, error)
+        for thread in threads:
+            thread.join(timeout=30)
+        self.assertEqual(statuses, [202, 202, 202])
+        after = poll(counted, lambda n: n >= before + 3, timeout=5)
+        self.assertEqual(after - before, 3, "every reaction answered 202 is counted once")
 
     def test_4_ids_given_to_one_address_across_instances_are_one_addresses_figure(self):
         clients = self.clients()

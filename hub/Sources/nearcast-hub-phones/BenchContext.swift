@@ -59,8 +59,10 @@ final class BenchContext: Sendable {
 struct PhoneOptions: Sendable {
     /// Load each page's image when a `show` event brings it, as the page does.
     var images: Bool
-    /// Open the stream again after it is lost, as EventSource does (after 1 to 3 s).
+    /// Open the stream again after it is lost, as EventSource does.
     var reconnect: Bool
+    /// EventSource's reconnection time: seconds from a lost stream to opening it again.
+    var retrySeconds: Double
 }
 
 /// A show as its `show` events carry it, the fields the phones need (the presenter's have more).

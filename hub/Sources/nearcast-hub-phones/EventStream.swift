@@ -9,7 +9,9 @@ protocol EventStreamListener: Sendable {
     /// The answer's head came: 200 for a stream; any other status with its body's first bytes.
     func opened(status: Int, message: String)
     func received(_ event: ServerSentEvent, arrivalNs: UInt64)
-    func closed()
+    /// The connection closed; `status` is the answer's (0: none came, the connection was lost
+    /// before an answer), which tells an EventSource whether to reconnect (0 or 200) or give up.
+    func closed(status: Int)
 }
 
 /// Reads a Server-Sent Events response as it comes, timestamping each read before parsing it.
@@ -48,7 +50,7 @@ final class EventStreamHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        listener.closed()
+        listener.closed(status: status)
         context.fireChannelInactive()
     }
 

@@ -151,7 +151,9 @@ struct PhoneLife: Sendable {
     }
 
     /// Opens the show's event stream as the page's EventSource does (`?key=…&token=…&phone=…`).
-    func follow(_ grant: PhoneGrant) async {
+    /// False when the connection could not be made (recorded).
+    @discardableResult
+    func follow(_ grant: PhoneGrant) async -> Bool {
         let listener = PhoneStreamListener(grant: grant, bench: bench)
         do {
             let channel = try await EventStream.open("/v1/shows/\(room.beacon)/events?\(grant.query)", at: bench.entry(of: index),
@@ -160,8 +162,10 @@ struct PhoneLife: Sendable {
             channel.closeFuture.whenComplete { _ in
                 _ = bench.streams.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) }
             }
+            return true
         } catch {
             recorder.connectionFailed("the show's events", ConnectionFailure.from(error), phone: index)
+            return false
         }
     }
 

@@ -16,6 +16,15 @@ enum PhoneReactions {
     /// The hub's default choices.
     static let values = ["👏", "❤️", "😂", "😮", "🎉", "👍"]
 
+    /// Every phone of `grants` tapping, each on its own, until `untilNs`.
+    static func tapAll(_ grants: [PhoneGrant], perSecond: Double, untilNs: UInt64, bench: BenchContext) async {
+        await withTaskGroup(of: Void.self) { group in
+            for grant in grants {
+                group.addTask { await tap(grant, perSecond: perSecond, untilNs: untilNs, bench: bench) }
+            }
+        }
+    }
+
     static func tap(_ grant: PhoneGrant, perSecond: Double, untilNs: UInt64, bench: BenchContext) async {
         struct Body: Encodable { var observed: Observed; var reaction: String; var phone: String }
         // Each phone starts at a random point of its first interval, so a thousand phones do not tap together.

@@ -2,7 +2,8 @@ import NIOCore
 
 /// A phone's show stream: each `show` event's page is recorded with its arrival (the first at each
 /// page is the page turn reaching this phone); `revoked` and `ended` are counted; a new page's
-/// image is loaded when the phones load them; a lost stream is opened again as EventSource does.
+/// image is loaded when the phones load them; a lost stream is opened again as EventSource does
+/// (a refused one is not).
 struct PhoneStreamListener: EventStreamListener {
     let grant: PhoneGrant
     let bench: BenchContext
@@ -37,18 +38,25 @@ struct PhoneStreamListener: EventStreamListener {
         }
     }
 
-    func closed() {
-        guard !bench.isStopping else { return }
-        bench.recorder.phone(grant.index) { $0.streamsLost += 1 }
+    func closed(status: Int) {
+        // Refused (opened() recorded the status): an EventSource gives up for good on an answer
+        // other than 200, and the page stops following.
+        guard !bench.isStopping, status == 0 || status == 200 else { return }
+        if status == 200 { bench.recorder.phone(grant.index) { $0.streamsLost += 1; $0.lostNs = Clocks.monotonicNs() } }
         guard bench.options.reconnect else { return }
         let (grant, bench) = (grant, bench)
-        Task {
-            // EventSource's retry: about 3 s in browsers; spread so a lost instance's phones do
-            // not all come back in the same millisecond.
-            try? await Task.sleep(for: .milliseconds(Int.random(in: 1_000...3_000)))
+        Task { await Self.reopen(grant, bench: bench) }
+    }
+
+    /// Opens the stream again as EventSource does: after its reconnection time (Chromium's 3 s;
+    /// the hub sends no `retry:`), and again after the same wait while the connection cannot be
+    /// made. Every phone of a lost instance comes back at the same moment, as real phones would.
+    static func reopen(_ grant: PhoneGrant, bench: BenchContext) async {
+        while !bench.isStopping {
+            try? await Task.sleep(for: .milliseconds(Int(bench.options.retrySeconds * 1000)))
             guard !bench.isStopping else { return }
             bench.recorder.update { $0.reconnects += 1 }
-            await PhoneLife(index: grant.index, kind: grant.kind, bench: bench).follow(grant)
+            if await PhoneLife(index: grant.index, kind: grant.kind, bench: bench).follow(grant) { return }
         }
     }
 }

@@ -4,7 +4,8 @@ import Glibc
 import NIOCore
 
 /// A run: the presenter's stream, the phones' join (N phones arriving over T seconds), the hubs'
-/// memory once they follow, page turns, reactions, then the report.
+/// memory once they follow, page turns, reactions, an instance killed if asked (`InstanceKill`),
+/// then the report.
 struct PhonesBench: Sendable {
     struct Plan: Sendable {
         var kinds: [JoinKind]
@@ -19,6 +20,8 @@ struct PhonesBench: Sendable {
         var reactionSeconds: Double
         var reactionsPerPhonePerSecond: Double
         var eventLoops: Int
+        /// An instance killed last (`InstanceKill`), or none.
+        var kill: InstanceKill.Plan?
     }
 
     let bench: BenchContext
@@ -72,6 +75,13 @@ struct PhonesBench: Sendable {
             phases.append(phase("reactions", start, CPUReading.now(measured)))
         }
 
+        var kill: Report.Kill?
+        if let killPlan = plan.kill {
+            let start = CPUReading.now(measured)
+            kill = await InstanceKill(bench: bench, plan: killPlan).run(followers: followers, reacting: grants.filter { followers.contains($0.index) })
+            phases.append(phase("instance killed", start, CPUReading.now(measured)))
+        }
+
         let state = recorder.snapshot
         bench.stopping.withLockedValue { $0 = true }
         let failures = Dictionary(state.phones.compactMap { phone in phone.followingNs == nil ? (phone.failure ?? "no show event came") : nil }
@@ -84,7 +94,7 @@ struct PhonesBench: Sendable {
             join: .init(following: followers.count, failed: plan.kinds.count - followers.count, seconds: (joinSeconds * 100).rounded() / 100,
                         latency: Distribution(milliseconds: joinLatencies), failures: failures, refusals: state.refusals,
                         connectionErrors: state.connectionErrors, presenterFollowers: state.presenterFollowers),
-            memory: memory, turns: turns, reactions: reactions,
+            memory: memory, turns: turns, reactions: reactions, kill: kill,
             streams: .init(lost: state.phones.reduce(0) { $0 + $1.streamsLost }, revoked: state.phones.reduce(0) { $0 + $1.revoked },
                            ended: state.phones.reduce(0) { $0 + $1.ended }, reconnects: state.reconnects),
             phases: phases,
@@ -139,6 +149,7 @@ struct PhonesBench: Sendable {
                                 images: nil, imageFailures: [:])
         }
         defer { connection.close() }
+        progress("the presenter turns \(pages.count) pages, \(plan.turnPauseSeconds) s apart")
         for page in pages {
             await presenter.turn(to: page, on: connection)
             try? await Task.sleep(for: .milliseconds(Int(plan.turnPauseSeconds * 1000)))
@@ -179,13 +190,7 @@ struct PhonesBench: Sendable {
         let reacting = Array(following.prefix(plan.reactingPhones))
         let untilNs = Clocks.monotonicNs() + UInt64(plan.reactionSeconds * 1e9)
         progress("\(reacting.count) phones react, \(plan.reactionsPerPhonePerSecond)/s each, for \(plan.reactionSeconds) s")
-        await withTaskGroup(of: Void.self) { group in
-            for grant in reacting {
-                group.addTask { [bench, plan] in
-                    await PhoneReactions.tap(grant, perSecond: plan.reactionsPerPhonePerSecond, untilNs: untilNs, bench: bench)
-                }
-            }
-        }
+        await PhoneReactions.tapAll(reacting, perSecond: plan.reactionsPerPhonePerSecond, untilNs: untilNs, bench: bench)
         // The last batch: the hub sends one every 150 ms.
         try? await Task.sleep(for: .seconds(1))
         let state = recorder.snapshot

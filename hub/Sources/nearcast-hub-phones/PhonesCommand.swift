@@ -20,7 +20,9 @@ struct PhonesCommand: AsyncParsableCommand {
             instances, the keys, the show, the box's EIDs). The phones arrive over --arrival-seconds, \
             each joining as --mix says, earning its phone id and following the show's events on its \
             own connection; the hubs' memory is read once they follow; the presenter turns --turns \
-            pages; --reacting phones react. Prints the report (--json: JSON).
+            pages; --reacting phones react; with --kill-instance, that hub is killed last while \
+            they react and the page turned at once (the phones reopen their streams as EventSource \
+            does). Prints the report (--json: JSON).
             """)
 
     @Option(help: "The room file (JSON) tools/bench/phones wrote.")
@@ -71,8 +73,23 @@ struct PhonesCommand: AsyncParsableCommand {
     @Flag(help: "Load each new page's image as the page does.")
     var images = false
 
-    @Flag(help: "Do not open a lost stream again (EventSource does, after about 3 s).")
+    @Flag(help: "Do not open a lost stream again (EventSource does, after its reconnection time).")
     var noReconnect = false
+
+    @Option(help: "EventSource's reconnection time: seconds from a lost stream to opening it again (Chromium's: 3).")
+    var retrySeconds = 3.0
+
+    @Option(help: "Last, kill this hub instance (1: the room's first) with SIGKILL while phones react, and turn to the deck's last page at once (0: none; the turns before stop short of that page).")
+    var killInstance = 0
+
+    @Option(help: "Seconds the reactions go on before the kill.")
+    var killAfter = 2.0
+
+    @Option(help: "Seconds the reactions around the kill go on in all.")
+    var killReactionSeconds = 8.0
+
+    @Option(help: "Seconds after the kill to wait for every phone to hold the new page.")
+    var backTimeout = 20.0
 
     @Flag(help: "Print the report as JSON.")
     var json = false
@@ -83,18 +100,27 @@ struct PhonesCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let room = try Room.load(room)
         let kinds = try Self.kinds(mix: mix, phones: phones)
-        guard threads >= 1, addresses >= 0, turns >= 0, reactionsPerPhone >= 0 else {
-            throw ValidationError("--threads must be at least 1; --addresses, --turns and --reactions-per-phone not negative")
+        guard threads >= 1, addresses >= 0, turns >= 0, reactionsPerPhone >= 0, retrySeconds >= 0 else {
+            throw ValidationError("--threads must be at least 1; --addresses, --turns, --reactions-per-phone and --retry-seconds not negative")
+        }
+        guard (0...room.instances.count).contains(killInstance) else {
+            throw ValidationError("--kill-instance \(killInstance): the room has instances 1 to \(room.instances.count) (0: kill none)")
+        }
+        guard killInstance == 0 || (room.pages >= 3 && killAfter >= 0 && killReactionSeconds >= killAfter) else {
+            throw ValidationError("--kill-instance needs a deck of at least 3 pages (the room's has \(room.pages)) and 0 <= --kill-after <= --kill-reaction-seconds")
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let recorder = Recorder(phones: phones)
         let bench = BenchContext(room: room, entries: try room.entries.map { text throws(UsageError) in try Endpoint(text) }, group: group, recorder: recorder,
-                                 options: PhoneOptions(images: images, reconnect: !noReconnect),
+                                 options: PhoneOptions(images: images, reconnect: !noReconnect, retrySeconds: retrySeconds),
                                  sources: try (0..<addresses).map { try Self.sourceAddress($0) })
         let plan = PhonesBench.Plan(kinds: kinds, arrivalSeconds: arrivalSeconds ?? Double(phones) * 0.006, sightDelaySeconds: sightDelay, settleSeconds: settle,
-                                    followTimeoutSeconds: followTimeout, turns: min(turns, room.pages - 1), turnPauseSeconds: turnPause,
+                                    followTimeoutSeconds: followTimeout, turns: min(turns, room.pages - (killInstance > 0 ? 2 : 1)), turnPauseSeconds: turnPause,
                                     turnTimeoutSeconds: turnTimeout, reactingPhones: reacting, reactionSeconds: reactionSeconds,
-                                    reactionsPerPhonePerSecond: reactionsPerPhone, eventLoops: threads)
+                                    reactionsPerPhonePerSecond: reactionsPerPhone, eventLoops: threads,
+                                    kill: killInstance == 0 ? nil : InstanceKill.Plan(instance: killInstance - 1, reactionsBeforeSeconds: killAfter,
+                                                                                    reactionSeconds: killReactionSeconds, reactingPhones: reacting,
+                                                                                    reactionsPerPhonePerSecond: reactionsPerPhone, backTimeoutSeconds: backTimeout))
         let report = try await PhonesBench(bench: bench, plan: plan).run()
         if json {
             let encoder = JSONEncoder()
@@ -108,9 +134,11 @@ struct PhonesCommand: AsyncParsableCommand {
         if check && !Self.passes(report) { throw ExitCode(1) }
     }
 
-    /// Every phone followed, saw every turn, and no reaction was refused or lost.
+    /// Every phone followed, saw every turn, and no reaction was refused or lost; after a kill,
+    /// every phone came back and the show counted every reaction answered 202.
     static func passes(_ report: Report) -> Bool {
         report.join.failed == 0 && (report.turns?.missed ?? 0) == 0 && (report.reactions.map { $0.sent == $0.accepted } ?? true)
+            && (report.kill.map { $0.killed && $0.neverBack == 0 && $0.turnStatus == 200 && $0.reactions.counted == $0.reactions.accepted } ?? true)
     }
 
     /// The phones' kinds, interleaved by their shares (ear=2,heard=1,sight=1: ear, ear, heard,

@@ -75,7 +75,7 @@ struct PresenterListener: EventStreamListener {
         }
     }
 
-    func closed() {}
+    func closed(status: Int) {}
 }
 
 /// A promise fulfilled by the first of several callers (a stream's first event, its refusal, its

@@ -87,8 +87,10 @@ struct CPUReading {
 
     static func now(_ processes: [(name: String, pid: Int32, children: Bool)]) -> CPUReading {
         var seconds: [String: Double] = [:]
+        // A process gone (an instance killed) has no reading and no row after it.
         for (name, pid, children) in processes {
-            seconds[name] = (ProcessReadings.cpuSeconds(pid: pid) ?? 0)
+            guard let own = ProcessReadings.cpuSeconds(pid: pid) else { continue }
+            seconds[name] = own
                 + (children ? ProcessReadings.children(of: pid).reduce(0) { $0 + (ProcessReadings.cpuSeconds(pid: $1) ?? 0) } : 0)
         }
         return CPUReading(wallNs: Clocks.monotonicNs(), processes: seconds, tool: ProcessReadings.cpuSeconds() ?? 0,
@@ -102,7 +104,7 @@ struct CPUReading {
         var rows: [(String, Double)] = []
         var named = 0.0
         for (name, value) in processes.sorted(by: { $0.key < $1.key }) {
-            let used = value - (earlier.processes[name] ?? value)
+            let used = max(0, value - (earlier.processes[name] ?? value))
             named += used
             rows.append((name, used / wall))
         }

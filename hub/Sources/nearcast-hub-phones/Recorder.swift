@@ -16,6 +16,8 @@ final class Recorder: Sendable {
         /// Each page's image loaded (monotonic ns), when the phones load them.
         var images: [Int: UInt64] = [:]
         var streamsLost = 0
+        /// When its stream was last lost (monotonic ns).
+        var lostNs: UInt64?
         var revoked = 0
         var ended = 0
     }

@@ -72,6 +72,45 @@ struct Report: Encodable, Sendable {
         var roundTrip: Distribution
     }
 
+    /// An instance killed under the room (`--kill-instance`), its page turned at once.
+    struct Kill: Encodable, Sendable {
+        struct Reactions: Encodable, Sendable {
+            var phones: Int
+            var sent: Int
+            /// Answered 202: each written to the database before its answer.
+            var accepted: Int
+            var otherAnswers: [String: Int]
+            /// The show's counts (every value) before the phase and once settled after it.
+            var countedBefore: Int?
+            var countedAfter: Int?
+            /// After less before: equal to `accepted` when nothing acknowledged was lost.
+            var counted: Int?
+        }
+
+        var instance: String
+        var killed: Bool
+        var killError: String?
+        /// Phones following before the kill, and those whose stream ended with it.
+        var followers: Int
+        var streamsLost: Int
+        /// The page turned right after the kill, through the balancer, and its PUT's answer.
+        var page: Int
+        var turnStatus: Int
+        var turnMs: Double
+        /// The kill -> each following phone's first `show` event with the new page; all of
+        /// them, and those whose stream the kill ended.
+        var back: Distribution
+        var backLost: Distribution
+        /// Following before the kill, without the new page at the timeout.
+        var neverBack: Int
+        /// Streams opened again (each try of each phone).
+        var reopened: Int
+        /// Refusals and connection errors that came during the phase, by step.
+        var refusals: [String: Int]
+        var connectionErrors: [String: Int]
+        var reactions: Reactions
+    }
+
     struct Streams: Encodable, Sendable {
         var lost: Int
         var revoked: Int
@@ -99,6 +138,7 @@ struct Report: Encodable, Sendable {
     var memory: [InstanceMemory]
     var turns: Turns?
     var reactions: Reactions?
+    var kill: Kill?
     var streams: Streams
     var phases: [Phase]
     var tool: Tool
@@ -144,6 +184,21 @@ extension Report {
             lines.append("  phone's POST -> presenter: \(reactions.sentToPresenter.text)")
             lines.append("  hub's admission -> presenter: \(reactions.admittedToPresenter.text)")
             lines.append("  POST -> 202: \(reactions.roundTrip.text)")
+        }
+        if let kill {
+            lines.append("")
+            lines.append("\(kill.instance) killed (SIGKILL\(kill.killError.map { " failed: \($0)" } ?? "")) with \(kill.followers) phones following; "
+                         + "page \(kill.page) turned at once through the balancer: HTTP \(kill.turnStatus) in \(Distribution.format(kill.turnMs)) ms")
+            lines.append("  kill -> every phone on page \(kill.page): \(kill.back.text); never back \(kill.neverBack)")
+            lines.append("  the \(kill.streamsLost) phones whose stream it ended: \(kill.backLost.text); streams opened again \(kill.reopened)")
+            for (what, count) in kill.refusals.sorted(by: { $0.value > $1.value }) { lines.append("  refused: \(what) (\(count))") }
+            for (what, count) in kill.connectionErrors.sorted(by: { $0.value > $1.value }) { lines.append("  connection error: \(what) (\(count))") }
+            let reactions = kill.reactions
+            let other = reactions.otherAnswers.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            lines.append("  reactions around the kill: \(reactions.phones) phones, \(reactions.sent) sent, \(reactions.accepted) answered 202"
+                         + (other.isEmpty ? "" : " (other answers: \(other))")
+                         + "; the show counted \(reactions.counted.map(String.init) ?? "?") more (\(reactions.countedBefore.map(String.init) ?? "?") -> "
+                         + "\(reactions.countedAfter.map(String.init) ?? "?"))" + (reactions.counted == reactions.accepted ? ": none lost" : ": NOT EQUAL"))
         }
         lines.append("")
         lines.append("streams: \(streams.lost) lost, \(streams.revoked) revoked, \(streams.ended) ended, \(streams.reconnects) opened again")

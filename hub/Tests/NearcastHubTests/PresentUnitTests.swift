@@ -109,6 +109,18 @@ final class PresentUnitTests: XCTestCase {
         let later = Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 2_000)
         XCTAssertFalse(Presence.ShowBinding(startedMs: 1_000, saltTag: Presence.saltTag(later.sightCode.salt), proof: .heard).holds(for: later),
                        "another show, even under the same salt")
+        // What a show stands by, worked out once for a page turn's thousands of passes, says the same.
+        var now = Show(project: "demo", beaconName: "beacons/4!00", deckID: "d", page: 1, nowMs: 1_000)
+        now.sightCode = show.sightCode
+        let bindings = [seen, heard, Presence.ShowBinding(now, proof: .seen), Presence.ShowBinding(now, proof: .heard)]
+        for joining in [true, false] {
+            now.sightCode.joining = joining
+            for binding in bindings {
+                XCTAssertEqual(binding.holds(against: Presence.ShowStanding(now)), binding.holds(for: now), "\(binding), joining \(joining)")
+            }
+            XCTAssertEqual(bindings.map { $0.holds(against: Presence.ShowStanding(now)) }, [false, false, joining, true], "joining \(joining)")
+        }
+        XCTAssertFalse(heard.holds(against: nil), "no show")
         XCTAssertTrue(Show.SightCode.needsNewSalt(joining: false, rotate: false), "J off revokes")
         XCTAssertFalse(Show.SightCode.needsNewSalt(joining: true, rotate: false))
         XCTAssertFalse(Show.SightCode.needsNewSalt(joining: nil, rotate: false))

@@ -106,8 +106,28 @@ package struct Presence: Sendable {
         /// Whether a pass so bound still proves presence at `show` (the beacon's show now, nil
         /// when it has none).
         func holds(for show: Show?) -> Bool {
-            guard let show, show.startedMs == startedMs, Presence.saltTag(show.sightCode.salt) == saltTag else { return false }
-            return proof == .heard || show.sightCode.joining
+            holds(against: show.map(ShowStanding.init))
+        }
+
+        /// The same against what the show stands by, worked out once (`ShowStanding`).
+        func holds(against standing: ShowStanding?) -> Bool {
+            guard let standing, standing.startedMs == startedMs, standing.saltTag == saltTag else { return false }
+            return proof == .heard || standing.joining
+        }
+    }
+
+    /// What a show's passes must match now: its start, its code's salt tag, whether joining by
+    /// code is on. The salt's tag is a SHA-256: a page turn checks every pass following the show
+    /// (thousands), so it is worked out once a check, not once a pass.
+    struct ShowStanding: Sendable, Equatable {
+        var startedMs: Int64
+        var saltTag: String
+        var joining: Bool
+
+        init(_ show: Show) {
+            startedMs = show.startedMs
+            saltTag = Presence.saltTag(show.sightCode.salt)
+            joining = show.sightCode.joining
         }
     }
 

@@ -17,15 +17,24 @@ public final class ShowFeed: Sendable {
         case presenter
     }
 
-    private struct Subscriber {
-        var role: Role
+    /// A class, not a struct: a page turn lists every stream of its show under the lock, and
+    /// copying a reference is one retain where a struct's copy retains each of its fields.
+    private final class Subscriber: Sendable {
+        let role: Role
         /// The pass the stream was opened with: it ends when its show revokes it. Nil for a
         /// key's stream.
-        var pass: Presence.Pass?
+        let pass: Presence.Pass?
         /// When the pass or watch token the stream was opened with expires: it ends then. Nil
         /// for the secret key's stream.
-        var expiresMs: Int64?
-        var continuation: AsyncStream<ByteBuffer>.Continuation
+        let expiresMs: Int64?
+        let continuation: AsyncStream<ByteBuffer>.Continuation
+
+        init(role: Role, pass: Presence.Pass?, expiresMs: Int64?, continuation: AsyncStream<ByteBuffer>.Continuation) {
+            self.role = role
+            self.pass = pass
+            self.expiresMs = expiresMs
+            self.continuation = continuation
+        }
     }
 
     private struct State {
@@ -146,17 +155,23 @@ public final class ShowFeed: Sendable {
     /// Sends a show's state: `follower` to followers (skipped when it is what they last got),
     /// `presenter` to presenters.
     func send(_ key: BeaconRef, follower: ByteBuffer, presenter: ByteBuffer) {
-        let targets = state.withLockedValue { state -> [(Subscriber, ByteBuffer)] in
+        // Two lists of streams, one ByteBuffer each: a page turn reaches thousands of followers.
+        let (followers, presenters) = state.withLockedValue { state -> ([Subscriber], [Subscriber]) in
             let sendFollowers = state.lastFollowerEvent[key] != follower
             state.lastFollowerEvent[key] = follower
-            return (state.subscribers[key] ?? [:]).values.compactMap { subscriber in
+            var followers: [Subscriber] = [], presenters: [Subscriber] = []
+            guard let subscribers = state.subscribers[key] else { return (followers, presenters) }
+            if sendFollowers { followers.reserveCapacity(subscribers.count) }
+            for subscriber in subscribers.values {
                 switch subscriber.role {
-                case .presenter: return (subscriber, presenter)
-                case .follower: return sendFollowers ? (subscriber, follower) : nil
+                case .presenter: presenters.append(subscriber)
+                case .follower: if sendFollowers { followers.append(subscriber) }
                 }
             }
+            return (followers, presenters)
         }
-        for (subscriber, bytes) in targets { subscriber.continuation.yield(bytes) }
+        for subscriber in followers { subscriber.continuation.yield(follower) }
+        for subscriber in presenters { subscriber.continuation.yield(presenter) }
     }
 
     /// Sends bytes to a show's presenters only (reaction batches).
@@ -181,10 +196,11 @@ public final class ShowFeed: Sendable {
     /// by: another show, a new code, joining by code turned off. Each gets `event: revoked`
     /// first, so its page renews the pass (by hearing, or the code) and follows again.
     func revokePasses(_ key: BeaconRef, show: Show) {
+        let standing = Presence.ShowStanding(show)
         let revoked = state.withLockedValue { state -> [Subscriber] in
             let gone = (state.subscribers[key] ?? [:]).filter { _, subscriber in
                 guard let binding = subscriber.pass?.show else { return false }
-                return !binding.holds(for: show)
+                return !binding.holds(against: standing)
             }
             for id in gone.keys { state.subscribers[key]?[id] = nil }
             return Array(gone.values)

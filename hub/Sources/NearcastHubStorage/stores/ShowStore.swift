@@ -69,9 +69,14 @@ struct ShowStore: Sendable {
                       drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = BeaconRef(project: project, beaconName: beaconName)
+        // The counts are read, added to and written back: on PostgreSQL the read takes the row's
+        // lock (READ COMMITTED lets two instances read the same counts, and the second write
+        // would drop the first's reactions, each already answered 202). SQLite's BEGIN
+        // IMMEDIATE already gives one writer at a time.
+        let lock: SQLQueryString = database.isPostgres ? " FOR UPDATE" : ""
         let counts = try await database.transaction { db -> [String: Int]? in
             guard let row = try await db.raw("""
-                SELECT counts FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
+                SELECT counts FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)\(lock)
                 """).first() else { return nil }
             var counts = Self.decodeCounts(try row.decode(column: "counts", as: String.self))
             for (value, count) in ReactionTally.totals(tallied) { counts[value, default: 0] += count }

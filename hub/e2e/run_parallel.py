@@ -67,6 +67,7 @@ EXPECTED_SECONDS = {
     "test_demo.TheDemo": 12,
     "test_talk_change.TalkChangeBench": 16,
     "test_phones.PhonesBench": 30,
+    "test_venue_rules.ThreeInstancesOneVenue": 16,
     "test_service.ServiceManagerContract": 1,
     "test_security_headers.SecurityHeadersOverHTTP": 1,
 }

@@ -48,7 +48,7 @@ final class StorageRulesTests: XCTestCase {
             _ = try await shows.put(BeaconRef(project: "demo", beaconName: door),  deckID: kept, page: 1)
             let opened = try await decks.pageWasShown(project: "demo", deckID: deck, page: 2)
             XCTAssertTrue(opened, "\(storage): the live page is open")
-            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .follower).0)
+            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .follower).events)
 
             let ended = try await decks.delete(project: "demo", deckID: deck)
             XCTAssertEqual(ended, [box], "\(storage)")
@@ -83,7 +83,7 @@ final class StorageRulesTests: XCTestCase {
             }
 
             let started = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1)
-            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).0)
+            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).events)
             let counts = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),
                                                       tallied: [.init(slide: .init(deckID: deck, page: 1), minuteMs: 0, value: "👏", count: 3)],
                                                       drawn: [.init(value: "👏", time: clock.clock.nowMs())])
@@ -131,7 +131,7 @@ final class StorageRulesTests: XCTestCase {
             let box = try await Self.eid(world, client), door = try await Self.uid(world, client, [4])
             let deck = try await Self.deck(world, pages: 1)
             _ = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1)
-            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).0)
+            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).events)
             try await shows.recordFollowers(instance: "a", [Self.key(box): 3, Self.key(door): 7])
             try await shows.recordFollowers(instance: "b", [Self.key(box): 2])
             var total = try await shows.followers(BeaconRef(project: "demo", beaconName: box))

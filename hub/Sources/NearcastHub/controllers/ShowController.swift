@@ -95,12 +95,14 @@ struct ShowController: Sendable {
             let role: ShowFeed.Role = access.canManage ? .presenter : .follower
             // Subscribe before the first read, so no change falls between the two.
             let pass: Presence.Pass? = if case .pass(let pass) = access { pass } else { nil }
-            let (events, continuation) = views.showFeed.subscribe(key, role: role, pass: pass, expiresMs: expiresMs)
+            let subscription = views.showFeed.subscribe(key, role: role, pass: pass, expiresMs: expiresMs)
+            let (events, continuation) = (subscription.events, subscription.continuation)
             guard let show = try await shows.get(beacon) else {
                 continuation.finish()
                 throw APIError.notFound("a show on \(name)")
             }
-            continuation.yield(ShowFeed.event("show", json: try JSONText.encode(try await views.json(show, presenter: access.canManage))))
+            views.showFeed.sendFirst(subscription,
+                                     ShowFeed.event("show", json: try JSONText.encode(try await views.json(show, presenter: access.canManage))))
             followersGauge.record(views.showFeed.followerCount)
             // A follower gone ends the stream now, not at the next event.
             context.channelClosed.whenComplete { _ in continuation.finish() }

@@ -28,19 +28,45 @@ public final class ShowFeed: Sendable {
         /// for the secret key's stream.
         let expiresMs: Int64?
         let continuation: AsyncStream<ByteBuffer>.Continuation
+        /// Its show's count of sends to this role when it subscribed (see `sendFirst`).
+        let subscribedAfterSends: UInt64
 
-        init(role: Role, pass: Presence.Pass?, expiresMs: Int64?, continuation: AsyncStream<ByteBuffer>.Continuation) {
+        init(role: Role, pass: Presence.Pass?, expiresMs: Int64?, continuation: AsyncStream<ByteBuffer>.Continuation,
+             subscribedAfterSends: UInt64) {
             self.role = role
             self.pass = pass
             self.expiresMs = expiresMs
             self.continuation = continuation
+            self.subscribedAfterSends = subscribedAfterSends
+        }
+    }
+
+    /// One open stream, as `subscribe` gives it: its events; its first event goes through
+    /// `sendFirst`; `continuation.finish()` ends it.
+    struct Subscription: Sendable {
+        let events: AsyncStream<ByteBuffer>
+        let continuation: AsyncStream<ByteBuffer>.Continuation
+        fileprivate let key: BeaconRef
+        fileprivate let id: UUID
+    }
+
+    /// Per show: how many sends reached its followers, and its presenters.
+    private struct Sends {
+        var followers: UInt64 = 0
+        var presenters: UInt64 = 0
+
+        subscript(role: Role) -> UInt64 {
+            get { role == .follower ? followers : presenters }
+            set { if role == .follower { followers = newValue } else { presenters = newValue } }
         }
     }
 
     private struct State {
         var subscribers: [BeaconRef: [UUID: Subscriber]] = [:]
-        /// What followers were last sent per show, to skip sending the same again.
+        /// What every follower of a show was last sent (by `send` or `sendFirst`), to skip
+        /// sending the same again; nil when they may differ.
         var lastFollowerEvent: [BeaconRef: ByteBuffer] = [:]
+        var sends: [BeaconRef: Sends] = [:]
         var refresh: (@Sendable (BeaconRef) async -> Void)?
         /// Told of every change to any show, streams or not (`ShowCache` forgets it); nil: all.
         var onChange: (@Sendable (BeaconRef?) -> Void)?
@@ -81,25 +107,49 @@ public final class ShowFeed: Sendable {
         }
     }
 
-    /// A stream for one show, and its continuation (for the first event, which only this stream
-    /// gets); it ends when the consumer stops reading or the show ends.
-    func subscribe(_ key: BeaconRef, role: Role, pass: Presence.Pass? = nil, expiresMs: Int64? = nil)
-        -> (AsyncStream<ByteBuffer>, AsyncStream<ByteBuffer>.Continuation) {
+    /// A stream for one show; it ends when the consumer stops reading or the show ends. The
+    /// caller reads the show after subscribing and gives the stream that first event with
+    /// `sendFirst` (so no change falls between the two).
+    func subscribe(_ key: BeaconRef, role: Role, pass: Presence.Pass? = nil, expiresMs: Int64? = nil) -> Subscription {
         let id = UUID()
         // Slow readers skip to the newest events rather than growing a queue without bound.
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        state.withLockedValue { $0.subscribers[key, default: [:]][id] = Subscriber(role: role, pass: pass, expiresMs: expiresMs ?? pass?.expiresMs,
-                                                                                    continuation: continuation) }
+        state.withLockedValue { state in
+            state.subscribers[key, default: [:]][id] = Subscriber(role: role, pass: pass, expiresMs: expiresMs ?? pass?.expiresMs,
+                                                                  continuation: continuation,
+                                                                  subscribedAfterSends: state.sends[key, default: Sends()][role])
+            // A read of the show running now may have begun before this stream's own read: one
+            // more after it, so the stream ends on the show as it is.
+            if state.refreshing.contains(key) { state.refreshAgain.insert(key) }
+        }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLockedValue { state in
                 state.subscribers[key]?[id] = nil
                 if state.subscribers[key]?.isEmpty == true {
                     state.subscribers[key] = nil
                     state.lastFollowerEvent[key] = nil
+                    state.sends[key] = nil
                 }
             }
         }
-        return (stream, continuation)
+        return Subscription(events: stream, continuation: continuation, key: key, id: id)
+    }
+
+    /// A stream's first event: the show as the stream's own read (after subscribing) found it.
+    /// Skipped when a send has reached the stream since it subscribed (that came from a read
+    /// at least as new; the stream would otherwise end on the older one). When it differs from
+    /// what the other followers were last sent (the show changed while it had no stream here,
+    /// so no send told them, or a send is on its way), the next send goes to every follower:
+    /// skipping it as "the same again" would leave this stream behind, on a page the show has
+    /// left.
+    func sendFirst(_ subscription: Subscription, _ event: ByteBuffer) {
+        let key = subscription.key
+        state.withLockedValue { state in
+            guard let subscriber = state.subscribers[key]?[subscription.id],
+                  state.sends[key, default: Sends()][subscriber.role] == subscriber.subscribedAfterSends else { return }
+            if subscriber.role == .follower, state.lastFollowerEvent[key] != event { state.lastFollowerEvent[key] = nil }
+            subscriber.continuation.yield(event)
+        }
     }
 
     /// The show may have changed: read it and send it (once at a time per show; a change that
@@ -157,10 +207,13 @@ public final class ShowFeed: Sendable {
     func send(_ key: BeaconRef, follower: ByteBuffer, presenter: ByteBuffer) {
         // Two lists of streams, one ByteBuffer each: a page turn reaches thousands of followers.
         let (followers, presenters) = state.withLockedValue { state -> ([Subscriber], [Subscriber]) in
+            var followers: [Subscriber] = [], presenters: [Subscriber] = []
+            // No stream, nothing sent: a stream that opens later gets its first event from its own read.
+            guard let subscribers = state.subscribers[key] else { return (followers, presenters) }
             let sendFollowers = state.lastFollowerEvent[key] != follower
             state.lastFollowerEvent[key] = follower
-            var followers: [Subscriber] = [], presenters: [Subscriber] = []
-            guard let subscribers = state.subscribers[key] else { return (followers, presenters) }
+            state.sends[key, default: Sends()].presenters &+= 1
+            if sendFollowers { state.sends[key, default: Sends()].followers &+= 1 }
             if sendFollowers { followers.reserveCapacity(subscribers.count) }
             for subscriber in subscribers.values {
                 switch subscriber.role {

@@ -168,6 +168,16 @@ final class PresentUnitTests: XCTestCase {
         await desk.finished(next, written: false)
         let refused = await failed.value
         XCTAssertFalse(refused, "a batch the database did not take is not acknowledged")
+        // An outcome asked for long after its batch (a stalled request) is not waited for.
+        let other = BeaconRef(project: "demo", beaconName: "beacons/4!01")
+        for number in 2...(3 * ReactionDesk.outcomesKeptBatches) { await desk.finished(.init(batch: number, show: other), written: true) }
+        let forgotten = await desk.counted(batch)
+        XCTAssertFalse(forgotten, "its outcome was forgotten: not acknowledged, and not waited for")
+        let stalled = Task { await desk.counted(.init(batch: 3 * ReactionDesk.outcomesKeptBatches + 1, show: show)) }
+        try await Task.sleep(for: .milliseconds(20))
+        await desk.writerStopped()
+        let atShutdown = await stalled.value
+        XCTAssertFalse(atShutdown, "a request still waiting when the writer stops is answered, not acknowledged")
     }
 
     func testFiveHundredIdsAtTheirOwnRateLeaveEveryOtherPhoneItsShareOfTheBeacon() async {

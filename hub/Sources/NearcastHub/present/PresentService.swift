@@ -38,6 +38,7 @@ struct PresentService: Service {
         // The reactions admitted since the last batch are counted before the streams end (their
         // requests wait for it).
         await flushReactions()
+        await hub.present.reactionDesk.writerStopped()
         hub.present.showFeed.finishAll()
     }
 

@@ -66,12 +66,18 @@ actor ReactionDesk {
         self.venue = venue
     }
 
-    /// The batch now filling: `takeWaiting` closes it and starts the next.
+    /// The batch now filling: `takeBatch` closes it and starts the next.
     private var filling: UInt64 = 0
     /// Whether each recent batch's reactions for each show were counted (`finished`), and the
     /// requests waiting to hear it.
     private var outcomes: [BatchShow: Bool] = [:]
     private var waiters: [BatchShow: [CheckedContinuation<Bool, Never>]] = [:]
+    /// Outcomes are kept for this many batches (a minute); a request that asks later is told its
+    /// reaction is not known to be counted, rather than waiting for ever.
+    static let outcomesKeptBatches: UInt64 = 400
+    private var forgottenBelow: UInt64 = 0
+    /// The writer stopped (the hub shuts down): nothing more will be counted.
+    private var stopped = false
 
     /// One show's reactions in one batch.
     struct BatchShow: Hashable, Sendable {
@@ -94,11 +100,19 @@ actor ReactionDesk {
     /// The batches will be written, and each request waits for its own.
     func writerStarted() { hasWriter = true }
 
+    /// The last batch was written: a request still waiting (or asking later) is not acknowledged.
+    func writerStopped() {
+        stopped = true
+        for waiter in waiters.values.joined() { waiter.resume(returning: false) }
+        waiters = [:]
+    }
+
     /// Whether `batch`'s reactions were counted in the database: waits for its write (at most a
     /// batch's interval and the write).
     func counted(_ batch: BatchShow) async -> Bool {
         guard hasWriter else { return true }
         if let outcome = outcomes[batch] { return outcome }
+        guard !stopped, batch.batch >= forgottenBelow else { return false }
         return await withCheckedContinuation { waiters[batch, default: []].append($0) }
     }
 
@@ -106,8 +120,11 @@ actor ReactionDesk {
     func finished(_ batch: BatchShow, written: Bool) {
         outcomes[batch] = written
         for waiter in waiters.removeValue(forKey: batch) ?? [] { waiter.resume(returning: written) }
-        // A request that asks after its batch was written reads the outcome; older ones go.
-        if outcomes.count > 1_000 { outcomes = outcomes.filter { $0.key.batch + 20 > batch.batch } }
+        // A request that asks after its batch was written reads the outcome, for a minute.
+        if batch.batch >= forgottenBelow + 2 * Self.outcomesKeptBatches {
+            forgottenBelow = batch.batch - Self.outcomesKeptBatches
+            outcomes = outcomes.filter { $0.key.batch >= forgottenBelow }
+        }
     }
 
     /// Admits one reaction from `phone` (an identity) at `address` to the show, on `slide`, or

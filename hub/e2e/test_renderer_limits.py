@@ -148,12 +148,17 @@ class RendererLimits(unittest.TestCase):
         for upload in (first, second):
             self.assertEqual(upload["status"], 422, upload["answer"])
             self.assertIn("longer than 3 s", upload["answer"]["error"]["message"])
-        self.assertLess(first["seconds"], 5, "refused at about the deadline")
+        # The bounds are behaviour, not speed (the figures are printed): a render left alone
+        # takes over a minute, so each refusal well inside that came from its 3 s deadline; the
+        # second deck could not be refused before the first's deadline and its own had passed;
+        # and a hub that waited on a render would not answer /healthz for 3 s. (Bounds of 5 s, 9 s
+        # and 1 s failed once in CI with three test classes running side by side.)
+        self.assertLess(first["seconds"], 20, "refused at its deadline, not at the render's end")
         self.assertGreater(second["seconds"], 5, "the second deck waited for the first")
-        self.assertLess(second["seconds"], 9)
+        self.assertLess(second["seconds"], 30, "refused at its own deadline after the first's")
         self.assertLessEqual(most, 2)
         self.assertGreater(len(latencies), 20)
-        self.assertLess(max(latencies), 1.0, f"/healthz during the renders: {sorted(latencies)}")
+        self.assertLess(max(latencies), 2.5, f"/healthz during the renders: {sorted(latencies)}")
         print(f"\n  refused after {first['seconds']:.2f} s and {second['seconds']:.2f} s; /healthz max "
               f"{max(latencies) * 1000:.1f} ms over {len(latencies)} probes", end=" ")
         self.assertEqual(wait_for(lambda: not renderers(self.temporary), 1), True, "a renderer outlived its deadline")

@@ -11,13 +11,16 @@ import XCTest
 /// A request's key is hashed and looked up once: `AddressRateMiddleware` identifies the caller
 /// and `KeyMiddleware` takes that answer from the context.
 final class KeyCheckTests: XCTestCase {
-    /// Projects in memory that count their reads.
+    /// Projects in memory that count their reads, each taking `readTime` (a database's, so
+    /// requests overlap).
     struct CountingProjects: ProjectRepository {
         let inner: MemoryProjectRepository
+        var readTime: Duration = .zero
         let reads = NIOLockedValueBox(0)
         func create(name: String) async throws -> CreatedProject { try await inner.create(name: name) }
         func access(forHash hash: String) async throws -> Access? {
             reads.withLockedValue { $0 += 1 }
+            if readTime > .zero { try await Task.sleep(for: readTime) }
             return try await inner.access(forHash: hash)
         }
     }
@@ -82,5 +85,53 @@ final class KeyCheckTests: XCTestCase {
         } catch let error as APIError {
             XCTAssertTrue(error.message.contains("secret key"), error.message)
         }
+    }
+
+    /// A room's phones behind one NAT arriving together when the key's cached second is up
+    /// share one read, and a key that is a project's spends none of the address's lookup budget
+    /// (CI found 300 followers through HAProxy refused as keyless: each had spent a lookup).
+    func testARoomArrivingTogetherSharesOneReadAndARealKeySpendsNoLookupBudget() async throws {
+        let projects = CountingProjects(inner: MemoryProjectRepository(data: MemoryHubData(clock: .system, feed: ChangeFeed())), readTime: .milliseconds(50))
+        let keys = try await projects.create(name: "demo")
+        let now = NIOLockedValueBox<Int64>(1_000_000)
+        let presence = Presence(serviceKey: ServiceKey(privateKey: Curve25519.KeyAgreement.PrivateKey()))
+        var limits = HubLimits()
+        limits.guessing.keyLookupsPerSecondPerAddress = 1   // two at once
+        let checker = KeyChecker(projects: projects, cache: KeyCache(), presence: presence, phoneIDs: PhoneIDs(presence: presence),
+                                 clock: HubClock { now.withLockedValue { $0 } }, limiter: HubLimiter(limits))
+
+        let phone = request(key: keys.apiKey)
+        func room() async -> [CallerClass] {
+            await withTaskGroup(of: CallerClass?.self) { group in
+                for _ in 0..<300 {
+                    group.addTask { await checker.identify(phone, address: "10.0.0.1").callerClass }
+                }
+                var classes: [CallerClass] = []
+                for await found in group { if let found { classes.append(found) } }
+                return classes
+            }
+        }
+        let first = await room()
+        XCTAssertEqual(first.count, 300)
+        XCTAssertEqual(first.filter { $0 != .audience }.count, 0, "every follower is the audience, none keyless")
+        XCTAssertEqual(projects.reads.withLockedValue { $0 }, 1, "one read for the room")
+        // The cached second is up: the room again, and again one read, no budget asked.
+        now.withLockedValue { $0 += 2_000 }
+        let second = await room()
+        XCTAssertEqual(second.filter { $0 != .audience }.count, 0)
+        XCTAssertEqual(projects.reads.withLockedValue { $0 }, 2)
+
+        // Made-up keys still spend the address's budget (two at once here): the third is not read.
+        var madeUp: [CallerClass?] = []
+        for guess in ["ncpub_guess1", "ncpub_guess2", "ncpub_guess3"] {
+            madeUp.append(await checker.identify(request(key: guess), address: "10.0.0.2").callerClass)
+        }
+        XCTAssertEqual(madeUp, [.keyless, .keyless, .keyless])
+        XCTAssertEqual(projects.reads.withLockedValue { $0 }, 4, "the third made-up key was refused unread")
+        // And the real key from that address is still read when due (it is known, no budget).
+        now.withLockedValue { $0 += 2_000 }
+        let late = await checker.identify(request(key: keys.apiKey), address: "10.0.0.2")
+        XCTAssertEqual(late.callerClass, .audience)
+        XCTAssertEqual(projects.reads.withLockedValue { $0 }, 5)
     }
 }

@@ -13,8 +13,9 @@ package struct KeyChecker: Sendable {
     let limiter: HubLimiter
 
     /// Who `request` is. A key in the key cache is answered from it (read once a second per
-    /// key); a key not in it costs one token of `address`'s key-lookup budget before the
-    /// database is read, so a flood of made-up keys cannot turn into database reads: past that
+    /// key, one read shared by the requests that ask meanwhile); a key not in it and not a
+    /// project's lately costs one token of `address`'s key-lookup budget before the database is
+    /// read, so a flood of made-up keys cannot turn into database reads: past that
     /// budget it is left unlooked (`access` nil) and counts as keyless. A phone id is checked by
     /// its signature alone (no database): one that is not genuine, expired or for another
     /// project leaves the request in the audience's class.
@@ -32,14 +33,17 @@ package struct KeyChecker: Sendable {
         if let cached = cache.lookup(hash, nowMs: now) {
             found = cached
         } else {
-            guard limiter.admitKeyLookup(from: address) else { return CallerIdentity(access: nil, callerClass: .keyless) }
+            let projects = projects
             do {
                 // (Not `try?`: it would flatten "no project has this key" into "not looked up".)
-                found = try await projects.access(forHash: hash)
+                switch try await cache.read(hash, nowMs: now, admit: { limiter.admitKeyLookup(from: address) },
+                                            from: { try await projects.access(forHash: hash) }) {
+                case .read(let access): found = access
+                case .notLookedUp: return CallerIdentity(access: nil, callerClass: .keyless)
+                }
             } catch {
                 return CallerIdentity(access: nil, callerClass: .keyless)   // the key check reports the error
             }
-            cache.store(hash, found, nowMs: now)
         }
         guard let access = found else { return CallerIdentity(access: .failure(.wrongKey), callerClass: .keyless) }
         if access.canManage && RequestSupport.keyIsInAddress(request) {
@@ -79,8 +83,11 @@ package struct KeyChecker: Sendable {
         if let cached = cache.lookup(hash, nowMs: now) {
             found = cached
         } else {
-            found = try await projects.access(forHash: hash)
-            cache.store(hash, found, nowMs: now)
+            let projects = projects
+            switch try await cache.read(hash, nowMs: now, admit: { true }, from: { try await projects.access(forHash: hash) }) {
+            case .read(let access): found = access
+            case .notLookedUp: found = nil   // (not reached: admitted)
+            }
         }
         guard let found else { throw APIError.wrongKey }
         if found.canManage && RequestSupport.keyIsInAddress(request) { throw Self.secretKeyInAddress }

@@ -152,7 +152,7 @@ class RendererLimits(unittest.TestCase):
         # takes over a minute, so each refusal well inside that came from its 3 s deadline; the
         # second deck could not be refused before the first's deadline and its own had passed;
         # and a hub that waited on a render would not answer /healthz for 3 s. (Bounds of 5 s, 9 s
-        # and 1 s failed once in CI with three test classes running side by side.)
+        # and 1 s were in place when the test failed once in CI, three test classes side by side.)
         self.assertLess(first["seconds"], 20, "refused at its deadline, not at the render's end")
         self.assertGreater(second["seconds"], 5, "the second deck waited for the first")
         self.assertLess(second["seconds"], 30, "refused at its own deadline after the first's")

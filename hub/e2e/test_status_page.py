@@ -66,6 +66,13 @@ class StatusPageInChromium(unittest.TestCase):
         # A new attachment appears on the next refresh (every 5 s).
         self.hub.post(f"/v1beta1/{beacon.name()}/attachments", {"namespacedType": "demo/slide", "data": b64(b"slide 4")}, key=secret)
         WebDriverWait(self.browser, 15).until(lambda b: "slide 4" in b.find_element(By.ID, "boxes").text)
+        # On a phone's width the boxes' table scrolls on its own; the page does not scroll sideways.
+        self.browser.set_window_size(390, 844)
+        widths = self.browser.execute_script("const d = document.documentElement; const t = document.getElementById('boxes');"
+                                             " return [d.scrollWidth, d.clientWidth, t.scrollWidth, t.clientWidth];")
+        self.assertLessEqual(widths[0], widths[1], f"the page is wider than the phone: {widths}")
+        self.assertGreater(widths[2], widths[3], f"the table (wider than a phone) scrolls within itself: {widths}")
+        self.browser.set_window_size(1100, 800)
         shot = os.environ.get("NEARCAST_HUB_SCREENSHOT")
         if shot:
             self.browser.set_window_size(1100, 520)

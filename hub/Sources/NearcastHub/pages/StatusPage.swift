@@ -62,6 +62,8 @@ enum StatusPage {
     body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; color: #1d1d1f; }
     h1 { font-size: 1.4rem; margin-bottom: .2rem; }
     table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
+    /* On a phone a wide table scrolls on its own; the page (the summary, the key) stays put. */
+    @media (max-width: 40rem) { table { display: block; overflow-x: auto; } }
     th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
     th { font-weight: 600; background: #f5f5f7; }
     code { font-size: .85rem; }

@@ -9,8 +9,7 @@ import NIOConcurrencyHelpers
 /// When a key's second is up, the requests that name it at that moment (a room's phones all
 /// following a show behind one NAT) share one read (`read`), and a key that was a project's
 /// within the last minutes is read again without spending the address's key-lookup budget,
-/// which is there for made-up keys: before, three hundred followers arriving together each
-/// spent a lookup, and past the budget were refused as keyless.
+/// which is there for made-up keys: a room arriving together is never counted as keyless.
 package final class KeyCache: Sendable {
     static let maximumAgeMs: Int64 = 1_000
     /// A key found to be a project's is re-read without spending the lookup budget for this long.

@@ -216,7 +216,7 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertTrue(AllocationCounter.isActive, "malloc-interposer must replace malloc in the test process")
         let run = try CombiningRun()
         for index in 0..<(8 * 72) { run.fill(index) }      // warm-up: two groups
-        let (triesBefore, combinedBefore) = (run.decoder.combinedTries, run.combined)
+        let (triesBefore, combinedBefore, searchedBefore) = (run.decoder.combinedTries, run.combined, run.decoder.repeatsSearched)
         let allocations = AllocationCounter.allocations {
             for index in (8 * 72)..<(8 * 72 + 60 * CombiningRun.rate / 960) { run.fill(index) }
         }
@@ -224,6 +224,7 @@ final class ModemAllocationTests: XCTestCase {
         XCTAssertGreaterThan(run.combined - combinedBefore, 3, "tokens came from combined bursts while counting")
         XCTAssertGreaterThan(run.decoder.combinedTries - triesBefore, run.combined - combinedBefore,
                              "some combinations were rejected while counting")
+        XCTAssertGreaterThan(run.decoder.repeatsSearched - searchedBefore, 0, "repeats the sync missed were looked for while counting")
     }
 
     /// Groups of four bursts of one token at 24 dB-Hz, the box's spacing apart (1.44 s, 72

@@ -8,7 +8,9 @@ final class BurstCombiningTests: XCTestCase {
 
     /// Bursts one box spacing (two burst lengths, 1.44 s) apart, `tokens[i]` in the i-th, with
     /// white noise at `cn0` over the whole stream (against one burst's mean power).
-    static func group(_ tokens: [Token], cn0: Double, seed: UInt64) throws -> [Float] {
+    /// The bursts whose indices are in `chirpless` are sent without their two chirps (silence
+    /// in their place), so no sync finds them.
+    static func group(_ tokens: [Token], cn0: Double, seed: UInt64, chirpless: Set<Int> = []) throws -> [Float] {
         let encoder = try BurstEncoder(sampleRate: rate)
         let length = encoder.rate.burstSamples
         let lead = 12_000
@@ -18,6 +20,9 @@ final class BurstCombiningTests: XCTestCase {
             let from = lead + index * 2 * length
             audio.withUnsafeMutableBufferPointer { buffer in
                 _ = encoder.render(into: UnsafeMutableBufferPointer(rebasing: buffer[from..<(from + length)]))
+                if chirpless.contains(index) {
+                    for sample in from..<(from + 2 * encoder.rate.chirpSamples) { buffer[sample] = 0 }
+                }
             }
         }
         var generator = SeededGenerator(seed: seed)
@@ -28,9 +33,10 @@ final class BurstCombiningTests: XCTestCase {
 
     /// Every token a fresh high-band decoder finds in `audio`, with or without combining, and
     /// the decoder (for its counts).
-    static func decode(_ audio: [Float], combining: Bool = true) throws -> (found: [DecodedBurst], decoder: BurstDecoder) {
+    static func decode(_ audio: [Float], combining: Bool = true, searchingRepeats: Bool = true) throws -> (found: [DecodedBurst], decoder: BurstDecoder) {
         var configuration = BurstDecoder.Configuration()
         configuration.combinesBursts = combining
+        configuration.searchesRepeats = searchingRepeats
         let decoder = try BurstDecoder(sampleRate: rate, configuration: configuration)
         var found: [DecodedBurst] = []
         audio.withUnsafeBufferPointer { all in
@@ -43,6 +49,31 @@ final class BurstCombiningTests: XCTestCase {
         }
         decoder.finish { found.append($0) }
         return (found, decoder)
+    }
+
+    func testARepeatTheSyncCannotFindIsLookedForWhereItIsDue() throws {
+        // Three bursts at 25 dB-Hz, the second and third without chirps: the sync finds only the
+        // first, which seldom decodes alone; its repeats are looked for where they are due,
+        // placed by it, and decode with it. Every token reported at a chirpless burst was found
+        // by the search.
+        var generator = SeededGenerator(seed: 52)
+        var with = 0, without = 0, searched = 0, atChirpless = 0
+        let length = try BurstEncoder(sampleRate: Self.rate).rate.burstSamples
+        for group in 0..<10 {
+            let token = TestSignals.randomToken(using: &generator)
+            let audio = try Self.group(Array(repeating: token, count: 3), cn0: 25, seed: 5200 + UInt64(group), chirpless: [1, 2])
+            let plain = try Self.decode(audio, searchingRepeats: false).found
+            let (found, decoder) = try Self.decode(audio)
+            XCTAssertTrue(found.allSatisfy { $0.token == token } && plain.allSatisfy { $0.token == token }, "a wrong token")
+            XCTAssertTrue(plain.allSatisfy { $0.startSample < 12_000 + length }, "without the search only the first burst is heard")
+            if !plain.isEmpty { without += 1 }
+            if !found.isEmpty { with += 1 }
+            atChirpless += found.filter { $0.startSample > 12_000 + length }.count
+            searched += decoder.repeatsSearched
+        }
+        XCTAssertGreaterThan(searched, 0, "repeats were looked for")
+        XCTAssertGreaterThan(atChirpless, 0, "tokens reported at bursts only the search found")
+        XCTAssertGreaterThanOrEqual(with - without, 3, "groups only the search decoded (with: \(with), without: \(without) of 10)")
     }
 
     func testRepeatsTooWeakAloneDecodeCombined() throws {

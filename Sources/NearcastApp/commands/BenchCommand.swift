@@ -42,7 +42,7 @@ struct BenchModemCommand: RunnableCommand {
             .option("room", value: "static|held", help: "With --repeats in an image-method room: one response for the whole group (a phone lying still, the default) or a new one per burst with the listener moved 1-5 cm (a phone in a hand)."),
             .flag("rotate", help: "With --repeats: an EID that changes within the group (token A, then B); success is both, anything else is wrong."),
             .flag("no-combining", help: "Decode every burst alone (no combining of repeats), for comparison."),
-            .flag("predict-repeats", help: "Also demodulate where a kept burst's repeat is due when the sync found none there, for comparison."),
+            .flag("no-repeat-search", help: "Do not look for a kept burst's repeat where it is due when the sync found none there, for comparison."),
             .option("write-trials", value: "dir", help: "With --repeats: write each trial's received audio (32-bit float WAV) and a JSON line of its bursts and the decoder's reports to DIR, for tools/bench/bench-web-repeats."),
             .flag("json", help: "One JSON object per condition and line instead of the table."),
             .flag("show-failures", help: "Print the seeds of failed trials."),
@@ -68,7 +68,7 @@ struct BenchModemCommand: RunnableCommand {
     let rotate: Bool
     let held: Bool
     let noCombining: Bool
-    let predictRepeats: Bool
+    let noRepeatSearch: Bool
     let writeTrials: String?
     let json: Bool
     let showFailures: Bool
@@ -99,7 +99,7 @@ struct BenchModemCommand: RunnableCommand {
         guard room == "static" || room == "held" else { throw UsageError("--room \(room): use static or held") }
         held = room == "held"
         noCombining = arguments.flag("no-combining")
-        predictRepeats = arguments.flag("predict-repeats")
+        noRepeatSearch = arguments.flag("no-repeat-search")
         writeTrials = try arguments.value("write-trials")
         if writeTrials != nil && repeats == nil { throw UsageError("--write-trials: goes with --repeats") }
         json = arguments.flag("json")
@@ -136,7 +136,7 @@ struct BenchModemCommand: RunnableCommand {
         if let windowDelay { configuration.windowDelayMilliseconds = windowDelay }
         if let gate { configuration.minimumTonalShare = gate }
         if noCombining { configuration.combinesBursts = false }
-        if predictRepeats { configuration.predictsRepeats = true }
+        if noRepeatSearch { configuration.searchesRepeats = false }
         configuration.length = length
         return configuration
     }

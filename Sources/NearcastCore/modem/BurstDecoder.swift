@@ -35,6 +35,9 @@
 ///    is tried with the earlier bursts of the last few spacings that can carry the same token,
 ///    their soft decisions summed; a combined frame is reported only with the frame's checks, a
 ///    margin and the support of every copy, at the newest burst, with ``DecodedBurst/copies``.
+///    When the sync finds nothing where a kept burst's repeat is due, the repeat is looked for
+///    there anyway, placed where its soft decisions correlate best with the kept burst's, and
+///    combined like any other.
 ///
 /// Every buffer is allocated in `init`; `push` and `finish` do not allocate.
 ///
@@ -76,12 +79,14 @@ public final class BurstDecoder {
         /// carry the same token (``BurstMemory``). Off only to measure what combining buys
         /// (`nearcast bench modem --no-combining`).
         public var combinesBursts = true
-        /// Whether, when a burst was kept for combining, its next repeat is demodulated where it
-        /// is due even if the sync missed it. The research model expected it to lift five
-        /// bursts at 24 dB-Hz from about 90 % to 99 %; the bench measured no gain (148 and 147
-        /// of 200 groups with and without it), and it costs demodulations in noise, so it is
-        /// off; the option stays for measuring (`nearcast bench modem --predict-repeats`).
-        public var predictsRepeats = false
+        /// Whether, when a burst was kept for combining, its next repeat is looked for where it
+        /// is due even if the sync found nothing there: at 24 dB-Hz the sync misses about a third
+        /// of the bursts. The chirps are too weak there to time it, so the symbol windows are slid
+        /// over ±``BurstDecoder/repeatSearchSeconds`` around the due place and the burst is
+        /// placed where its soft decisions correlate best with the kept burst's; then it is kept
+        /// and combined as any. Off only to measure what it buys (`nearcast bench modem
+        /// --no-repeat-search`).
+        public var searchesRepeats = true
 
         public init() {}
     }
@@ -128,8 +133,18 @@ public final class BurstDecoder {
     /// In noise the sync keeps noise candidates too, so one expectation would be overwritten
     /// by them before the burst's repeat is due.
     private var expectedFirsts = [Int](repeating: -1, count: BurstDecoder.maximumExpectedRepeats)
-    /// Repeats awaited at once.
+    /// Repeats awaited at once, and the time scale of the kept burst each repeats.
     static let maximumExpectedRepeats = 4
+    private var expectedScales = [Double](repeating: 0, count: BurstDecoder.maximumExpectedRepeats)
+    /// How far around its chirps' timing (or where it is due) a burst is placed by its repeats,
+    /// seconds, and the step of that search.
+    static let repeatSearchSeconds = 0.020
+    static let repeatSearchStepSeconds = 0.002
+    private let repeatSearchHalfWidth: Int
+    private let repeatSearchStep: Int
+    /// Repeats looked for where they were due and placed by the kept burst they repeat
+    /// (``Configuration/searchesRepeats``).
+    public private(set) var repeatsSearched = 0
     /// How far a repeat's first chirp may sit from where it is expected: the largest time scale
     /// over one spacing, and 2 ms.
     private let predictionSlack: Int
@@ -153,11 +168,15 @@ public final class BurstDecoder {
         peaks = SyncPeakPicker(rate: rate, thresholdOverNoise: configuration.syncThresholdOverNoise)
         echoes = EchoSuppression(rate: rate, tailSeconds: Self.reverberationTailSeconds)
         timing = ChirpPairTiming(rate: rate, band: band, pairSlack: correlator.pairSlack)
-        burst = ResampledBurst(rate: rate, band: band, windowDelayMilliseconds: configuration.windowDelayMilliseconds)
+        let searchHalfWidth = Int((Self.repeatSearchSeconds * Double(rate.basebandRate)).rounded())
+        burst = ResampledBurst(rate: rate, band: band, windowDelayMilliseconds: configuration.windowDelayMilliseconds,
+                               extraCapacity: 2 * searchHalfWidth)
         scaleSearch = ToneOnsetScaleSearch(rate: rate, band: band)
         demodulator = SoftDemodulator(rate: rate)
         viterbi = ViterbiDecoder(steps: ModemProfile.encodedBits)
         memory = BurstMemory(rate: rate)
+        repeatSearchStep = max(1, Int((Self.repeatSearchStepSeconds * Double(rate.basebandRate)).rounded()))
+        repeatSearchHalfWidth = searchHalfWidth
         predictionSlack = Int((memory.spacing * Double(ModemProfile.maximumTimeScalePPM) / 1e6).rounded(.up))
             + Int((BurstMemory.lagSlackSeconds * Double(rate.basebandRate)).rounded(.up))
         // From the first arrival: the scale moves the start by up to |shift|·ε, and the burst
@@ -241,7 +260,7 @@ public final class BurstDecoder {
         // after its window): demodulate there anyway.
         for index in 0..<expectedFirsts.count where expectedFirsts[index] >= 0 && t >= expectedFirsts[index] + predictionSlack + 4 * chirp {
             counts.predictedCandidates += 1
-            pending.enqueue(first: expectedFirsts[index], score: 0)
+            pending.enqueue(first: expectedFirsts[index], score: 0, predictedScale: expectedScales[index])
             expectedFirsts[index] = -1
         }
         decodeReadyCandidates(onBurst)
@@ -256,6 +275,13 @@ public final class BurstDecoder {
                 continue
             }
             guard history.produced >= next.readyAt else { return }
+            if next.timing == nil, let scale = next.predictedScale {
+                // Where a repeat is due, the chirps are too weak to time it: it is placed by the
+                // burst it repeats (``decode``), from the whole search's audio.
+                let due = Double(next.first)
+                pending.noteTiming((due, due, scale, 0, false), readyAt: next.first + repeatSearchHalfWidth + audioReach, slot: slot)
+                continue
+            }
             guard let measured = next.timing else {
                 // Judged here rather than when decoded: nothing is decoded in between (this is
                 // the earliest candidate), so the echo rule sees the same bursts either way.
@@ -273,7 +299,7 @@ public final class BurstDecoder {
                 continue
             }
             pending.remove(slot: slot)
-            if let found = decode(measured, syncScore: next.score) {
+            if let found = decode(measured, syncScore: next.score, predicted: next.predictedScale != nil) {
                 onBurst(found)
             }
         }
@@ -282,23 +308,35 @@ public final class BurstDecoder {
     // MARK: - Frame decoding
 
     /// Steps 4-6 for a candidate whose timing `measured` is.
-    private func decode(_ measured: PendingCandidates.Timing, syncScore: Float) -> DecodedBurst? {
+    private func decode(_ measured: PendingCandidates.Timing, syncScore: Float, predicted: Bool) -> DecodedBurst? {
         let likelyEcho = measured.likelyEcho
         let reverberant = measured.reverberation > configuration.reverberantProfileRatio
         let dataStart = reverberant ? burst.delayedDataStart : burst.dataStart
         memory.beginCandidate()
         arrival = measured.firstArrival
-        if let found = decode(arrival: measured.firstArrival, scale: measured.scale, dataStart: dataStart,
-                              syncScore: syncScore, quickCheck: likelyEcho) {
+        if !predicted, let found = decode(arrival: measured.firstArrival, scale: measured.scale, dataStart: dataStart,
+                                          syncScore: syncScore, quickCheck: likelyEcho) {
             return found
         }
         guard !likelyEcho else { return combined(syncScore: syncScore) }
         // In noise the first-arrival rule now and then takes a noise bump before the direct
         // sound for it; in a free field the strongest arrival is the direct sound. One more try
         // there, only when the two differ (one more CRC check, behind the gate).
-        if abs(measured.strongest - measured.firstArrival) >= 2 {
+        if !predicted && abs(measured.strongest - measured.firstArrival) >= 2 {
             counts.secondArrivalTries += 1
             if let found = decode(arrival: measured.strongest, scale: measured.scale, dataStart: dataStart,
+                                  syncScore: syncScore, quickCheck: false) {
+                return found
+            }
+        }
+        if predicted, memory.hasPartner(forStart: measured.firstArrival),
+           let placed = placeByRepeats(around: measured.firstArrival, scale: measured.scale, dataStart: dataStart),
+           placed.correlation >= BurstMemory.minimumCorrelation {
+            // What the chirps timed is forgotten: the kept burst places this one better.
+            repeatsSearched += 1
+            memory.beginCandidate()
+            arrival = placed.arrival
+            if let found = decode(arrival: placed.arrival, scale: measured.scale, dataStart: dataStart,
                                   syncScore: syncScore, quickCheck: false) {
                 return found
             }
@@ -311,12 +349,14 @@ public final class BurstDecoder {
     private func combined(syncScore: Float) -> DecodedBurst? {
         guard configuration.combinesBursts else { return nil }
         let combination = memory.combine(through: viterbi, demodulator: demodulator)
-        if memory.keptLast && configuration.predictsRepeats {
-            // Its repeat is due one spacing later: if the sync misses it, it is demodulated anyway.
-            // In a free place, or in place of the earliest.
+        if memory.keptLast && configuration.searchesRepeats {
+            // Its repeat is due one spacing later (the sender's spacing, 1/(1 + ε) of it on this
+            // clock): if the sync misses it, it is looked for there anyway. In a free place, or
+            // in place of the earliest.
             var slot = 0
             for index in 0..<expectedFirsts.count where expectedFirsts[index] < expectedFirsts[slot] { slot = index }
-            expectedFirsts[slot] = Int((arrival + memory.spacing).rounded())
+            expectedFirsts[slot] = Int((arrival + memory.spacing / (1 + memory.incomingScale)).rounded())
+            expectedScales[slot] = memory.incomingScale
         }
         guard let found = combination, let token = FrameCodec.token(fromFrameBits: found.frameBits) else { return nil }
         let start = memory.incomingStart
@@ -325,6 +365,43 @@ public final class BurstDecoder {
                             syncScore: syncScore, symbolSNR: found.symbolSNR,
                             timeScalePPM: Float(memory.incomingScale * 1e6), tonalShare: memory.incomingShare,
                             band: band, copies: found.copies)
+    }
+
+    /// Where within ±``repeatSearchSeconds`` of `center` (a first chirp's window start) the
+    /// burst's soft decisions correlate best with a kept burst it could repeat. The stretch is
+    /// resampled once and the symbol windows slid along it: every ``repeatSearchStepSeconds``,
+    /// then down to one baseband sample around the best. Nil when the audio is not in the ring.
+    private func placeByRepeats(around center: Double, scale: Double, dataStart: Int) -> (arrival: Double, correlation: Float)? {
+        let width = repeatSearchHalfWidth
+        let origin = center - Double(width) - scale * band.firstChirpShiftSeconds * Double(rate.basebandRate)
+        guard burst.resample(from: history, through: interpolator, start: origin, scale: scale, extra: 2 * width) else { return nil }
+        var bestOffset = 0
+        var best = -Float.infinity
+        var offset = 0
+        while offset <= 2 * width {
+            let rho = windowCorrelation(origin: origin, offset: offset, scale: scale, dataStart: dataStart)
+            if rho > best { best = rho; bestOffset = offset }
+            offset += repeatSearchStep
+        }
+        var step = repeatSearchStep / 2
+        while step >= 1 {
+            let around = bestOffset
+            for side in stride(from: -1, through: 1, by: 2) {
+                let offset = around + side * step
+                guard offset >= 0 && offset <= 2 * width else { continue }
+                let rho = windowCorrelation(origin: origin, offset: offset, scale: scale, dataStart: dataStart)
+                if rho > best { best = rho; bestOffset = offset }
+            }
+            step /= 2
+        }
+        return (center - Double(width) + Double(bestOffset) / (1 + scale), best)
+    }
+
+    /// The burst resampled from `origin`, its windows `offset` samples on: its correlation with
+    /// the kept bursts it could repeat (``BurstMemory/repeatCorrelation(from:start:)``).
+    private func windowCorrelation(origin: Double, offset: Int, scale: Double, dataStart: Int) -> Float {
+        _ = burst.measure(with: demodulator, dataStart: dataStart + offset)
+        return memory.repeatCorrelation(from: demodulator, start: origin + Double(offset) / (1 + scale))
     }
 
     /// The audio sample at which the burst that begins at baseband sample `start` begins.

@@ -69,6 +69,9 @@ struct BurstMemory {
     private let llrCount = ModemProfile.motherCodedBits
     /// The row of `labels` and `llrs` that holds the incoming burst (after the slots).
     private let incoming = BurstMemory.slotCount
+    /// The row a trial demodulation is measured in (``repeatCorrelation(from:start:)``), so the
+    /// incoming burst kept is not overwritten.
+    private let trial = BurstMemory.slotCount + 1
 
     /// Per row (slots, then the incoming burst): label metrics and bit LLRs.
     private var labels: [Float]
@@ -119,8 +122,8 @@ struct BurstMemory {
         slack = Self.lagSlackSeconds * Double(rate.basebandRate)
         tolerance = Double(ModemProfile.maximumTimeScalePPM) / 1e6
         labelCount = rate.symbolCount * ModemProfile.groupCount * ModemProfile.tonesPerGroup
-        labels = [Float](repeating: 0, count: (Self.slotCount + 1) * labelCount)
-        llrs = [Float](repeating: 0, count: (Self.slotCount + 1) * ModemProfile.motherCodedBits)
+        labels = [Float](repeating: 0, count: (Self.slotCount + 2) * labelCount)
+        llrs = [Float](repeating: 0, count: (Self.slotCount + 2) * ModemProfile.motherCodedBits)
         starts = [Double](repeating: 0, count: Self.slotCount)
         shares = [Float](repeating: 0, count: Self.slotCount)
         snrs = [Float](repeating: 0, count: Self.slotCount)
@@ -148,9 +151,41 @@ struct BurstMemory {
     /// arrival demodulates the same burst again).
     mutating func keep(from demodulator: SoftDemodulator, share: Float, start: Double, scale: Double) {
         guard share >= Self.storageFloor, share > incomingShare else { return }
-        let row = incoming
+        incomingSNR = measure(demodulator, into: incoming)
+        incomingShare = share
+        incomingStart = start
+        incomingScale = scale
+    }
+
+    /// Whether a kept burst that no token explains began a whole number of spacings before `start`:
+    /// a burst there could be its repeat.
+    func hasPartner(forStart start: Double) -> Bool {
+        for slot in 0..<Self.slotCount where states[slot] == .unexplained && lagFits(start - starts[slot]) { return true }
+        return false
+    }
+
+    /// How much the burst the demodulator measured last, begun at `start`, looks like a repeat
+    /// of a kept one: the largest correlation of its bit LLRs with those of the unexplained slots
+    /// a whole number of spacings earlier (-1: none). What places a burst whose own chirps are
+    /// too weak to time it (``BurstDecoder``'s search at a repeat).
+    /// The burst's LLRs are the demodulator's quick ones (``SoftDemodulator/quickLLRs(into:)``):
+    /// they only place it; what is kept and combined is measured again in full.
+    mutating func repeatCorrelation(from demodulator: SoftDemodulator, start: Double) -> Float {
+        let llrCount = self.llrCount, row = trial
+        llrs.withUnsafeMutableBufferPointer { llrs in
+            demodulator.quickLLRs(into: UnsafeMutableBufferPointer(rebasing: llrs[(row * llrCount)..<((row + 1) * llrCount)]))
+        }
+        var best: Float = -1
+        for slot in 0..<Self.slotCount where states[slot] == .unexplained && lagFits(start - starts[slot]) {
+            best = max(best, correlation(trial, slot))
+        }
+        return best
+    }
+
+    /// The demodulator's label metrics and bit LLRs into `row`; returns the burst's Es/N0 (dB).
+    private mutating func measure(_ demodulator: SoftDemodulator, into row: Int) -> Float {
         let labelCount = self.labelCount, llrCount = self.llrCount
-        incomingSNR = labels.withUnsafeMutableBufferPointer { labels in
+        let snr = labels.withUnsafeMutableBufferPointer { labels in
             demodulator.labelMetrics(into: UnsafeMutableBufferPointer(rebasing: labels[(row * labelCount)..<((row + 1) * labelCount)]))
         }
         labels.withUnsafeBufferPointer { labels in
@@ -159,9 +194,7 @@ struct BurstMemory {
                                  into: UnsafeMutableBufferPointer(rebasing: llrs[(row * llrCount)..<((row + 1) * llrCount)]))
             }
         }
-        incomingShare = share
-        incomingStart = start
-        incomingScale = scale
+        return snr
     }
 
     // MARK: - Decoded tokens

@@ -25,6 +25,9 @@ struct PendingCandidates {
         /// The baseband sample count from which it can go on (to step 3, or, once measured, to decoding).
         var readyAt = 0
         var timing: Timing?
+        /// A repeat of a kept burst, due here although the sync found nothing: the kept burst's
+        /// time scale (nil for a sync candidate).
+        var predictedScale: Double?
     }
 
     /// Baseband samples a candidate waits after its first chirp before its timing is measured.
@@ -42,7 +45,7 @@ struct PendingCandidates {
     }
 
     /// Adds a candidate; when full, in place of the weakest if this one is stronger.
-    mutating func enqueue(first: Int, score: Float) {
+    mutating func enqueue(first: Int, score: Float, predictedScale: Double? = nil) {
         var slot = count
         if count == entries.count {
             slot = 0
@@ -51,7 +54,7 @@ struct PendingCandidates {
         } else {
             count += 1
         }
-        entries[slot] = Entry(first: first, score: score, readyAt: first + timingWait, timing: nil)
+        entries[slot] = Entry(first: first, score: score, readyAt: first + timingWait, timing: nil, predictedScale: predictedScale)
     }
 
     /// The earliest waiting candidate (its slot and entry), or nil.

@@ -18,23 +18,30 @@ struct ResampledBurst {
     private var re: [Float]
     private var im: [Float]
 
-    init(rate: ModemRate, band: ModemBand, windowDelayMilliseconds: Double) {
+    /// Samples beyond `span` that one resampling can also fill (``resample(from:through:start:scale:extra:)``):
+    /// room to slide the symbol windows over a search.
+    let extraCapacity: Int
+
+    init(rate: ModemRate, band: ModemBand, windowDelayMilliseconds: Double, extraCapacity: Int = 0) {
         let fb = Double(rate.basebandRate)
         dataStart = 2 * rate.basebandChirpSamples
         delayedDataStart = dataStart + Int((windowDelayMilliseconds / 1000 * fb).rounded())
         span = delayedDataStart + rate.symbolCount * rate.basebandSymbolSamples + 2
         centerHz = Double(band.basebandCenterHz)
         basebandRate = fb
-        re = [Float](repeating: 0, count: span)
-        im = [Float](repeating: 0, count: span)
+        self.extraCapacity = extraCapacity
+        re = [Float](repeating: 0, count: span + extraCapacity)
+        im = [Float](repeating: 0, count: span + extraCapacity)
     }
 
     /// Resamples the burst that starts at baseband sample `start` of `history` with time scale
-    /// `scale`; false when its audio is not (or no longer) in the ring.
+    /// `scale`, and `extra` samples more (at most ``extraCapacity``); false when its audio is not
+    /// (or no longer) in the ring.
     mutating func resample(from history: BasebandHistory, through interpolator: FractionalInterpolator,
-                           start: Double, scale: Double) -> Bool {
+                           start: Double, scale: Double, extra: Int = 0) -> Bool {
         let stretch = 1 / (1 + scale)
         let origin = Int(start.rounded(.down)) - FractionalInterpolator.halfTaps - 1
+        let span = self.span + min(extra, extraCapacity)
         let last = start + Double(span) * stretch + Double(FractionalInterpolator.halfTaps) + 1
         guard history.holds(from: origin, through: Int(last)) else { return false }
         let offset = history.slot(origin)
@@ -42,7 +49,6 @@ struct ResampledBurst {
         let step = -2 * CoreMath.pi * centerHz * scale * stretch / basebandRate
         let stepRe = CoreMath.cos(step), stepIm = CoreMath.sin(step)
         var rotRe = 1.0, rotIm = 0.0
-        let span = self.span
         // Every buffer is taken as a pointer once: element writes to arrays inside the loop
         // would each pay an exclusivity check and a uniqueness test.
         history.re.withUnsafeBufferPointer { xr in

@@ -169,6 +169,40 @@ public final class SoftDemodulator {
         }
     }
 
+    /// Bit LLRs of the last `measure` by the cheap rule: each candidate's metric is its
+    /// amplitude over the noise's (what log I₀ tends to for a strong tone) and each bit the
+    /// largest metric with it set minus the largest without (max-log). No transcendental
+    /// function, so a search can afford it at every offset; only their correlation with another
+    /// burst's LLRs is read (``BurstMemory/repeatCorrelation(from:start:)``), never decoded.
+    public func quickLLRs(into output: UnsafeMutableBufferPointer<Float>) {
+        precondition(output.count >= ModemProfile.motherCodedBits, "LLR buffer too small")
+        for index in 0..<ModemProfile.motherCodedBits { output[index] = 0 }
+        let scale = 2 * symbolEnergy.squareRoot() / noiseEnergy
+        energies.withUnsafeBufferPointer { e in
+            slotCodedBit.withUnsafeBufferPointer { slotCodedBit in
+                motherPosition.withUnsafeBufferPointer { motherPosition in
+                    for symbol in 0..<rate.symbolCount {
+                        for group in 0..<ModemProfile.groupCount {
+                            var mu: (Float, Float, Float, Float) = (0, 0, 0, 0)
+                            for tone in 0..<ModemProfile.tonesPerGroup {
+                                let x = scale * candidate(e, symbol: symbol, group: group, tone: tone).squareRoot()
+                                switch BurstPlan.label(ofTone: tone) {
+                                case 0: mu.0 = x
+                                case 1: mu.1 = x
+                                case 2: mu.2 = x
+                                default: mu.3 = x
+                                }
+                            }
+                            let slot = (symbol * ModemProfile.groupCount + group) * ModemProfile.bitsPerGroup
+                            output[motherPosition[slotCodedBit[slot]]] = max(mu.2, mu.3) - max(mu.0, mu.1)
+                            output[motherPosition[slotCodedBit[slot + 1]]] = max(mu.1, mu.3) - max(mu.0, mu.2)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private static func logSumExp(_ a: Float, _ b: Float) -> Float {
         let top = max(a, b)
         return top + Float(CoreMath.log(1 + CoreMath.exp(Double(min(a, b) - top))))

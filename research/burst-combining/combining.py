@@ -12,6 +12,7 @@ about 0.5-1 dB to them; see --calibrate). Es/N0 per tone-symbol = C/N0 - 21.25 d
   python3 combining.py --margins        # the acceptance margin: right frames vs mixtures
   python3 combining.py --sync           # chirp-pair detection, alone and accumulated
   python3 combining.py --copies         # tonal share, LLR correlation and per-copy support
+  python3 combining.py --support        # acceptance rules with per-copy support by segment
 Each prints a table; seeds are fixed, so a run prints the same numbers.
 """
 import argparse, sys
@@ -248,6 +249,65 @@ def run_copies(args):
     e = [label_metrics(rng.exponential(1.0, (88, 4)))[1] for _ in range(args.trials)]
     print(f"noise tonal share p50/p99: {np.percentile(e,50):.3f}/{np.percentile(e,99):.3f}")
 
+def run_support(args):
+    """Acceptance rules that ask each copy to support the combined frame not only as a whole
+    (z >= 4, what the decoder does) but in each of S consecutive segments of the codeword: a
+    hybrid of two tokens follows one token's path for a stretch and the other's for another, so
+    a copy of either fails to support some segment, while a true copy's support is spread over
+    all of them. The CRC is ignored as in --margins. Sums label metrics as the decoder does."""
+    rng = np.random.default_rng(4)
+    cases = [("same token K=2 @24.5", 24.5, 2, "same"), ("same token K=3 @23", 23, 3, "same"),
+             ("same token K=5 @22", 22, 5, "same"), ("same token K=5 @22.5", 22.5, 5, "same"),
+             ("same token K=3 @26", 26, 3, "same"),
+             ("2+1 of two tokens @26", 26, 3, "mix"), ("1+1 of two tokens @26", 26, 2, "mix"),
+             ("2+2 of two tokens @30", 30, 4, "mix"), ("3+2 of two tokens @24", 24, 5, "mix"),
+             ("3+2 of two tokens @22", 22, 5, "mix"), ("noise K=3", None, 3, "noise")]
+    rules = [("gap>=.020 z>=4 (today)", lambda g, z, s3, s4: (g >= 0.020) & (z >= 4)),
+             ("gap>=.010 z>=4", lambda g, z, s3, s4: (g >= 0.010) & (z >= 4)),
+             ("z>=4", lambda g, z, s3, s4: z >= 4),
+             ("z>=4 seg3>=1", lambda g, z, s3, s4: (z >= 4) & (s3 >= 1)),
+             ("z>=4 seg3>=1.5", lambda g, z, s3, s4: (z >= 4) & (s3 >= 1.5)),
+             ("z>=4 seg4>=1", lambda g, z, s3, s4: (z >= 4) & (s4 >= 1)),
+             ("gap>=.005 z>=4 seg3>=1", lambda g, z, s3, s4: (g >= 0.005) & (z >= 4) & (s3 >= 1)),
+             ("gap>=.010 z>=4 seg3>=1", lambda g, z, s3, s4: (g >= 0.010) & (z >= 4) & (s3 >= 1))]
+    print(f"{args.trials} combinations per row; same token: right frames and the share each rule keeps;")
+    print("two tokens, noise: frames that are neither token and the share each rule lets through.")
+    print("rules: " + "; ".join(f"[{i}] {n}" for i, (n, _) in enumerate(rules)))
+    print("case                    frames  " + "  ".join(f"[{i}]  " for i in range(len(rules))))
+    def segz(l, c, S):
+        out = []
+        for j in range(S):
+            sl = slice(j * 180 // S, (j + 1) * 180 // S)
+            e = l[sl] @ l[sl]
+            out.append(float(l[sl] @ c[sl] / np.sqrt(e)) if e > 0 else 0.0)
+        return min(out)
+    for name, cn0, K, kind in cases:
+        G, Z, S3, S4 = [], [], [], []
+        for _ in range(args.trials):
+            fa = frame_bits(rng); fb = frame_bits(rng)
+            ta, tb = tones_of(encode(fa)), tones_of(encode(fb))
+            mus, llrs = [], []
+            for k in range(K):
+                if kind == "noise":
+                    e = rng.exponential(1.0, (88, 4))
+                else:
+                    t = ta if (kind == "same" or k < (K + 1) // 2) else tb
+                    e = energies(t, cn0_to_esn0(cn0), rng)
+                mu, _ = label_metrics(e); mus.append(mu); llrs.append(bit_llrs(mu))
+            llr = bit_llrs(sum(mus))
+            b, metric, g = viterbi(llr)
+            if kind == "same" and b != fa: continue
+            if kind != "same" and (b == fa or b == fb): continue
+            c = encode(b).astype(float) * 2 - 1
+            G.append(g / np.abs(llr).sum())
+            Z.append(min(float(l @ c / np.sqrt(l @ l)) for l in llrs))
+            S3.append(min(segz(l, c, 3) for l in llrs)); S4.append(min(segz(l, c, 4) for l in llrs))
+        if not G:
+            print(f"{name:22s}      0"); continue
+        G, Z, S3, S4 = map(np.array, (G, Z, S3, S4))
+        print(f"{name:22s}  {len(G):5d}  " + "  ".join(f"{np.mean(r(G, Z, S3, S4)):.3f}" for _, r in rules))
+        sys.stdout.flush()
+
 def run_sync(args):
     """Chirp-pair score as the decoder scales it: L*rho ~ |sqrt(g) + z|^2 per chirp, z ~ CN(0,1),
     g = E_chirp/N0 = C/N0 - 15.23 dB; the pair's score is the mean of the two; threshold 7."""
@@ -269,6 +329,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--table", action="store_true"); ap.add_argument("--margins", action="store_true")
     ap.add_argument("--sync", action="store_true"); ap.add_argument("--copies", action="store_true")
+    ap.add_argument("--support", action="store_true")
     ap.add_argument("--trials", type=int, default=400); ap.add_argument("--kmax", type=int, default=5)
     ap.add_argument("--cn0", default="22,23,24,25,26")
     a = ap.parse_args()
@@ -276,3 +337,4 @@ if __name__ == "__main__":
     if a.margins: run_margins(a)
     if a.sync: run_sync(a)
     if a.copies: run_copies(a)
+    if a.support: run_support(a)

@@ -175,6 +175,21 @@ def run_table(args):
             print(f"{cn0:4.1f}  {K}   {100*ok_bit/n:6.1f} %     {100*ok_lab/n:6.1f} %          {100*ok_ref/n:6.1f} %              {100*ok_any/n:6.1f} %")
         sys.stdout.flush()
 
+def mixture(rng, kind, K, cn0):
+    """Two random frames and the label metrics of K copies: all of the first ("same"), the first
+    (K+1)//2 of the first and the rest of the second ("mix"), or noise alone ("noise")."""
+    fa = frame_bits(rng); fb = frame_bits(rng)
+    ta, tb = tones_of(encode(fa)), tones_of(encode(fb))
+    mus = []
+    for k in range(K):
+        if kind == "noise":
+            e = rng.exponential(1.0, (88, 4))
+        else:
+            t = ta if (kind == "same" or k < (K + 1) // 2) else tb
+            e = energies(t, cn0_to_esn0(cn0), rng)
+        mus.append(label_metrics(e)[0])
+    return fa, fb, mus
+
 def run_margins(args):
     """The acceptance statistics for right frames (K copies of one token) and for mixtures
     (copies of two tokens, or noise), the CRC ignored: a wrong frame passes the CRC, kind and
@@ -199,16 +214,8 @@ def run_margins(args):
     for name, cn0, K, kind in cases:
         gaps, ovs, count = [], [], 0
         for _ in range(args.trials):
-            fa = frame_bits(rng); fb = frame_bits(rng)
-            ta, tb = tones_of(encode(fa)), tones_of(encode(fb))
-            llr = np.zeros(180)
-            for k in range(K):
-                if kind == "noise":
-                    e = rng.exponential(1.0, (88, 4))
-                else:
-                    t = ta if (kind == "same" or k < (K + 1) // 2) else tb
-                    e = energies(t, cn0_to_esn0(cn0), rng)
-                mu, _ = label_metrics(e); llr += bit_llrs(mu)
+            fa, fb, mus = mixture(rng, kind, K, cn0)
+            llr = sum(bit_llrs(mu) for mu in mus)
             b, g, o = stats(llr)
             if kind == "same" and b != fa: continue
             if kind != "same" and (b == fa or b == fb): continue
@@ -284,16 +291,8 @@ def run_support(args):
     for name, cn0, K, kind in cases:
         G, Z, S3, S4 = [], [], [], []
         for _ in range(args.trials):
-            fa = frame_bits(rng); fb = frame_bits(rng)
-            ta, tb = tones_of(encode(fa)), tones_of(encode(fb))
-            mus, llrs = [], []
-            for k in range(K):
-                if kind == "noise":
-                    e = rng.exponential(1.0, (88, 4))
-                else:
-                    t = ta if (kind == "same" or k < (K + 1) // 2) else tb
-                    e = energies(t, cn0_to_esn0(cn0), rng)
-                mu, _ = label_metrics(e); mus.append(mu); llrs.append(bit_llrs(mu))
+            fa, fb, mus = mixture(rng, kind, K, cn0)
+            llrs = [bit_llrs(mu) for mu in mus]
             llr = bit_llrs(sum(mus))
             b, metric, g = viterbi(llr)
             if kind == "same" and b != fa: continue

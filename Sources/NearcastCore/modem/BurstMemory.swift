@@ -19,8 +19,10 @@
 ///   ``minimumCorrelation`` (two copies of one token: median 0.35 at 24 dB-Hz; two tokens:
 ///   about N(0, 0.075), so about 2 % of unrelated pairs pass).
 ///
-/// Tries, at most two a failed burst: the incoming burst with every compatible slot, then, if
-/// that fails and there were several, with the most correlated one alone. A combined frame is
+/// Tries, at most three a failed burst: the incoming burst with every compatible slot; if that
+/// fails and there were three or more, with all but the least correlated (a copy timed badly or
+/// not a copy at all drags the sum down); if there were several, with the most correlated one
+/// alone. A combined frame is
 /// reported only if it passes the frame's checks (CRC, kind, tail: ``FrameCodec``) **and**
 /// - the margin: the smallest add-compare-select gap on the winning Viterbi path over Σ|LLR|
 ///   is at least ``minimumMargin`` (the gap is the winning metric minus the best other
@@ -232,17 +234,21 @@ struct BurstMemory {
             if support(row: incoming, signs: recentSigns, signsRow: index) >= Self.minimumSupport { return nil }
         }
         var compatible: UInt16 = 0
-        var best = -1
-        var bestCorrelation: Float = 0
+        var best = -1, worst = -1
+        var bestCorrelation: Float = 0, worstCorrelation = Float.infinity
         for slot in 0..<Self.slotCount where states[slot] == .unexplained && lagFits(now - starts[slot]) {
             let rho = correlation(incoming, slot)
             guard rho >= Self.minimumCorrelation else { continue }
             compatible |= 1 << UInt16(slot)
             if rho > bestCorrelation { bestCorrelation = rho; best = slot }
+            if rho < worstCorrelation { worstCorrelation = rho; worst = slot }
         }
         var found: Combination?
         if compatible != 0 {
             found = attempt(compatible, viterbi: viterbi, demodulator: demodulator)
+            if found == nil && compatible.nonzeroBitCount > 2 {
+                found = attempt(compatible & ~(1 << UInt16(worst)), viterbi: viterbi, demodulator: demodulator)
+            }
             if found == nil && compatible.nonzeroBitCount > 1 {
                 found = attempt(1 << UInt16(best), viterbi: viterbi, demodulator: demodulator)
             }

@@ -333,7 +333,7 @@ public final class BurstDecoder {
         if predicted, memory.hasPartner(forStart: measured.firstArrival),
            let placed = placeByRepeats(around: measured.firstArrival, scale: measured.scale, dataStart: dataStart),
            placed.correlation >= BurstMemory.minimumCorrelation {
-            // What the chirps timed is forgotten: the kept burst places this one better.
+            // Its chirps were too weak to be found, let alone to time it: the kept burst places it.
             repeatsSearched += 1
             memory.beginCandidate()
             arrival = placed.arrival

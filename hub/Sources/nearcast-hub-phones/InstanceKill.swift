@@ -14,7 +14,8 @@ import NIOCore
 /// through the balancer, to a hub still alive) and gets the current page as its first event.
 /// Measured: seconds from the kill until each phone that followed holds the new page, the phones
 /// that never do, the turn's own answer, and the reactions answered 202 around the kill against
-/// what the show counts (equal: nothing acknowledged is lost, nothing counted twice).
+/// what the show counts (from the 202s to the 202s and the answers lost with the hub: nothing
+/// acknowledged is lost, nothing counted twice).
 struct InstanceKill: Sendable {
     /// Which instance (an index into the room's), and the reactions around the kill.
     struct Plan: Sendable {
@@ -89,13 +90,14 @@ struct InstanceKill: Sendable {
         let sent = state.sent[reactionsFrom...]
         let accepted = sent.filter { $0.status == 202 }.count
         let other = Dictionary(sent.filter { $0.status != 202 }.map { ($0.status == 0 ? "no answer" : "HTTP \($0.status)", 1) }, uniquingKeysWith: +)
+        let fateUnknown = sent.filter { $0.status == 0 || $0.status == 502 }.count
         return Report.Kill(
             instance: instance.name, killed: killed, killError: killError, followers: followers.count, streamsLost: lost, page: page,
             turnStatus: turn.status, turnMs: turn.ms, back: Distribution(milliseconds: back), backLost: Distribution(milliseconds: backLost),
             neverBack: never, reopened: state.reconnects - before.reconnects,
             refusals: Self.increase(state.refusals, since: before.refusals),
             connectionErrors: Self.increase(state.connectionErrors, since: before.connectionErrors),
-            reactions: .init(phones: reacting.count, sent: sent.count, accepted: accepted, otherAnswers: other,
+            reactions: .init(phones: reacting.count, sent: sent.count, accepted: accepted, otherAnswers: other, fateUnknown: fateUnknown,
                              countedBefore: countedBefore, countedAfter: countedAfter,
                              counted: countedBefore.flatMap { before in countedAfter.map { $0 - before } }))
     }

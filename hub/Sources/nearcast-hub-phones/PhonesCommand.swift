@@ -94,7 +94,7 @@ struct PhonesCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Flag(help: "Exit 1 unless every phone followed and saw every page turn, and no reaction was refused.")
+    @Flag(help: "Exit 1 unless every phone followed and saw every page turn, no reaction was refused, and after a kill every phone came back and every reaction answered 202 was counted, none twice; each broken check is said on standard error.")
     var check = false
 
     mutating func run() async throws {
@@ -131,14 +131,35 @@ struct PhonesCommand: AsyncParsableCommand {
         }
         try? await Task.sleep(for: .milliseconds(200))   // the streams' closes
         try await group.shutdownGracefully()
-        if check && !Self.passes(report) { throw ExitCode(1) }
+        if check {
+            let failed = Self.failedChecks(report)
+            for reason in failed { progress("check failed: \(reason)") }
+            if !failed.isEmpty { throw ExitCode(1) }
+        }
     }
 
-    /// Every phone followed, saw every turn, and no reaction was refused or lost; after a kill,
+    /// What `--check` holds, each broken one said in a line (a CI log then names the cause):
+    /// every phone followed, saw every turn, and no reaction was refused or lost; after a kill,
     /// every phone came back and the show counted every reaction answered 202.
-    static func passes(_ report: Report) -> Bool {
-        report.join.failed == 0 && (report.turns?.missed ?? 0) == 0 && (report.reactions.map { $0.sent == $0.accepted } ?? true)
-            && (report.kill.map { $0.killed && $0.neverBack == 0 && $0.turnStatus == 200 && $0.reactions.counted == $0.reactions.accepted } ?? true)
+    static func failedChecks(_ report: Report) -> [String] {
+        var failed: [String] = []
+        if report.join.failed != 0 { failed.append("\(report.join.failed) phone(s) never followed") }
+        if let missed = report.turns?.missed, missed != 0 { failed.append("\(missed) page turn(s) never reached a phone") }
+        if let reactions = report.reactions, reactions.sent != reactions.accepted {
+            failed.append("\(reactions.sent - reactions.accepted) of \(reactions.sent) reactions not answered 202")
+        }
+        if let kill = report.kill {
+            if !kill.killed { failed.append("the instance was not killed: \(kill.killError ?? "?")") }
+            if kill.neverBack != 0 { failed.append("\(kill.neverBack) phone(s) never back on page \(kill.page) after the kill") }
+            if kill.turnStatus != 200 { failed.append("the turn at the kill was answered HTTP \(kill.turnStatus)") }
+            if !kill.reactions.countedAsAnswered {
+                failed.append("around the kill \(kill.reactions.accepted) reactions were answered 202 and \(kill.reactions.fateUnknown) "
+                              + "lost their answer with the hub, and the show counted "
+                              + "\(kill.reactions.counted.map(String.init) ?? "?") (\(kill.reactions.countedBefore.map(String.init) ?? "?") -> "
+                              + "\(kill.reactions.countedAfter.map(String.init) ?? "?"))")
+            }
+        }
+        return failed
     }
 
     /// The phones' kinds, interleaved by their shares (ear=2,heard=1,sight=1: ear, ear, heard,

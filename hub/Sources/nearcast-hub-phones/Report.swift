@@ -80,11 +80,22 @@ struct Report: Encodable, Sendable {
             /// Answered 202: each written to the database before its answer.
             var accepted: Int
             var otherAnswers: [String: Int]
+            /// Sent to the hub that died and answered by no one (no answer, or the balancer's 502):
+            /// the hub may have counted them before it died. The balancer does not send a POST
+            /// again (`disable-l7-retry`), so none is counted twice.
+            var fateUnknown: Int
             /// The show's counts (every value) before the phase and once settled after it.
             var countedBefore: Int?
             var countedAfter: Int?
-            /// After less before: equal to `accepted` when nothing acknowledged was lost.
+            /// After less before: from `accepted` (nothing acknowledged lost) to `accepted` +
+            /// `fateUnknown` (nothing counted twice).
             var counted: Int?
+
+            /// Nothing acknowledged lost, nothing counted twice or out of nowhere.
+            var countedAsAnswered: Bool {
+                guard let counted else { return false }
+                return (accepted...(accepted + fateUnknown)).contains(counted)
+            }
         }
 
         var instance: String
@@ -198,7 +209,8 @@ extension Report {
             lines.append("  reactions around the kill: \(reactions.phones) phones, \(reactions.sent) sent, \(reactions.accepted) answered 202"
                          + (other.isEmpty ? "" : " (other answers: \(other))")
                          + "; the show counted \(reactions.counted.map(String.init) ?? "?") more (\(reactions.countedBefore.map(String.init) ?? "?") -> "
-                         + "\(reactions.countedAfter.map(String.init) ?? "?"))" + (reactions.counted == reactions.accepted ? ": none lost" : ": NOT EQUAL"))
+                         + "\(reactions.countedAfter.map(String.init) ?? "?"))"
+                         + (reactions.countedAsAnswered ? ": none lost, none twice" : ": NOT \(reactions.accepted) to \(reactions.accepted + reactions.fateUnknown)"))
         }
         lines.append("")
         lines.append("streams: \(streams.lost) lost, \(streams.revoked) revoked, \(streams.ended) ended, \(streams.reconnects) opened again")

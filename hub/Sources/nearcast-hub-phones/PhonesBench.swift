@@ -45,6 +45,9 @@ struct PhonesBench: Sendable {
         let grants = await join()
         let followers = await waitForFollowers(grants.count)
         let joinEnd = CPUReading.now(measured)
+        // The join's own refusals and connection errors: a kill's are its report's (a reaction
+        // in flight to the hub that died may lose its connection).
+        let joined = recorder.snapshot
         phases.append(phase("join", joinStart, joinEnd))
         let joinSeconds = Double(joinEnd.wallNs - joinStart.wallNs) / 1e9
         progress("\(followers.count) of \(plan.kinds.count) phones follow after \(String(format2: joinSeconds)) s")
@@ -92,8 +95,8 @@ struct PhonesBench: Sendable {
                          entry: bench.entries.map(\.description).joined(separator: ", "), instances: room.instances.count, arrivalSeconds: plan.arrivalSeconds,
                          sourceAddresses: bench.sources.count, workBits: room.workBits, eventLoops: plan.eventLoops, images: bench.options.images),
             join: .init(following: followers.count, failed: plan.kinds.count - followers.count, seconds: (joinSeconds * 100).rounded() / 100,
-                        latency: Distribution(milliseconds: joinLatencies), failures: failures, refusals: state.refusals,
-                        connectionErrors: state.connectionErrors, presenterFollowers: state.presenterFollowers),
+                        latency: Distribution(milliseconds: joinLatencies), failures: failures, refusals: joined.refusals,
+                        connectionErrors: joined.connectionErrors, presenterFollowers: state.presenterFollowers),
             memory: memory, turns: turns, reactions: reactions, kill: kill,
             streams: .init(lost: state.phones.reduce(0) { $0 + $1.streamsLost }, revoked: state.phones.reduce(0) { $0 + $1.revoked },
                            ended: state.phones.reduce(0) { $0 + $1.ended }, reconnects: state.reconnects),

@@ -19,6 +19,7 @@ struct Report: Encodable, Sendable {
         /// Arrival (the phone sets out) -> its first `show` event.
         var latency: Distribution
         var failures: [String: Int]
+        /// Those that came while the phones joined (until they all followed or the timeout).
         var refusals: [String: Int]
         var connectionErrors: [String: Int]
         /// The presenter's count of followers (every instance) after the join.

@@ -23,7 +23,7 @@ each phone's address from X-Forwarded-For, and only from HAProxy:
   meanwhile is counted, once;
 - a hub that counted a reaction and closed without answering (a relay plays its death at that
   moment): HAProxy does not send the POST to another hub, so the phone is told 502 and the
-  reaction counts once (with `retry-on empty-response` alone it was answered 202 and counted twice);
+  reaction counts once (with `retry-on empty-response` alone it would be answered 202 and counted twice);
 - PostgreSQL restarted under the two hubs left, the followers still connected: each hub says in
   its log that it lost and re-established its LISTEN connections, and the next page turn reaches
   every follower.
@@ -49,6 +49,7 @@ import urllib.parse
 
 from test_limits import call  # one request from a given 127.x address
 from haproxy_config import SHIPPED_CONFIG, render_haproxy_config
+from relay import Relay
 from hubtest import Beacon, Hub, b64, create_project, free_port, pdf_deck, phone_id, poll, upload_deck
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -207,8 +208,8 @@ def closed_by_peer(connection: socket.socket) -> bool:
         return True
 
 
-class HubDiesAfterCounting:
-    """A TCP relay in front of one hub, as HAProxy's `server` for it, that plays the hub dying
+class HubDiesAfterCounting(Relay):
+    """A relay in front of one hub, as HAProxy's `server` for it, that plays the hub dying
     between writing a reaction and answering it: the first `POST /v1/reactions` it sees while armed
     goes to the hub, the hub's answer is awaited (202: its batch is written, counted), and then both
     connections close with nothing sent back, which is what HAProxy sees when a hub gets SIGKILL
@@ -217,44 +218,28 @@ class HubDiesAfterCounting:
     so each phone's request starts a connection here."""
 
     def __init__(self, hub_port: int):
-        self.hub_port = hub_port
         self.armed = threading.Event()
         self.dropped = []   # the hub's status line for each request answered to no one
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self.accept, daemon=True).start()
-
-    def accept(self):
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.serve, args=(client,), daemon=True).start()
+        super().__init__(hub_port)
 
     def serve(self, client: socket.socket):
         upstream = None
         try:
-            upstream = socket.create_connection(("127.0.0.1", self.hub_port))
+            upstream = socket.create_connection(("127.0.0.1", self.backend_port))
             data = self.read_until(client, b"\r\n\r\n")
             if b"\r\n\r\n" not in data:
                 return
-            if data.startswith(b"POST /v1/reactions ") and self.armed.is_set():
-                self.armed.clear()
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
-                while len(body) < length:
-                    body += client.recv(65536)
-                upstream.sendall(head + b"\r\n\r\n" + body)
-                answer = self.read_until(upstream, b"\r\n")
-                self.dropped.append(answer.split(b"\r\n")[0].decode())
-                return   # both close in `finally`: the request was taken, no answer goes back
-            upstream.sendall(data)
-            pumps = [threading.Thread(target=self.pump, args=(a, b), daemon=True) for a, b in ((client, upstream), (upstream, client))]
-            for pump in pumps:
-                pump.start()
-            for pump in pumps:
-                pump.join()
+            if not (data.startswith(b"POST /v1/reactions ") and self.armed.is_set()):
+                self.relay(client, upstream, first=data)
+                return
+            self.armed.clear()
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
+            while len(body) < length:
+                body += client.recv(65536)
+            upstream.sendall(head + b"\r\n\r\n" + body)
+            self.dropped.append(self.read_until(upstream, b"\r\n").split(b"\r\n")[0].decode())
+            # Both close in `finally`: the request was taken, no answer goes back.
         except OSError:
             pass
         finally:
@@ -272,21 +257,6 @@ class HubDiesAfterCounting:
                 break
             data += chunk
         return data
-
-    @staticmethod
-    def pump(source: socket.socket, sink: socket.socket):
-        try:
-            while chunk := source.recv(65536):
-                sink.sendall(chunk)
-        except OSError:
-            pass
-        try:
-            sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-    def stop(self):
-        self.listener.close()
 
 
 class HubsBehindHAProxy(unittest.TestCase):
@@ -512,7 +482,7 @@ class HubsBehindHAProxy(unittest.TestCase):
             self.assertEqual(sorted(answers), [202] * (len(phones) - 1) + [502], "the unanswered one is a 502, not retried elsewhere")
         finally:
             haproxy.stop()
-            relay.stop()
+            relay.close()
 
 
 if __name__ == "__main__":

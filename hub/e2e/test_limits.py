@@ -241,7 +241,7 @@ class HubLimitsTests(unittest.TestCase):
     def test_a_burst_from_one_address_gets_429_with_retry_after_and_is_served_again_after_it(self):
         # Half a request a second refills the bucket: the refusals asked after the 30 (each route,
         # the forwarded-for header) fall in the 2 s before a token is back, however loaded the
-        # machine (at 5 a second, 0.2 s, one slow request could let the next through).
+        # machine (at 5 a second the window would be 0.2 s, which one slow request can spend).
         hub = self.start({"requestsPerSecondPerAddress": 0.5, "burstPerAddress": 10})
         began = time.monotonic()
         answers = [call(hub, "GET", "/healthz") for _ in range(30)]
@@ -328,7 +328,7 @@ class HubLimitsTests(unittest.TestCase):
     # --- (2) the per-key request rate ---
     def test_one_key_from_two_addresses_runs_out_together_while_the_secret_key_still_works(self):
         # Half a request a second refills the key's bucket: the "still out" below has 2 s to be
-        # asked in, which a loaded CI machine does not spend (at 5 a second, 0.2 s, it once did).
+        # asked in, which a loaded CI machine does not spend (at 5 a second it would be 0.2 s).
         hub = self.start({"requestsPerSecondPerAddress": 1000, "burstPerAddress": 1000,
                           "requestsPerSecondPerKey": 0.5, "burstPerKey": 10})
         body = {"observations": [heard(DOOR)]}

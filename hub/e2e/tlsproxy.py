@@ -5,15 +5,15 @@ module, bytes relayed to the hub's plain HTTP port (`TLSProxy`)."""
 import datetime
 import ipaddress
 import os
-import socket
 import ssl
 import tempfile
-import threading
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+from relay import Relay
 
 
 # The name the HTTPS tests give the hub (mapped to 127.0.0.1 by the client).
@@ -71,7 +71,7 @@ class TestCA:
         return context
 
 
-class TLSProxy:
+class TLSProxy(Relay):
     """https://127.0.0.1:PORT relayed to http://127.0.0.1:backend_port."""
 
     def __init__(self, backend_port):
@@ -81,50 +81,14 @@ class TLSProxy:
         certificate, key, _ = authority.issue("server")
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.load_cert_chain(certificate, key)
-        self.backend_port = backend_port
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.port = self.listener.getsockname()[1]
         self.handshake_failures = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__(backend_port)
 
-    def _accept(self):
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
-
-    def _serve(self, client):
+    def serve(self, client):
         try:
             secure = self.context.wrap_socket(client, server_side=True)
         except (ssl.SSLError, OSError):
             self.handshake_failures += 1
             client.close()
             return
-        backend = socket.create_connection(("127.0.0.1", self.backend_port))
-
-        def pump(source, target):
-            try:
-                while True:
-                    data = source.recv(65536)
-                    if not data:
-                        break
-                    target.sendall(data)
-            except OSError:
-                pass
-            finally:
-                for s in (source, target):
-                    try:
-                        s.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-
-        threading.Thread(target=pump, args=(backend, secure), daemon=True).start()
-        pump(secure, backend)
-
-    def close(self):
-        self.listener.close()
+        super().serve(secure)

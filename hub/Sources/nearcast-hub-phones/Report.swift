@@ -81,9 +81,9 @@ struct Report: Encodable, Sendable {
             /// Answered 202: each written to the database before its answer.
             var accepted: Int
             var otherAnswers: [String: Int]
-            /// Sent to the hub that died and answered by no one (no answer, or the balancer's 502):
-            /// the hub may have counted them before it died. The balancer does not send a POST
-            /// again (`disable-l7-retry`), so none is counted twice.
+            /// Answered by no one (no answer, or the balancer's 502: the hub that took it died): that
+            /// hub may have counted it before it died. The balancer does not send a POST again
+            /// (`disable-l7-retry`), so none is counted twice.
             var fateUnknown: Int
             /// The show's counts (every value) before the phase and once settled after it.
             var countedBefore: Int?

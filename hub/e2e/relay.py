@@ -1,7 +1,8 @@
 """A TCP relay on a loopback port of its own in front of a hub's port: each connection accepted
 on a thread of its own, bytes pumped both ways. Subclasses change what a connection gets
-(`serve`): TLS first (tlsproxy.TLSProxy), or a hub dying at a chosen moment
-(test_balancer.HubDiesAfterCounting)."""
+(`serve`): TLS first (tlsproxy.TLSProxy), or an answer lost after the hub counted a reaction
+(`AnswerLostAfterCounting`: a hub dying at that moment, or a balancer answering 502)."""
+import re
 import socket
 import threading
 
@@ -51,3 +52,59 @@ class Relay:
 
     def close(self):
         self.listener.close()
+
+
+class AnswerLostAfterCounting(Relay):
+    """A relay in front of one hub that loses the answer to a reaction the hub counted: the first
+    `POST /v1/reactions` it sees while `armed` goes to the hub, the hub's answer is awaited (202:
+    its batch is written, counted), and the phone is sent `reply` instead: nothing (both
+    connections close, which is what HAProxy sees when a hub gets SIGKILL at that moment), or a
+    502 (what a balancer says when it lost the hub and does not retry). Everything else is relayed
+    byte for byte, one request a connection (each request's `Connection` is made `close`, so a
+    browser or HAProxy opens a connection per request and every request is seen here)."""
+
+    BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+
+    def __init__(self, hub_port: int, reply: bytes = b""):
+        self.armed = threading.Event()
+        self.reply = reply
+        self.dropped = []   # the hub's status line for each answer lost
+        super().__init__(hub_port)
+
+    def serve(self, client: socket.socket):
+        upstream = None
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self.backend_port))
+            data = self.read_until(client, b"\r\n\r\n")
+            if b"\r\n\r\n" not in data:
+                return
+            head, _, body = data.partition(b"\r\n\r\n")
+            head = re.sub(rb"(?im)^connection:[^\r\n]*\r\n?", b"", head).rstrip(b"\r\n") + b"\r\nConnection: close"
+            if not (head.startswith(b"POST /v1/reactions ") and self.armed.is_set()):
+                self.relay(client, upstream, first=head + b"\r\n\r\n" + body)
+                return
+            self.armed.clear()
+            length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
+            while len(body) < length:
+                body += client.recv(65536)
+            upstream.sendall(head + b"\r\n\r\n" + body)
+            self.dropped.append(self.read_until(upstream, b"\r\n").split(b"\r\n")[0].decode())
+            client.sendall(self.reply)
+            # Both close in `finally`: the request was taken, its answer is lost.
+        except OSError:
+            pass
+        finally:
+            client.close()
+            if upstream is not None:
+                upstream.close()
+
+    @staticmethod
+    def read_until(source: socket.socket, marker: bytes) -> bytes:
+        """What `source` sends until `marker` has come, or until it closes."""
+        data = b""
+        while marker not in data:
+            chunk = source.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data

@@ -49,7 +49,7 @@ import urllib.parse
 
 from test_limits import call  # one request from a given 127.x address
 from haproxy_config import SHIPPED_CONFIG, render_haproxy_config
-from relay import Relay
+from relay import AnswerLostAfterCounting
 from hubtest import Beacon, Hub, b64, create_project, free_port, pdf_deck, phone_id, poll, upload_deck
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -206,57 +206,6 @@ def closed_by_peer(connection: socket.socket) -> bool:
         return False
     except ConnectionError:
         return True
-
-
-class HubDiesAfterCounting(Relay):
-    """A relay in front of one hub, as HAProxy's `server` for it, that plays the hub dying
-    between writing a reaction and answering it: the first `POST /v1/reactions` it sees while armed
-    goes to the hub, the hub's answer is awaited (202: its batch is written, counted), and then both
-    connections close with nothing sent back, which is what HAProxy sees when a hub gets SIGKILL
-    at that moment. Everything else (HAProxy's health checks, the phone ids) is relayed byte for
-    byte. HAProxy sends a session's first request on a connection of its own (`http-reuse safe`),
-    so each phone's request starts a connection here."""
-
-    def __init__(self, hub_port: int):
-        self.armed = threading.Event()
-        self.dropped = []   # the hub's status line for each request answered to no one
-        super().__init__(hub_port)
-
-    def serve(self, client: socket.socket):
-        upstream = None
-        try:
-            upstream = socket.create_connection(("127.0.0.1", self.backend_port))
-            data = self.read_until(client, b"\r\n\r\n")
-            if b"\r\n\r\n" not in data:
-                return
-            if not (data.startswith(b"POST /v1/reactions ") and self.armed.is_set()):
-                self.relay(client, upstream, first=data)
-                return
-            self.armed.clear()
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
-            while len(body) < length:
-                body += client.recv(65536)
-            upstream.sendall(head + b"\r\n\r\n" + body)
-            self.dropped.append(self.read_until(upstream, b"\r\n").split(b"\r\n")[0].decode())
-            # Both close in `finally`: the request was taken, no answer goes back.
-        except OSError:
-            pass
-        finally:
-            client.close()
-            if upstream is not None:
-                upstream.close()
-
-    @staticmethod
-    def read_until(source: socket.socket, marker: bytes) -> bytes:
-        """What `source` sends until `marker` has come, or until it closes."""
-        data = b""
-        while marker not in data:
-            chunk = source.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        return data
 
 
 class HubsBehindHAProxy(unittest.TestCase):
@@ -446,13 +395,15 @@ class HubsBehindHAProxy(unittest.TestCase):
 
     def test_c_a_reaction_counted_by_a_hub_that_dies_before_answering_is_counted_once(self):
         """HAProxy's `retry-on empty-response` sends a request whose hub closed without answering
-        to another hub. A reaction has no replay protection, so one the dying hub had already
-        counted would be counted again there and answered 202: the shipped file keeps POSTs out of
-        those retries (`http-request disable-l7-retry if METH_POST`). The phone is told 502 and
-        the reaction counts once; every other reaction is answered 202 and counted once."""
+        to another hub. A reaction without a key has no replay protection, so one the dying hub
+        had already counted would be counted again there and answered 202: the shipped file keeps
+        such POSTs out of those retries (`disable-l7-retry`). The phone is told 502 and the
+        reaction counts once. A reaction with its tap's key (`Idempotency-Key`, as the listener
+        page sends every tap) is retried on the other hub, which finds its receipt: answered 202,
+        counted once. Every other reaction is answered 202 and counted once."""
         secret, public = self.keys["secretKey"], self.keys["apiKey"]
         alive = [hub for hub in self.hubs if hub.process.poll() is None][:2]   # test_b killed one
-        relay = HubDiesAfterCounting(alive[0].port)
+        relay = AnswerLostAfterCounting(alive[0].port)
         folder = tempfile.mkdtemp(prefix="haproxy-", dir=self.folder)
         haproxy = HAProxy([relay.port, alive[1].port], folder)
         try:
@@ -468,22 +419,38 @@ class HubsBehindHAProxy(unittest.TestCase):
             observed = {"type": "EDDYSTONE_EID", "id": b64(beacon.eid())}
             phones = [phone_id(entry, public, observed)[1] for _ in range(6)]
 
-            relay.armed.set()
-            answers = []
-            for phone in phones:   # roundrobin over the two: the relay's hub gets every other one
-                body = {"observed": observed, "reaction": "👏", "phone": phone}
-                answers.append(call(entry, "POST", "/v1/reactions", body, key=public, source=OTHER_ADDRESS).status)
+            def counted_after(sent):
+                return poll(lambda: sum(entry.request("GET", f"/v1/shows/{beacon_id}", key=secret)[1].get("counts", {}).values()),
+                            lambda n: n >= sent, timeout=5)
+
+            def send_all(keyed):
+                relay.armed.set()
+                answers = []
+                for number, phone in enumerate(phones):   # roundrobin over the two: the relay's hub gets every other one
+                    body = {"observed": observed, "reaction": "👏", "phone": phone}
+                    headers = {"Idempotency-Key": f'"tap-{number}"'} if keyed else {}
+                    answers.append(call(entry, "POST", "/v1/reactions", body, key=public, source=OTHER_ADDRESS, headers=headers).status)
+                return answers
+
+            answers = send_all(keyed=False)
             self.assertEqual(len(relay.dropped), 1, "a reaction reached the hub behind the relay")
             self.assertTrue(relay.dropped[0].startswith("HTTP/1.1 202"), relay.dropped)
-            counted = poll(lambda: sum(entry.request("GET", f"/v1/shows/{beacon_id}", key=secret)[1].get("counts", {}).values()),
-                           lambda n: n >= len(phones), timeout=5)
+            counted = counted_after(len(phones))
             print(f"\n  a hub that counted a reaction and died before answering: answers {answers}, {counted} counted of {len(phones)} sent")
             self.assertEqual(counted, len(phones), "each reaction sent is counted once, the unanswered one too")
             self.assertEqual(sorted(answers), [202] * (len(phones) - 1) + [502], "the unanswered one is a 502, not retried elsewhere")
+
+            answers = send_all(keyed=True)
+            self.assertEqual(len(relay.dropped), 2, "a keyed reaction reached the hub behind the relay")
+            self.assertTrue(relay.dropped[1].startswith("HTTP/1.1 202"), relay.dropped)
+            counted = counted_after(2 * len(phones)) - len(phones)
+            print(f"  the same with each tap's key: answers {answers}, {counted} counted of {len(phones)} sent")
+            self.assertEqual(answers, [202] * len(phones), "the keyed tap the dead hub counted is retried on the other hub and answered 202")
+            time.sleep(0.5)   # a second count of it would be written within a batch (150 ms)
+            self.assertEqual(counted_after(2 * len(phones)) - len(phones), len(phones), "each keyed tap counted once")
         finally:
             haproxy.stop()
             relay.close()
-
 
 if __name__ == "__main__":
     unittest.main()

@@ -22,6 +22,7 @@ import unittest
 
 from hubtest import (POSTGRES, Database, Hub, chromium, create_project, have_chromium, pdf_deck, start_sim_box,
                      upload_deck)
+from relay import AnswerLostAfterCounting
 from test_listener import WEB, fake_microphone, read_wav, through_room, write_pcm16
 
 try:
@@ -343,6 +344,32 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
         scanned.find_element(By.ID, "code-join").click()
         wait_for(shows(scanned, 2), 20, "the show after the new code", scanned)
 
+
+    def test_a_tap_whose_answer_was_lost_is_sent_again_and_counted_once(self):
+        """A balancer that lost the hub's answer to a tap the hub had counted says 502 (a hub
+        killed under HAProxy at that moment, say). The page sends the tap again with its key
+        (`Idempotency-Key`); the hub finds the tap's receipt and answers 202, and the show counts
+        the tap once. The phone sees no error."""
+        hub = self.hubs[0]
+        microphone, beacon = self.record_the_box()
+        status, body = hub.request("PUT", f"/v1/shows/{beacon}", {"deck": self.deck, "page": 1}, key=self.secret)
+        self.assertEqual(status, 200, body)
+        relay = AnswerLostAfterCounting(hub.port, reply=AnswerLostAfterCounting.BAD_GATEWAY)
+        try:
+            phone = self.browser(*fake_microphone(microphone), size=(420, 860))
+            phone.get(f"http://127.0.0.1:{relay.port}/listen?key={self.public}")
+            wait_for(shows(phone, 1), 90, "the page, through the relay, hearing the box and showing slide 1", phone)
+            relay.armed.set()
+            self.react(phone)
+            wait_for(lambda: phone.execute_script("return document.body.dataset.tapsSentAgain") == "1", 15, "the tap sent again", phone)
+            counted = lambda: hub.get(f"/v1/shows/{beacon}", key=self.secret)[1].get("counts")  # noqa: E731
+            wait_for(counted, 10, "the tap counted", phone)
+            time.sleep(1)   # a second count of it would be written within a batch (150 ms)
+            self.assertEqual(relay.dropped, ["HTTP/1.1 202 Accepted"], "the hub counted the tap whose answer was lost")
+            self.assertEqual(counted(), {EMOJI: 1}, "sent twice, counted once")
+            self.assertEqual(phone.find_element(By.ID, "reaction-state").text, "", "no error on the phone")
+        finally:
+            relay.close()
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
 @unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")

@@ -503,6 +503,17 @@ function renderProof() {
   }
 }
 
+/** Answers after which a tap is sent again (with the same key): the hub's balancer lost the hub
+ * (502, 504) or the hub could not count it now (503). */
+const tapSentAgainOn = [502, 503, 504];
+/** How long a tap waits before each time it is sent again: twice, within 2 s, then the phone says so. */
+const tapRetryDelaysMs = [400, 1500];
+
+/** A new tap's key (`Idempotency-Key`): 128 random bits in hex. */
+function newTapKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 async function react(value, button) {
   const observed = proof();
   if (!observed) return renderProof();
@@ -511,15 +522,23 @@ async function react(value, button) {
   const show = state.show, beacon = state.beacon;
   const phone = await readyPhoneId();
   if (!phone) return reactionState(`Not sent: this phone has no id from the hub yet (${lastRefusal || "try again"}).`);
+  // The tap's key: the hub counts a tap sent again with its key once, so a tap whose answer was
+  // lost (a hub lost under the show, a dropped connection, a 502 or 503) is sent again as is.
+  const tap = newTapKey();
   let response;
-  try {
-    response = await fetch(`${state.hub}/v1/reactions`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-Api-Key": keyFor(), ...phoneHeaders() },
-      body: JSON.stringify({ observed, reaction: value, phone }),
-    });
-  } catch (error) {
-    return reactionState(`Not sent: the hub cannot be reached (${error.message}).`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(`${state.hub}/v1/reactions`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Api-Key": keyFor(), "Idempotency-Key": tap, ...phoneHeaders() },
+        body: JSON.stringify({ observed, reaction: value, phone }),
+      });
+      if (!tapSentAgainOn.includes(response.status) || attempt >= tapRetryDelaysMs.length) break;
+    } catch (error) {
+      if (attempt >= tapRetryDelaysMs.length) return reactionState(`Not sent: the hub cannot be reached (${error.message}).`);
+    }
+    document.body.dataset.tapsSentAgain = String(Number(document.body.dataset.tapsSentAgain || 0) + 1);
+    await new Promise((resolve) => setTimeout(resolve, tapRetryDelaysMs[attempt]));
   }
   if (response.status === 202) return reactionState("");
   const message = await errorMessage(response);

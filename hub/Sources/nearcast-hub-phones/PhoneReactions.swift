@@ -9,7 +9,8 @@ import Glibc
 #endif
 
 /// A phone tapping reactions, as the page's buttons send them (`POST /v1/reactions` with its key,
-/// its id in `X-Nearcast-Phone`, the EID it hears or its pass as the proof), on a keep-alive
+/// its id in `X-Nearcast-Phone`, each tap's own `Idempotency-Key` (so HAProxy may send it to another
+/// hub when its hub dies unanswered), the EID it hears or its pass as the proof), on a keep-alive
 /// connection of its own, at random moments averaging `perSecond`, until `untilNs`. A 429 is
 /// waited out as the page does (its `Retry-After`).
 enum PhoneReactions {
@@ -31,6 +32,7 @@ enum PhoneReactions {
         var waitSeconds = Double.random(in: 0..<(1 / perSecond))
         var connection: HTTPConnection?
         defer { connection?.close() }
+        var taps = 0
         while true {
             let now = Clocks.monotonicNs()
             guard now < untilNs else { return }
@@ -40,6 +42,8 @@ enum PhoneReactions {
             guard !bench.isStopping else { return }
             waitSeconds = -Glibc.log(Double.random(in: Double.ulpOfOne..<1)) / perSecond   // a Poisson process's gaps
             let value = values.randomElement()!
+            taps += 1
+            let tapKey = "\(grant.index)-\(taps)"
             let sentMs = Clocks.wallMs()
             var status = 0
             do {
@@ -47,7 +51,8 @@ enum PhoneReactions {
                     connection = try await HTTPConnection.connect(to: bench.entry(of: grant.index), from: bench.source(of: grant.index), group: bench.group)
                 }
                 let body = try JSONEncoder().encode(Body(observed: grant.observed(in: bench.room), reaction: value, phone: grant.phoneID))
-                let answer = try await connection!.send(.POST, "/v1/reactions", headers: [("X-Api-Key", grant.key), ("X-Nearcast-Phone", grant.phoneID)],
+                let answer = try await connection!.send(.POST, "/v1/reactions", headers: [("X-Api-Key", grant.key), ("X-Nearcast-Phone", grant.phoneID),
+                                                                                         ("Idempotency-Key", tapKey)],
                                                         body: ByteBuffer(bytes: body))
                 status = answer.status
                 if status == 429, let retry = answer.headers.first(name: "Retry-After").flatMap(Double.init) {

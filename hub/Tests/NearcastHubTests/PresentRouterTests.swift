@@ -105,7 +105,7 @@ final class PresentRouterTests: XCTestCase {
     }
 
     static func react(_ client: some TestClientProtocol, _ world: World, observed: AdvertisedID, phone: String = "phone-1",
-                       reaction: String = "👏") async throws -> (HTTPResponse.Status, String) {
+                       reaction: String = "👏", tap: String? = nil) async throws -> (HTTPResponse.Status, String) {
         // Each named phone gets its id once, with a proof that holds now.
         let id: String
         if phone.hasPrefix(PhoneIDs.idPrefix) {
@@ -120,9 +120,9 @@ final class PresentRouterTests: XCTestCase {
             id = minted
         }
         let body = try JSONEncoder().encode(ReactionRequest(observed: observed, reaction: reaction, phone: id))
-        return try await client.execute(uri: "/v1/reactions", method: .post,
-                                        headers: [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey],
-                                        body: ByteBuffer(data: body)) { response in
+        var headers: HTTPFields = [.contentType: "application/json", HTTPField.Name("X-Api-Key")!: world.keys.apiKey]
+        if let tap { headers[HTTPField.Name("Idempotency-Key")!] = tap }
+        return try await client.execute(uri: "/v1/reactions", method: .post, headers: headers, body: ByteBuffer(data: body)) { response in
             (response.status, String(buffer: response.body))
         }
     }
@@ -483,6 +483,25 @@ final class PresentRouterTests: XCTestCase {
             (status, text) = try await react(as: "another phone")
             XCTAssertEqual(status, .forbidden, text)
             XCTAssertTrue(text.contains("another show"), text)
+        }
+    }
+
+    /// A tap's key (`Idempotency-Key`) is taken quoted, as the draft writes it, or bare; anything
+    /// else is a 400 naming the header, and nothing is counted (the storage's rules:
+    /// `StorageRulesTests.testATapSentAgainWithItsKeyIsCountedOnceWhicheverBatchItComesIn`).
+    func testATapsKeyIsALetterDigitOrPunctuationStringAndAnythingElseIsA400() async throws {
+        try await eachWorld { world, client in
+            let heard = try Self.eid(world, beaconTime: world.beaconClock)
+            for good in ["\"8e03978e-40d5-43e8-bc93-6894a57f9324\"", "8e03978e-40d5-43e8-bc93-6894a57f9324", "a", String(repeating: "k", count: 64),
+                         "tap:1/2+3=4~5_6.7"] {
+                let (status, text) = try await Self.react(client, world, observed: heard, phone: "phone-\(good.count)", tap: good)
+                XCTAssertEqual(status, .accepted, "\(good): \(text)")
+            }
+            for bad in ["", "\"\"", String(repeating: "k", count: 65), "two words", "quote\"inside", "é"] {
+                let (status, text) = try await Self.react(client, world, observed: heard, tap: bad)
+                XCTAssertEqual(status, .badRequest, "\(bad): \(text)")
+                XCTAssertTrue(text.contains(#""field":"Idempotency-Key""#), text)
+            }
         }
     }
 }

@@ -84,9 +84,9 @@ final class StorageRulesTests: XCTestCase {
 
             let started = try await shows.put(BeaconRef(project: "demo", beaconName: box),  deckID: deck, page: 1)
             let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).events)
+            let clap = ReactionBatch.Reaction(value: "👏", timeMs: clock.clock.nowMs(), slide: .init(deckID: deck, page: 1))
             let counts = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),
-                                                      tallied: [.init(slide: .init(deckID: deck, page: 1), minuteMs: 0, value: "👏", count: 3)],
-                                                      drawn: [.init(value: "👏", time: clock.clock.nowMs())])
+                                                      ReactionBatch(reactions: [clap, clap, clap], drawn: [clap]))
             XCTAssertEqual(counts, ["👏": 3], "\(storage)")
             let sent = await stream.waitFor(#""counts":{"👏":3}"#)
             XCTAssertTrue(sent, "\(storage): the batch reaches the presenters: \(stream.text)")
@@ -116,11 +116,47 @@ final class StorageRulesTests: XCTestCase {
             XCTAssertTrue(ended, "\(storage)")
             let again = try await shows.delete(BeaconRef(project: "demo", beaconName: box))
             XCTAssertFalse(again, "\(storage)")
-            let noShow = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box),
-                                                      tallied: [.init(slide: .init(deckID: deck, page: 1), minuteMs: 0, value: "👏", count: 1)], drawn: [])
+            let noShow = try await shows.addReactions(BeaconRef(project: "demo", beaconName: box), ReactionBatch(reactions: [clap], drawn: []))
             XCTAssertNil(noShow, "\(storage)")
             let noCode = try await shows.setCode(BeaconRef(project: "demo", beaconName: box),  joining: true, share: nil, rotate: false)
             XCTAssertFalse(noCode, "\(storage)")
+        }
+    }
+
+    /// A tap sent with a key counts once: sent twice in one batch, again in a later batch (the
+    /// phone lost the answer, or HAProxy sent it to another instance), or both; another phone's
+    /// tap with the same key is its own. The presenter is not sent a tap counted before. The
+    /// receipt is forgotten after ten minutes (with the heartbeat, on SQLite).
+    func testATapSentAgainWithItsKeyIsCountedOnceWhicheverBatchItComesIn() async throws {
+        let clock = ManualClock()
+        try await RouterWorld.each(clock: clock.clock) { world, client, storage in
+            let shows = world.hub.repositories.shows
+            let box = try await Self.eid(world, client), deck = try await Self.deck(world, pages: 2)
+            _ = try await shows.put(Self.key(box), deckID: deck, page: 1)
+            let stream = StreamLog(world.hub.present.showFeed.subscribe(Self.key(box), role: .presenter).events)
+            func tap(_ phone: String, _ key: String?, _ value: String = "👏") -> ReactionBatch.Reaction {
+                .init(value: value, timeMs: clock.clock.nowMs(), slide: .init(deckID: deck, page: 1),
+                      receipt: key.map { .init(phone: phone, tap: $0) })
+            }
+            var counts = try await shows.addReactions(Self.key(box), ReactionBatch(
+                reactions: [tap("a", "t1"), tap("a", "t1"), tap("a", "t2"), tap("b", "t1"), tap("a", nil), tap("a", nil)],
+                drawn: [tap("a", "t1"), tap("b", "t1")]))
+            XCTAssertEqual(counts, ["👏": 5], "\(storage): t1 twice in the batch counts once; b's t1 is b's; taps without a key all count")
+            counts = try await shows.addReactions(Self.key(box), ReactionBatch(
+                reactions: [tap("a", "t1", "❤️"), tap("b", "t1"), tap("a", "t3", "❤️")], drawn: [tap("a", "t1", "❤️"), tap("a", "t3", "❤️")]))
+            XCTAssertEqual(counts, ["👏": 5, "❤️": 1], "\(storage): taps counted in an earlier batch are not counted again")
+            let sent = await stream.waitFor(#""counts":{"#)
+            XCTAssertTrue(sent, "\(storage): \(stream.text)")
+            _ = await stream.waitFor(#"❤️":1"#)
+            XCTAssertEqual(stream.text.components(separatedBy: #""value":"❤️""#).count - 1, 1,
+                           "\(storage): the presenter is sent the new tap, not the one counted before: \(stream.text)")
+            let tallied = try await world.hub.repositories.tallies.tallies(Self.key(box), fromMs: 0, untilMs: .max)
+            XCTAssertEqual(tallied.reduce(0) { $0 + $1.count }, 6, "\(storage): the figures count what the show counts")
+
+            clock.advance(seconds: 601)
+            if storage != .memory { _ = try await world.hub.repositories.venue.heartbeat(instance: "test", nowMs: clock.clock.nowMs()) }
+            counts = try await shows.addReactions(Self.key(box), ReactionBatch(reactions: [tap("a", "t1")], drawn: []))
+            XCTAssertEqual(counts?["👏"], 6, "\(storage): a receipt is kept ten minutes")
         }
     }
 

@@ -9,7 +9,7 @@ struct APICORSMiddleware: RouterMiddleware {
     typealias Context = HubRequestContext
 
     private let cors = CORSMiddleware<HubRequestContext>(
-        allowOrigin: .all, allowHeaders: [.contentType, RequestSupport.apiKeyHeader, RequestSupport.phoneHeader],
+        allowOrigin: .all, allowHeaders: [.contentType, RequestSupport.apiKeyHeader, RequestSupport.phoneHeader, RequestSupport.tapHeader],
         allowMethods: [.get, .post, .put, .delete, .options], maxAge: .seconds(600))
 
     func handle(_ request: Request, context: Context,

@@ -26,6 +26,30 @@ enum RequestSupport {
     /// The header a phone sends its id in (`PhoneIDs`), so the limits give it a budget of its own.
     static let phoneHeader = HTTPField.Name("X-Nearcast-Phone")!
 
+    /// The header a phone names a tap with, so that the tap sent again is counted once
+    /// (`ReactionBatch`): the IETF's `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header).
+    static let tapHeader = HTTPField.Name("Idempotency-Key")!
+
+    /// The longest tap key taken: a UUID is 36 characters.
+    static let tapKeyLimit = 64
+
+    /// The tap's key from `Idempotency-Key`, nil without one; a 400 naming the header for one that
+    /// is empty, too long, or holds anything but letters, digits and `-_.:+/=~`. The draft's form
+    /// is a quoted string (`"8e03978e-…"`); the bare value, as clients often send it, is the same key.
+    static func tap(of request: Request) throws(APIError) -> String? {
+        guard let raw = request.headers[tapHeader] else { return nil }
+        var value = Substring(raw)
+        if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
+        guard (1...tapKeyLimit).contains(value.utf8.count),
+              value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                                      || "-_.:+/=~".utf8.contains($0) })
+        else {
+            throw APIError.invalid("Idempotency-Key", "a tap's key is 1 to \(tapKeyLimit) letters, digits or -_.:+/=~ "
+                                   + "(a UUID, say), optionally in double quotes; got '\(raw.prefix(80))'")
+        }
+        return String(value)
+    }
+
     /// The phone id from `X-Nearcast-Phone` or `?phone=` (an event stream cannot set headers).
     static func phone(of request: Request) -> String? {
         if let header = request.headers[phoneHeader], !header.isEmpty { return header }

@@ -5,7 +5,8 @@ import Metrics
 import NIOCore
 
 /// Reactions: the project's choices (read by any key, set by the secret key), their images, and
-/// `POST /v1/reactions`, which takes a reaction only with proof that the phone is in the room.
+/// `POST /v1/reactions`, which takes a reaction only with proof that the phone is in the room,
+/// and counts a tap sent with a key (`Idempotency-Key`) once however often it comes.
 struct ReactionController: Sendable {
     let choices: any ReactionChoicesRepository
     let showCache: ShowCache
@@ -53,6 +54,7 @@ struct ReactionController: Sendable {
 
     private func react(_ request: Request, _ context: HubRequestContext) async throws {
         let access = try context.caller()
+        let tap = try RequestSupport.tap(of: request)
         let body = try await request.decode(as: ReactionRequest.self, context: context)
         let now = clock.nowMs()
         let choices = try await showCache.choices(project: access.project, nowMs: now)
@@ -68,10 +70,11 @@ struct ReactionController: Sendable {
         // One phone, one id the hub gave it (for work and a proof): the rates key on its identity.
         let phone = try phoneIDs.check(body.phone, project: access.project, beaconName: beaconName, showStartedMs: show.startedMs, nowMs: now)
         let slide = ReactionTally.Slide(deckID: show.deckID, page: show.page)
-        let (wait, batch) = await reactionDesk.take(body.reaction, to: key, on: slide, phone: phone.identity, address: context.remoteAddress,
+        let (wait, batch) = await reactionDesk.take(body.reaction, to: key, on: slide, phone: phone.identity, tap: tap, address: context.remoteAddress,
                                                     nowMs: now)
         if let wait { throw APIError.tooMany("too many reactions: wait \(wait) s", retryAfter: wait) }
         // Answered once its batch is counted: a 202 is a reaction that a lost instance cannot lose.
+        // A tap sent again with its key is answered 202 too: it was counted, once.
         guard await reactionDesk.counted(batch) else {
             throw APIError(.serviceUnavailable, "the reaction could not be counted now (the database did not answer): send it again")
         }

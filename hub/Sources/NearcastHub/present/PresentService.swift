@@ -47,13 +47,12 @@ struct PresentService: Service {
         let (batch, number) = await desk.takeBatch()
         for (key, waiting) in batch {
             let written: Bool
-            // Every reaction counts, by its slide and minute; the presenter's screen draws its fair
-            // share (`ReactionDesk.draw`).
-            let tallied = ReactionTally.tallied(waiting.lazy.map { (slide: $0.slide, timeMs: $0.timeMs, value: $0.value) })
+            // Every reaction counts, by its slide and minute, once a tap (`ReactionBatch`); the
+            // presenter's screen draws its fair share (`ReactionDesk.draw`).
             let drawn = await hub.present.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
-            let reactions = drawn.map { ReactionBatchJSON.Reaction(value: $0.value, time: $0.timeMs) }
             do {
-                _ = try await hub.repositories.shows.addReactions(key, tallied: tallied, drawn: reactions)
+                _ = try await hub.repositories.shows.addReactions(key, ReactionBatch(reactions: waiting.map(\.counted),
+                                                                                     drawn: drawn.map(\.counted)))
                 written = true
             } catch {
                 // Each of them is answered 503, not 202: the phone may send it again.

@@ -24,6 +24,13 @@ actor ReactionDesk {
         var phone: String = ""
         /// The show's slide when the reaction was accepted: what the speaker's figures count by.
         var slide: ReactionTally.Slide
+        /// The key the phone gave the tap (`Idempotency-Key`), if it gave one.
+        var tap: String? = nil
+
+        /// As the storage counts it: with its receipt when the phone gave the tap a key.
+        var counted: ReactionBatch.Reaction {
+            ReactionBatch.Reaction(value: value, timeMs: timeMs, slide: slide, receipt: tap.map { .init(phone: phone, tap: $0) })
+        }
     }
 
     /// Reactions drawn on the presenter's screen per batch (150 ms): about 160 a second, what the
@@ -88,9 +95,9 @@ actor ReactionDesk {
     /// Admits one reaction, as `admit` does, and names the batch it waits in: a request answers
     /// 202 only once `counted` says that batch was written (a reaction acknowledged is never
     /// lost with its instance).
-    func take(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, address: String? = nil,
+    func take(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, tap: String? = nil, address: String? = nil,
               nowMs: Int64) -> (retryAfter: Int?, batch: BatchShow) {
-        (admit(value, to: key, on: slide, phone: phone, address: address, nowMs: nowMs), BatchShow(batch: filling, show: key))
+        (admit(value, to: key, on: slide, phone: phone, tap: tap, address: address, nowMs: nowMs), BatchShow(batch: filling, show: key))
     }
 
     /// Whether a writer (`PresentService`) sends the batches: without one (router tests, the
@@ -128,8 +135,10 @@ actor ReactionDesk {
     }
 
     /// Admits one reaction from `phone` (an identity) at `address` to the show, on `slide`, or
-    /// says how long to wait (seconds, rounded up: Retry-After takes whole seconds).
-    func admit(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, address: String? = nil,
+    /// says how long to wait (seconds, rounded up: Retry-After takes whole seconds). A tap sent
+    /// again with its key spends the phone's rate again: the storage, not the desk, knows whether
+    /// it was counted (`ReactionBatch`).
+    func admit(_ value: String, to key: BeaconRef, on slide: ReactionTally.Slide, phone: String, tap: String? = nil, address: String? = nil,
                nowMs: Int64) -> Int? {
         let phoneKey = key.project + "\n" + phone + "\n" + (address ?? "")
         // This instance's share of the venue's limits (a burst of at least one).
@@ -159,7 +168,7 @@ actor ReactionDesk {
         _ = beaconBucket.take(rate: beaconRate, burst: beaconBurst, nowMs: nowMs)
         phones[phoneKey] = phoneBucket
         beacons[key] = beaconBucket
-        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs, phone: phone, slide: slide))
+        waiting[key, default: []].append(Waiting(value: value, timeMs: nowMs, phone: phone, slide: slide, tap: tap))
         return nil
     }
 

@@ -19,12 +19,21 @@ extension MemoryHubData {
 
     func deleteShow(_ key: BeaconRef) -> Bool { shows.removeValue(forKey: key) != nil }
 
-    /// The new counts, nil (and nothing counted) when the show ended.
-    func addReactions(_ key: BeaconRef, tallied: [ReactionTally]) -> [String: Int]? {
+    /// The new counts and what the presenter is sent, nil (and nothing counted or recorded) when
+    /// the show ended. Receipts are kept `ReactionBatch.receiptMilliseconds`, as in the database.
+    func addReactions(_ key: BeaconRef, _ batch: ReactionBatch) -> (counts: [String: Int], drawn: [ReactionBatchJSON.Reaction])? {
         guard shows[key] != nil else { return nil }
+        let now = batch.latestMs
+        reactionReceipts = reactionReceipts.filter { now - $0.value < ReactionBatch.receiptMilliseconds }
+        var fresh = Set<ReactionBatch.Receipt>()
+        for receipt in batch.receipts where reactionReceipts[receipt] == nil {
+            reactionReceipts[receipt] = now
+            fresh.insert(receipt)
+        }
+        let (tallied, drawn) = batch.counting(fresh: fresh)
         for (value, count) in ReactionTally.totals(tallied) { shows[key]?.counts[value, default: 0] += count }
         addTallies(key, tallied)
-        return shows[key]?.counts
+        return (shows[key]?.counts ?? [:], drawn)
     }
 
     func liveBeacons() -> [Show.LiveBeacon] {

@@ -36,6 +36,8 @@ actor MemoryHubData {
     /// Decks by project, then id.
     var decks: [String: [String: StoredDeck]] = [:]
     var shows: [BeaconRef: Show] = [:]
+    /// The taps counted lately (`ReactionBatch.Receipt`), when.
+    var reactionReceipts: [ReactionBatch.Receipt: Int64] = [:]
     /// Reactions by show, then slide, minute and value (`ReactionTally`).
     var reactionTallies: [BeaconRef: [ReactionTally.Key: Int]] = [:]
     /// The rooms' reach by project, then row (`ReachRow`).

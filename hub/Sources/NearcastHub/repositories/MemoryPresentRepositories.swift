@@ -41,11 +41,9 @@ struct MemoryShowRepository: ShowRepository {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         return try await changed(project, beaconName) { await data.deleteShow(Self.key(project, beaconName)) }
     }
-    func addReactions(_ beacon: BeaconRef, tallied: [ReactionTally],
-                      drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
-        let (project, beaconName) = (beacon.project, beacon.beaconName)
-        let key = Self.key(project, beaconName)
-        guard let counts = await data.addReactions(key, tallied: tallied) else { return nil }
+    func addReactions(_ beacon: BeaconRef, _ batch: ReactionBatch) async throws -> [String: Int]? {
+        let key = Self.key(beacon.project, beacon.beaconName)
+        guard let (counts, drawn) = await data.addReactions(key, batch) else { return nil }
         try showFeed.sendReactions(key, ReactionBatchJSON(reactions: drawn, counts: counts))
         return counts
     }

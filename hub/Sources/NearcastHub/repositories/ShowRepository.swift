@@ -10,11 +10,12 @@ package protocol ShowRepository: Sendable {
     func get(_ beacon: BeaconRef) async throws -> Show?
     /// Ends the beacon's show; false when it had none.
     func delete(_ beacon: BeaconRef) async throws -> Bool
-    /// Adds a batch of reactions (`tallied`: by slide, minute and value) to the show's counts and
-    /// to its tallies (`ReactionTallyRepository` reads them), in one step, and sends `drawn` with
-    /// the new counts to its presenters; nil, and nothing counted or sent, when the show ended.
-    func addReactions(_ beacon: BeaconRef, tallied: [ReactionTally],
-                      drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]?
+    /// Adds a batch of reactions to the show's counts and to its tallies by slide, minute and
+    /// value (`ReactionTallyRepository` reads them), in one step with the batch's receipts, so a
+    /// tap whose receipt was recorded before is not counted again (`ReactionBatch.counting`);
+    /// sends what the presenter's screen draws with the new counts to its presenters. Nil, and
+    /// nothing counted, recorded or sent, when the show ended.
+    func addReactions(_ beacon: BeaconRef, _ batch: ReactionBatch) async throws -> [String: Int]?
     /// Every show's beacon with its sight-code settings: only active EID beacons with an identity
     /// key (a show on a UID beacon has no sight code).
     func liveBeacons() async throws -> [Show.LiveBeacon]

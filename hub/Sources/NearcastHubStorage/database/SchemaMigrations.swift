@@ -298,6 +298,19 @@ enum SchemaMigrations {
                 PRIMARY KEY (project, beacon_name))
             """,
         ]),
+        Migration(version: 10, summary: "Present: a receipt for each tap sent with a key, so a tap sent again is counted once", statements: [
+            // Written in the batch's transaction with the counts, and logged like them: a tap
+            // counted before a crash of the server is still known after it. Kept ten minutes
+            // (ReactionBatch.receiptMilliseconds), cleared with the heartbeat.
+            """
+            CREATE TABLE reaction_receipts (
+                phone TEXT NOT NULL,
+                tap TEXT NOT NULL,
+                received_ms BIGINT NOT NULL,
+                PRIMARY KEY (phone, tap))
+            """,
+            "CREATE INDEX reaction_receipts_by_time ON reaction_receipts (received_ms)",
+        ]),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

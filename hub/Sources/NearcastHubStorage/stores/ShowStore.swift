@@ -65,30 +65,33 @@ struct ShowStore: Sendable {
         }
     }
 
-    func addReactions(_ beacon: BeaconRef, tallied: [ReactionTally],
-                      drawn: [ReactionBatchJSON.Reaction]) async throws -> [String: Int]? {
+    func addReactions(_ beacon: BeaconRef, _ batch: ReactionBatch) async throws -> [String: Int]? {
         let (project, beaconName) = (beacon.project, beacon.beaconName)
         let key = BeaconRef(project: project, beaconName: beaconName)
         // The counts are read, added to and written back: on PostgreSQL the read takes the row's
         // lock (READ COMMITTED lets two instances read the same counts, and the second write
         // would drop the first's reactions, each already answered 202). SQLite's BEGIN
-        // IMMEDIATE already gives one writer at a time.
+        // IMMEDIATE already gives one writer at a time. The receipts are recorded under the
+        // same lock, so a tap sent to two instances at once is counted by one of them.
         let lock: SQLQueryString = database.isPostgres ? " FOR UPDATE" : ""
-        let counts = try await database.transaction { db -> [String: Int]? in
+        let written = try await database.transaction { db -> ReactionBatchJSON? in
             guard let row = try await db.raw("""
                 SELECT counts FROM shows WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)\(lock)
                 """).first() else { return nil }
+            let fresh = try await ReactionReceiptStore.record(db, batch.receipts, atMs: batch.latestMs)
+            let (tallied, drawn) = batch.counting(fresh: fresh)
             var counts = Self.decodeCounts(try row.decode(column: "counts", as: String.self))
             for (value, count) in ReactionTally.totals(tallied) { counts[value, default: 0] += count }
             try await db.raw("""
                 UPDATE shows SET counts = \(bind: Self.encodeCounts(counts)) WHERE project = \(bind: project) AND beacon_name = \(bind: beaconName)
                 """).run()
             try await ReactionTallyStore.add(db, key, tallied)
-            try await reactions.announce(db, key, ReactionBatchJSON(reactions: drawn, counts: counts))
-            return counts
+            let sent = ReactionBatchJSON(reactions: drawn, counts: counts)
+            try await reactions.announce(db, key, sent)
+            return sent
         }
-        if let counts { try reactions.committed(key, ReactionBatchJSON(reactions: drawn, counts: counts)) }
-        return counts
+        if let written { try reactions.committed(key, written) }
+        return written?.counts
     }
 
     func liveBeacons() async throws -> [Show.LiveBeacon] {

@@ -34,10 +34,12 @@ struct VenueStore: Sendable {
         }
     }
 
-    /// Old counts go with the heartbeat: passes past their lifetime, phones past an id's.
+    /// Old counts go with the heartbeat: passes past their lifetime, phones past an id's, the
+    /// receipts of taps counted more than ten minutes ago.
     private static func forgetOld(_ db: any SQLDatabase, nowMs: Int64) async throws {
         try await db.raw("DELETE FROM code_passes WHERE given_ms < \(bind: nowMs - VenueWindows.passMilliseconds)").run()
         try await db.raw("DELETE FROM show_phones WHERE recorded_ms < \(bind: nowMs - VenueWindows.phoneMilliseconds)").run()
+        try await ReactionReceiptStore.forgetOld(db, nowMs: nowMs)
     }
 
     func leave(instance: String) async throws {

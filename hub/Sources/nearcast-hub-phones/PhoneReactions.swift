@@ -32,7 +32,6 @@ enum PhoneReactions {
         var waitSeconds = Double.random(in: 0..<(1 / perSecond))
         var connection: HTTPConnection?
         defer { connection?.close() }
-        var taps = 0
         while true {
             let now = Clocks.monotonicNs()
             guard now < untilNs else { return }
@@ -42,8 +41,8 @@ enum PhoneReactions {
             guard !bench.isStopping else { return }
             waitSeconds = -Glibc.log(Double.random(in: Double.ulpOfOne..<1)) / perSecond   // a Poisson process's gaps
             let value = values.randomElement()!
-            taps += 1
-            let tapKey = "\(grant.index)-\(taps)"
+            // Each tap its own key, across the bench's phases too: the hub counts a key once per phone for ten minutes.
+            let tapKey = String(UInt64.random(in: .min ... .max), radix: 16)
             let sentMs = Clocks.wallMs()
             var status = 0
             do {

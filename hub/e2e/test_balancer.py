@@ -365,7 +365,8 @@ class HubsBehindHAProxy(unittest.TestCase):
                   f"{sum(shown['counts'].values())} counted")
             # A reaction is answered 202 once its batch is written (ReactionDesk.counted), so none
             # the killed hub acknowledged is lost. One the killed hub took and never answered is a
-            # 502 (HAProxy does not send a POST to another hub: test_c), counted at most once.
+            # 502 (HAProxy does not send a POST without a tap's key to another hub: test_c), counted
+            # at most once.
             self.assertEqual(set(accepted) - {202, 502}, set(), accepted)
             self.assertGreaterEqual(sum(shown["counts"].values()), answered)
             self.assertLessEqual(sum(shown["counts"].values()), answered + unanswered)

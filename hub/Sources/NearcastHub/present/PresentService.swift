@@ -51,8 +51,8 @@ struct PresentService: Service {
             // presenter's screen draws its fair share (`ReactionDesk.draw`).
             let drawn = await hub.present.reactionDesk.draw(waiting, of: key, nowMs: hub.clock.nowMs())
             do {
-                _ = try await hub.repositories.shows.addReactions(key, ReactionBatch(reactions: waiting.map(\.counted),
-                                                                                     drawn: drawn.map(\.counted)))
+                _ = try await hub.repositories.shows.addReactions(key, ReactionBatch(reactions: waiting.map(\.batchReaction),
+                                                                                     drawn: drawn.map(\.batchReaction)))
                 written = true
             } catch {
                 // Each of them is answered 503, not 202: the phone may send it again.

@@ -28,7 +28,7 @@ actor ReactionDesk {
         var tap: String? = nil
 
         /// As the storage counts it: with its receipt when the phone gave the tap a key.
-        var counted: ReactionBatch.Reaction {
+        var batchReaction: ReactionBatch.Reaction {
             ReactionBatch.Reaction(value: value, timeMs: timeMs, slide: slide, receipt: tap.map { .init(phone: phone, tap: $0) })
         }
     }

@@ -1,7 +1,8 @@
 """A TCP relay on a loopback port of its own in front of a hub's port: each connection accepted
 on a thread of its own, bytes pumped both ways. Subclasses change what a connection gets
 (`serve`): TLS first (tlsproxy.TLSProxy), or an answer lost after the hub counted a reaction
-(`AnswerLostAfterCounting`: a hub dying at that moment, or a balancer answering 502)."""
+(`AnswerLostAfterCounting`: the answer to a request the hub carried out lost, as when the hub
+dies at that moment, or a balancer's 502 in its place)."""
 import re
 import socket
 import threading
@@ -55,19 +56,22 @@ class Relay:
 
 
 class AnswerLostAfterCounting(Relay):
-    """A relay in front of one hub that loses the answer to a reaction the hub counted: the first
-    `POST /v1/reactions` it sees while `armed` goes to the hub, the hub's answer is awaited (202:
-    its batch is written, counted), and the phone is sent `reply` instead: nothing (both
-    connections close, which is what HAProxy sees when a hub gets SIGKILL at that moment), or a
-    502 (what a balancer says when it lost the hub and does not retry). Everything else is relayed
-    byte for byte, one request a connection (each request's `Connection` is made `close`, so a
-    browser or HAProxy opens a connection per request and every request is seen here)."""
+    """A relay in front of one hub that loses the answer to a request the hub carried out (a
+    reaction counted, a page turned): the first request starting with `taking` (by default
+    `POST /v1/reactions `) it sees while `armed` goes to the hub, the hub's answer is awaited
+    (202: the reaction's batch is written, counted; 200: the page is turned), and the client is
+    sent `reply` instead: nothing (both connections close, which is what HAProxy sees when a hub
+    gets SIGKILL at that moment), or a 502 (what a balancer says when it lost the hub and does not
+    retry). Everything else is relayed byte for byte, one request a connection (each request's
+    `Connection` is made `close`, so a browser or HAProxy opens a connection per request and every
+    request is seen here)."""
 
     BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
-    def __init__(self, hub_port: int, reply: bytes = b""):
+    def __init__(self, hub_port: int, reply: bytes = b"", taking: bytes = b"POST /v1/reactions "):
         self.armed = threading.Event()
         self.reply = reply
+        self.taking = taking
         self.dropped = []   # the hub's status line for each answer lost
         super().__init__(hub_port)
 
@@ -80,7 +84,7 @@ class AnswerLostAfterCounting(Relay):
                 return
             head, _, body = data.partition(b"\r\n\r\n")
             head = re.sub(rb"(?im)^connection:[^\r\n]*\r\n?", b"", head).rstrip(b"\r\n") + b"\r\nConnection: close"
-            if not (head.startswith(b"POST /v1/reactions ") and self.armed.is_set()):
+            if not (head.startswith(self.taking) and self.armed.is_set()):
                 self.relay(client, upstream, first=head + b"\r\n\r\n" + body)
                 return
             self.armed.clear()

@@ -24,6 +24,9 @@ each phone's address from X-Forwarded-For, and only from HAProxy:
 - a hub that counted a reaction and closed without answering (a relay plays its death at that
   moment): HAProxy does not send the POST to another hub, so the phone is told 502 and the
   reaction counts once (with `retry-on empty-response` alone it would be answered 202 and counted twice);
+  with its tap's key it is retried on the other hub, answered 202 and counted once;
+- a page turn whose body came 0.2 s after its head, its hub dying unanswered: retried on the other
+  hub (answered 200), because the shipped file makes a PUT wait for its body (`wait-for-body`);
 - PostgreSQL restarted under the two hubs left, the followers still connected: each hub says in
   its log that it lost and re-established its LISTEN connections, and the next page turn reaches
   every follower.
@@ -32,6 +35,7 @@ The figures (seconds from the kill until each follower was on the new page) are 
 written down in docs/measurements.md and docs/venue-operator.md.
 """
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -403,17 +407,7 @@ class HubsBehindHAProxy(unittest.TestCase):
         page sends every tap) is retried on the other hub, which finds its receipt: answered 202,
         counted once. Every other reaction is answered 202 and counted once."""
         secret, public = self.keys["secretKey"], self.keys["apiKey"]
-        alive = [hub for hub in self.hubs if hub.process.poll() is None][:2]   # test_b killed one
-        relay = AnswerLostAfterCounting(alive[0].port)
-        folder = tempfile.mkdtemp(prefix="haproxy-", dir=self.folder)
-        haproxy = HAProxy([relay.port, alive[1].port], folder)
-        try:
-            entry = Frontend(haproxy.port)
-            beacon = Beacon(alive[0].service_public_key(), exponent=7)
-            status, body = alive[0].post("/v1beta1/beacons:register", beacon.registration("retries"), key=secret)
-            self.assertEqual(status, 200, body)
-            status, deck = upload_deck(alive[0].port, secret, pdf_deck(2))
-            self.assertEqual(status, 201, deck)
+        with self.one_hub_dying_unanswered(b"POST /v1/reactions ", "retries") as (relay, entry, beacon, deck):
             beacon_id = beacon.name()[len("beacons/"):]
             status, body = entry.request("PUT", f"/v1/shows/{beacon_id}", {"deck": deck["deck"], "page": 1}, key=secret)
             self.assertEqual(status, 200, body)
@@ -449,9 +443,60 @@ class HubsBehindHAProxy(unittest.TestCase):
             self.assertEqual(answers, [202] * len(phones), "the keyed tap the dead hub counted is retried on the other hub and answered 202")
             time.sleep(0.5)   # a second count of it would be written within a batch (150 ms)
             self.assertEqual(counted_after(2 * len(phones)) - len(phones), len(phones), "each keyed tap counted once")
+
+    def test_d_a_page_turn_whose_body_came_after_its_head_is_retried_when_its_hub_dies_unanswered(self):
+        """A page turn (PUT) is safe to send again, and HAProxy does send it to another hub when
+        its hub closed without answering, but only if it had the whole request before sending it:
+        a client that sends the body after the head (Python's http.client does; a browser may)
+        would be told 502 had the shipped file not made a PUT wait for its body
+        (`wait-for-body`). Here the body comes 0.2 s after the head."""
+        secret = self.keys["secretKey"]
+        with self.one_hub_dying_unanswered(b"PUT /v1/shows/", "turns") as (relay, entry, beacon, deck):
+            path = f"/v1/shows/{beacon.name()[len('beacons/'):]}"
+            answers = []
+            relay.armed.set()
+            for page in (1, 2):   # roundrobin over the two: one of the two reaches the relay's hub
+                answers.append(body_after_head(entry.port, "PUT", path, {"deck": deck["deck"], "page": page}, secret))
+            self.assertEqual(len(relay.dropped), 1, "a page turn reached the hub behind the relay")
+            self.assertTrue(relay.dropped[0].startswith("HTTP/1.1 200"), relay.dropped)
+            print(f"\n  page turns whose body came 0.2 s after the head, one hub dying unanswered: answers {answers}")
+            self.assertEqual(answers, [200, 200], "the turn whose answer was lost is sent to the other hub")
+            self.assertEqual(entry.request("GET", path, key=secret)[1]["page"], 2)
+
+    @contextlib.contextmanager
+    def one_hub_dying_unanswered(self, taking: bytes, name: str):
+        """A HAProxy of its own (the shipped file) in front of two live hubs, the first behind an
+        `AnswerLostAfterCounting` relay losing the answer to a request starting with `taking`
+        once armed; a beacon registered as `name` and a two-page deck uploaded. Yields (relay,
+        HAProxy's Frontend, the beacon, the deck's JSON)."""
+        alive = [hub for hub in self.hubs if hub.process.poll() is None][:2]   # test_b killed one
+        relay = AnswerLostAfterCounting(alive[0].port, taking=taking)
+        haproxy = HAProxy([relay.port, alive[1].port], tempfile.mkdtemp(prefix="haproxy-", dir=self.folder))
+        try:
+            secret = self.keys["secretKey"]
+            beacon = Beacon(alive[0].service_public_key(), exponent=7)
+            status, body = alive[0].post("/v1beta1/beacons:register", beacon.registration(name), key=secret)
+            self.assertEqual(status, 200, body)
+            status, deck = upload_deck(alive[0].port, secret, pdf_deck(2))
+            self.assertEqual(status, 201, deck)
+            yield relay, Frontend(haproxy.port), beacon, deck
         finally:
             haproxy.stop()
             relay.close()
+
+
+def body_after_head(port: int, method: str, path: str, body, key: str, pause: float = 0.2) -> int:
+    """The status of one request sent as two writes `pause` apart: the head, then the JSON body."""
+    data = json.dumps(body).encode()
+    head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: {key}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(head)
+        time.sleep(pause)
+        connection.sendall(data)
+        status_line = AnswerLostAfterCounting.read_until(connection, b"\r\n").split(b"\r\n")[0]
+    return int(status_line.split()[1])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -18,7 +18,8 @@ what each took on the CI machine (the runner prints what they take now, to refre
 not in it counts as long, so a new one starts early rather than alone at the end.
 
 Each class's output is printed whole when it ends (not interleaved), then a summary: classes and
-tests run, failures, and the wall time. Exits 1 if any class failed, 2 on bad arguments.
+tests run, each failed class's failures again (the tail of a long log is what a reader sees
+first), and the wall time. Exits 1 if any class failed, 2 on bad arguments.
 """
 import argparse
 import os
@@ -102,6 +103,15 @@ def summary_counts(output):
     return (int(ran.group(1)) if ran else 0, bad, int(skipped.group(1)) if skipped else 0)
 
 
+def failure_report(output, limit=4000):
+    """The failures and errors a unittest run's output ends with (from its first `FAIL:` or
+    `ERROR:` block to its `Ran N tests` line), or its last lines when it has none (a crash); at
+    most `limit` characters: its start (which test, which line) and its end (the message)."""
+    match = re.search(r"^={20,}\n(?:FAIL|ERROR): .*?(?=^Ran \d+ tests? in)", output, re.M | re.S)
+    text = match.group(0) if match else "\n".join(output.splitlines()[-40:])
+    return text if len(text) <= limit else text[:limit * 3 // 8] + "\n[...]\n" + text[-limit * 5 // 8:]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("NEARCAST_HUB_TEST_JOBS", 0)) or (os.cpu_count() or 2) + 1,
@@ -117,6 +127,7 @@ def main():
     started_all = time.monotonic()
     running = {}   # Popen -> (class, output file, started)
     results = []   # (class, returncode, seconds, tests, bad, skipped)
+    reports = []   # (class, its failures), printed again at the end where a reader of the log's tail sees them
     while waiting or running:
         while waiting and len(running) < arguments.jobs:
             name = waiting.pop(0)
@@ -141,6 +152,8 @@ def main():
         if finished.returncode != 0 and bad == 0:
             bad = 1   # it ended badly without a unittest summary (a crash, a failed import)
         results.append((name, finished.returncode, seconds, tests, bad, skipped))
+        if finished.returncode != 0:
+            reports.append((name, failure_report(text)))
         verdict = "ok" if finished.returncode == 0 else "FAILED"
         print(f"\n===== {name}: {verdict}, {tests} tests in {seconds:.1f} s ({len(results)}/{total}) =====", flush=True)
         sys.stdout.write(text)
@@ -157,6 +170,8 @@ def main():
     print(f"run_parallel: {tests} tests in {len(results)} classes, {arguments.jobs} at a time: "
           f"{wall:.0f} s wall ({serial:.0f} s one after another)")
     if failed:
+        for name, report in reports:
+            print(f"\n===== {name}: what failed (its whole output is above) =====\n{report.rstrip()}")
         print(f"run_parallel: FAILED: {', '.join(failed)}", flush=True)
         return 1
     print("run_parallel: all passed", flush=True)

@@ -37,6 +37,16 @@ HOSTILE_SECONDS = float(os.environ.get("NEARCAST_HOSTILE_SECONDS", "5"))
 CLOCK = 128 * 39_062   # a beacon clock at the start of a 128 s rotation period
 
 
+def run_all(threads) -> float:
+    """Starts every thread, waits for them all; the seconds that took."""
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.monotonic() - started
+
+
 class HostileRoom(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -140,13 +150,7 @@ class HostileRoom(unittest.TestCase):
         def react(sender):
             ready.wait()
             statuses.append(sender.react(self.heard(), ids[0]))
-        threads = [threading.Thread(target=react, args=(sender,)) for sender in senders]
-        began = time.monotonic()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        took = time.monotonic() - began
+        took = run_all([threading.Thread(target=react, args=(sender,)) for sender in senders])
         for sender in senders:
             sender.close()
         print(f"  one id's 30 reactions at once: {statuses.count(202)} accepted, {statuses.count(429)} refused (429) in {took:.2f} s")
@@ -235,13 +239,7 @@ class HostileRoom(unittest.TestCase):
                 with lock:
                     statuses.append(status)
             client.close()
-        threads = [threading.Thread(target=join_and_react, args=(range(i, phones, 20),)) for i in range(20)]
-        started = time.monotonic()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.monotonic() - started
+        elapsed = run_all([threading.Thread(target=join_and_react, args=(range(i, phones, 20),)) for i in range(20)])
         print(f"\n  {phones} phones behind one address: {len(set(ids))} ids earned, {statuses.count(202)} of {len(statuses)} "
               f"reactions accepted in {elapsed:.1f} s")
         self.assertEqual(len(set(ids)), phones)

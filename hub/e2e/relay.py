@@ -62,16 +62,19 @@ class AnswerLostAfterCounting(Relay):
     (202: the reaction's batch is written, counted; 200: the page is turned), and the client is
     sent `reply` instead: nothing (both connections close, which is what HAProxy sees when a hub
     gets SIGKILL at that moment), or a 502 (what a balancer says when it lost the hub and does not
-    retry). Everything else is relayed byte for byte, one request a connection (each request's
+    retry). With `forward` false the request is not sent to the hub at all, only answered `reply`
+    (HAProxy's 408 when a body came too late). Everything else is relayed byte for byte, one request a connection (each request's
     `Connection` is made `close`, so a browser or HAProxy opens a connection per request and every
     request is seen here)."""
 
     BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    REQUEST_TIMEOUT = b"HTTP/1.1 408 Request Time-out\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
     def __init__(self, hub_port: int, reply: bytes = b"", taking: bytes = b"POST /v1/reactions "):
         self.armed = threading.Event()
         self.reply = reply
         self.taking = taking
+        self.forward = True
         self.dropped = []   # the hub's status line for each answer lost
         super().__init__(hub_port)
 
@@ -91,8 +94,11 @@ class AnswerLostAfterCounting(Relay):
             length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
             while len(body) < length:
                 body += client.recv(65536)
-            upstream.sendall(head + b"\r\n\r\n" + body)
-            self.dropped.append(self.read_until(upstream, b"\r\n").split(b"\r\n")[0].decode())
+            if self.forward:
+                upstream.sendall(head + b"\r\n\r\n" + body)
+                self.dropped.append(self.read_until(upstream, b"\r\n").split(b"\r\n")[0].decode())
+            else:
+                self.dropped.append("not sent to the hub")
             client.sendall(self.reply)
             # Both close in `finally`: the request was taken, its answer is lost.
         except OSError:

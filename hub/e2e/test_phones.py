@@ -69,8 +69,9 @@ class PhonesBench(unittest.TestCase):
         self.assertGreaterEqual(kill["reopened"], kill["streamsLost"], kill)
         self.assertEqual(kill["refusals"], {}, kill)
         # Nothing acknowledged is lost and nothing counted twice: the show counts each 202, and
-        # of the reactions whose answer was lost with the hub (no answer, or HAProxy's 502: a
-        # POST is not sent to another hub) at most each once, as the dying hub may have counted them.
+        # of the reactions whose answer was lost with the hub (no answer, or HAProxy's 502 when
+        # its retries also failed: each tap carries its key, so HAProxy sends it to another hub)
+        # at most each once, as the dying hub may have counted them.
         reacted = kill["reactions"]
         self.assertGreater(reacted["accepted"], 20, reacted)
         self.assertEqual(reacted["fateUnknown"], sum(reacted["otherAnswers"].get(name, 0) for name in ("no answer", "HTTP 502")), reacted)

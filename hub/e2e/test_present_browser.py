@@ -344,12 +344,12 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
         scanned.find_element(By.ID, "code-join").click()
         wait_for(shows(scanned, 2), 20, "the show after the new code", scanned)
 
-
     def test_a_tap_whose_answer_was_lost_is_sent_again_and_counted_once(self):
         """A balancer that lost the hub's answer to a tap the hub had counted says 502 (a hub
         killed under HAProxy at that moment, say). The page sends the tap again with its key
         (`Idempotency-Key`); the hub finds the tap's receipt and answers 202, and the show counts
-        the tap once. The phone sees no error."""
+        the tap once. The phone sees no error. A tap HAProxy answered 408 itself (its body came
+        too late: it reached no hub) is sent again too, and counted."""
         hub = self.hubs[0]
         microphone, beacon = self.record_the_box()
         status, body = hub.request("PUT", f"/v1/shows/{beacon}", {"deck": self.deck, "page": 1}, key=self.secret)
@@ -368,8 +368,17 @@ class PresentInTheBrowser(PresentTests, unittest.TestCase):
             self.assertEqual(relay.dropped, ["HTTP/1.1 202 Accepted"], "the hub counted the tap whose answer was lost")
             self.assertEqual(counted(), {EMOJI: 1}, "sent twice, counted once")
             self.assertEqual(phone.find_element(By.ID, "reaction-state").text, "", "no error on the phone")
+
+            relay.reply, relay.forward = AnswerLostAfterCounting.REQUEST_TIMEOUT, False
+            relay.armed.set()
+            self.react(phone)
+            wait_for(lambda: phone.execute_script("return document.body.dataset.tapsSentAgain") == "2", 15, "the tap sent again after a 408", phone)
+            wait_for(lambda: counted() == {EMOJI: 2}, 10, "the second tap counted, once", phone)
+            self.assertEqual(relay.dropped[1:], ["not sent to the hub"])
+            self.assertEqual(phone.find_element(By.ID, "reaction-state").text, "", "no error on the phone")
         finally:
             relay.close()
+
 
 @unittest.skipIf(not have_chromium(), "needs selenium and Debian's chromium")
 @unittest.skipUnless(os.path.exists(os.path.join(WEB, "present.html")), "needs the pages: tools/setup/build-web")

@@ -504,8 +504,9 @@ function renderProof() {
 }
 
 /** Answers after which a tap is sent again (with the same key): the hub's balancer lost the hub
- * (502, 504) or the hub could not count it now (503). */
-const tapSentAgainOn = [502, 503, 504];
+ * (502, 504) or waited too long for the tap's body (408: it never reached a hub), or the hub
+ * could not count it now (503). */
+const tapSentAgainOn = [408, 502, 503, 504];
 /** How long a tap waits before each time it is sent again: twice, within 2 s, then the phone says so. */
 const tapRetryDelaysMs = [400, 1500];
 

@@ -12,6 +12,11 @@ enum ReactionReceiptStore {
 
     /// Records `receipts` at `atMs`; the ones not recorded before (the rest were counted already).
     static func record(_ db: any SQLDatabase, _ receipts: [ReactionBatch.Receipt], atMs: Int64) async throws -> Set<ReactionBatch.Receipt> {
+        // In one order on every instance: two batches (two shows, on two instances) holding
+        // receipts of one phone (one challenge's ids for two boxes share its identity) then take
+        // the receipts' row locks in the same order and one waits, where in opposite orders
+        // PostgreSQL would find a deadlock and fail one of them.
+        let receipts = receipts.sorted { ($0.phone, $0.tap) < ($1.phone, $1.tap) }
         var fresh = Set<ReactionBatch.Receipt>()
         for start in stride(from: 0, to: receipts.count, by: rowsPerStatement) {
             let rows = receipts[start..<min(start + rowsPerStatement, receipts.count)].map { receipt -> SQLQueryString in
